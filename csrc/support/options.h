@@ -1,0 +1,80 @@
+//! Process options read from the environment. This file and options.cpp are the only place
+//! in minifuser that reads environment variables:
+//!   MINIFUSER_DUMP        comma list of dump options (MINIFUSER_DUMP=help lists them)
+//!   MINIFUSER_DUMP_DIR    folder for file dumps (cuda_to_file); default "."
+//!   MINIFUSER_CACHE_DIR   on-disk kernel cache; default $HOME/.cache/minifuser
+//!   MINIFUSER_UPDATE_GOLDEN=1  golden-kernel tests rewrite tests/golden instead of comparing
+//!   MINIFUSER_NO_DEVICE=1 behave as if no GPU were present (tests the CPU fallback on a GPU box)
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mf {
+
+// X(enumerator, name, description). Later phases add entries here and nowhere else.
+#define MF_DUMP_OPTIONS(X)                                                                  \
+  X(FusionIr, "fusion_ir", "the fusion's math, one line per expression (printMath)")        \
+  X(FusionTransforms, "fusion_transforms", "every tensor's domains and split/merge history") \
+  X(KernelIr, "kernel_ir", "the lowered kernel IR (loops, allocations, predicates)")         \
+  X(PassIr, "pass_ir", "the kernel IR after each lowering pass that changed it")             \
+  X(PassTiming, "pass_timing", "time spent in each lowering pass")                           \
+  X(CudaKernel, "cuda_kernel", "the generated CUDA kernel")                                 \
+  X(CudaFull, "cuda_full", "the kernel with the runtime prelude, as NVRTC compiles it")      \
+  X(CudaToFile, "cuda_to_file", "write <kernel>.cu (full source) into MINIFUSER_DUMP_DIR")   \
+  X(Ptx, "ptx", "the PTX NVRTC produced")                                                   \
+  X(CompileTiming, "compile_timing", "time spent in lowering, codegen and NVRTC")            \
+  X(LaunchParams, "launch_params", "grid and block sizes of each launch")
+
+enum class DumpOption {
+#define MF_DUMP_ENUM(e, name, desc) e,
+  MF_DUMP_OPTIONS(MF_DUMP_ENUM)
+#undef MF_DUMP_ENUM
+};
+
+//! The parsed process options. Parsed once, on first use.
+struct Options {
+  std::vector<bool> dump;  // indexed by DumpOption
+  std::string dump_dir = ".";
+  std::string cache_dir;  // empty: caching on disk disabled (no HOME)
+  bool update_golden = false;
+  bool no_device = false;
+};
+
+//! Parses `dump_list` ("a,b,c"); throws mf::UserError naming the unknown option and listing
+//! the valid ones. "help" prints the list to `help_out` and enables nothing.
+std::vector<bool> parseDumpList(std::string_view dump_list, std::ostream& help_out);
+
+//! The process-wide options (from the environment, unless a guard overrides them).
+const Options& options();
+
+//! True when MINIFUSER_DUMP (or a DumpGuard) enabled `opt`.
+bool isDumpEnabled(DumpOption opt);
+
+//! The text `MINIFUSER_DUMP=help` prints.
+std::string dumpHelp();
+
+//! Name of a dump option as written in MINIFUSER_DUMP.
+std::string_view dumpName(DumpOption opt);
+
+//! Where dumps go (std::cout).
+std::ostream& dumpStream();
+
+//! RAII: enables the given dump options (or overrides other fields) for a scope. For tests.
+class OptionsGuard {
+ public:
+  OptionsGuard();
+  ~OptionsGuard();
+  OptionsGuard(const OptionsGuard&) = delete;
+  OptionsGuard& operator=(const OptionsGuard&) = delete;
+  Options& get();  //!< the options in force inside the scope; edit freely
+  void enableDump(DumpOption opt);
+
+ private:
+  Options saved_;
+};
+
+}  // namespace mf
