@@ -1,0 +1,47 @@
+#include "ir/cloner.h"
+
+#include "ir/fusion.h"
+#include "ir/tensor_view.h"
+
+namespace mf {
+
+Statement* IrCloner::clone(const Statement* s) {
+  if (auto it = map_.find(s); it != map_.end()) return it->second;
+  Statement* c = nullptr;
+  if (const auto* e = dynamic_cast<const Expr*>(s)) {
+    c = e->newObject(to_, clone(e->inputs()), clone(e->outputs()));
+  } else {
+    c = cloneVal(static_cast<const Val*>(s));
+  }
+  map_[s] = c;
+  return c;
+}
+
+Statement* IrCloner::cloneVal(const Val* v) {
+  switch (v->kind()) {
+    case ValKind::Scalar:
+      return IrBuilder::createIn<Scalar>(to_, v->dtype(), v->constValue());
+    case ValKind::IterDomain: {
+      const auto* id = v->as<IterDomain>();
+      return IrBuilder::createIn<IterDomain>(to_, clone(id->extent()), id->iterType(),
+                                             id->parallelType());
+    }
+    case ValKind::TensorDomain: {
+      const auto* td = v->as<TensorDomain>();
+      return IrBuilder::createIn<TensorDomain>(to_, clone(td->root()), clone(td->logical()),
+                                               clone(td->allocation()), clone(td->loop()),
+                                               td->contiguity(), td->allocationDeclared());
+    }
+    case ValKind::TensorView: {
+      const auto* tv = v->as<TensorView>();
+      auto* c = IrBuilder::createIn<TensorView>(to_, clone(tv->domain()), tv->dtype(),
+                                                tv->getMemoryType());
+      c->setComputeAtPosition(tv->computeAtPosition());
+      return c;
+    }
+    case ValKind::TensorIndex: break;
+  }
+  MF_ASSERT(false, "cannot clone {}", v->toString());
+}
+
+}  // namespace mf

@@ -1,0 +1,54 @@
+//! Data types of tensors and scalars, their sizes and names, and PyTorch-style promotion.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <string_view>
+
+namespace mf {
+
+// X(enumerator, printed name, bytes). Index is the scalar type of extents and indices; the
+// code generator lowers it to int32 or int64 per kernel. It is never a tensor dtype.
+#define MF_DATA_TYPES(X)            \
+  X(Bool, "bool", 1)                \
+  X(Int32, "int32", 4)              \
+  X(Int64, "int64", 8)              \
+  X(Index, "index", 8)              \
+  X(Half, "half", 2)                \
+  X(BFloat16, "bfloat16", 2)        \
+  X(Float, "float", 4)              \
+  X(Double, "double", 8)            \
+  X(Float8_e4m3fn, "float8_e4m3fn", 1)
+
+enum class DataType {
+#define MF_DTYPE_ENUM(e, name, bytes) e,
+  MF_DATA_TYPES(MF_DTYPE_ENUM)
+#undef MF_DTYPE_ENUM
+};
+
+std::string_view toString(DataType t);
+int64_t dataTypeSize(DataType t);
+bool isIntegralType(DataType t);  //!< Int32, Int64, Index
+bool isFloatingType(DataType t);  //!< Half, BFloat16, Float, Double, Float8_e4m3fn
+bool isNarrowFloat(DataType t);   //!< Half, BFloat16, Float8_e4m3fn: computed in float
+bool isTensorDataType(DataType t);  //!< every type but Index
+
+//! The type a binary op of `a` and `b` computes in, as PyTorch's type promotion for two
+//! tensors: bool < integers < floating; among integers the wider; among floats the wider,
+//! where Half and BFloat16 together promote to Float and float8 with anything floating
+//! promotes to that other type (float8 with float8 stays float8).
+DataType promoteTypes(DataType a, DataType b);
+
+//! Promotion of a tensor of type `t` with a scalar of type `s` (PyTorch: a scalar only
+//! changes the category, e.g. int tensor * 2.5 -> Float; float16 tensor * 2.5 -> Half).
+DataType promoteWithScalar(DataType t, DataType s);
+
+}  // namespace mf
+
+template <>
+struct fmt::formatter<mf::DataType> : fmt::formatter<std::string_view> {
+  auto format(mf::DataType t, format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(mf::toString(t), ctx);
+  }
+};

@@ -1,0 +1,75 @@
+#include "ir/expr_evaluator.h"
+
+#include "ir/exprs.h"
+#include "ir/scalar_ops.h"
+#include "ir/tensor_view.h"
+
+namespace mf {
+
+void ExpressionEvaluator::bind(const Val* v, const ScalarValue& value) {
+  ScalarValue cast = castScalar(value, v->dtype());
+  if (auto c = v->constValue()) {
+    MF_CHECK(asDouble(*c) == asDouble(cast), "{} is the constant {}, but was given {}",
+             v->toInlineString(), toString(*c), toString(value));
+    return;
+  }
+  auto [it, inserted] = known_.emplace(v, cast);
+  MF_CHECK(inserted || asDouble(it->second) == asDouble(cast),
+           "{} was bound to {} and then to {}", v->toInlineString(), toString(it->second),
+           toString(value));
+}
+
+void ExpressionEvaluator::bindTensorSizes(const TensorView* tv, std::span<const int64_t> sizes) {
+  const auto& logical = tv->getLogicalDomain();
+  MF_CHECK(logical.size() == sizes.size(), "tensor {}: expected rank {}, got rank {}",
+           tv->toString(), logical.size(), sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const Val* extent = logical[i]->extent();
+    std::optional<ScalarValue> known = evaluate(extent);
+    MF_CHECK(!known || asInt(*known) == sizes[i],
+             "tensor {}: size of axis {} ({}) must be {}, got {}", tv->toString(), i,
+             logical[i]->toString(), asInt(*known), sizes[i]);
+    if (!known) {
+      MF_CHECK(extent->definition() == nullptr,
+               "tensor {}: axis {} has the derived extent {}, which cannot be bound",
+               tv->toString(), i, extent->toInlineString());
+      bind(extent, int64_t{sizes[i]});
+    }
+  }
+}
+
+std::optional<ScalarValue> ExpressionEvaluator::evaluate(const Val* v) {
+  if (auto c = v->constValue()) return c;
+  if (auto it = known_.find(v); it != known_.end()) return it->second;
+  Expr* def = v->definition();
+  if (def == nullptr) return std::nullopt;
+  std::vector<ScalarValue> ins;
+  for (Val* in : def->inputs()) {
+    if (in->kind() != ValKind::Scalar) return std::nullopt;
+    std::optional<ScalarValue> x = evaluate(in);
+    if (!x) return std::nullopt;
+    ins.push_back(*x);
+  }
+  ScalarValue result;
+  if (auto* u = dynamic_cast<const UnaryOp*>(def)) {
+    result = evalUnary(u->opType(), v->dtype(), ins[0]);
+  } else if (auto* b = dynamic_cast<const BinaryOp*>(def)) {
+    DataType compute = promoteTypes(b->lhs()->dtype(), b->rhs()->dtype());
+    result = evalBinary(b->opType(), v->dtype(), compute, ins[0], ins[1]);
+  } else if (auto* t = dynamic_cast<const TernaryOp*>(def)) {
+    result = evalTernary(t->opType(), v->dtype(), ins[0], ins[1], ins[2]);
+  } else {
+    return std::nullopt;
+  }
+  known_[v] = result;
+  return result;
+}
+
+int64_t ExpressionEvaluator::evaluateInt(const Val* v, std::string_view what) {
+  std::optional<ScalarValue> x = evaluate(v);
+  MF_CHECK(x.has_value(), "cannot evaluate {} ({}): it depends on an unbound value", what,
+           v->toInlineString());
+  return asInt(*x);
+}
+
+}  // namespace mf

@@ -1,0 +1,34 @@
+//! ExpressionEvaluator: binds symbolic scalars (typically input extents from real shapes)
+//! and evaluates any scalar expression over them, memoizing results.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+
+#include "ir/statement.h"
+
+namespace mf {
+
+class TensorView;
+
+class ExpressionEvaluator {
+ public:
+  //! Binds `v`. Rebinding to a different value is a UserError naming `v` (two inputs that
+  //! share an extent but got different sizes).
+  void bind(const Val* v, const ScalarValue& value);
+  //! Binds the extents of `tv`'s logical domain to `sizes`; throws a UserError naming the
+  //! tensor on a rank mismatch or a size that contradicts a constant or earlier binding.
+  void bindTensorSizes(const TensorView* tv, std::span<const int64_t> sizes);
+
+  //! The value of `v`, or nullopt when it depends on something unbound.
+  std::optional<ScalarValue> evaluate(const Val* v);
+  //! The integer value of `v`; a UserError naming `what` if it cannot be evaluated.
+  int64_t evaluateInt(const Val* v, std::string_view what);
+
+ private:
+  std::unordered_map<const Val*, ScalarValue> known_;
+};
+
+}  // namespace mf

@@ -1,0 +1,117 @@
+#include "ir/exprs.h"
+
+#include "ir/fusion.h"
+#include "ir/tensor_view.h"
+
+namespace mf {
+
+std::string_view toString(UnaryOpType t) {
+  switch (t) {
+#define MF_OP_NAME(e, s) \
+  case UnaryOpType::e:   \
+    return s;
+    MF_UNARY_OPS(MF_OP_NAME)
+#undef MF_OP_NAME
+  }
+  return "?";
+}
+
+std::string_view toString(BinaryOpType t) {
+  switch (t) {
+#define MF_OP_NAME(e, s) \
+  case BinaryOpType::e:  \
+    return s;
+    MF_BINARY_OPS(MF_OP_NAME)
+#undef MF_OP_NAME
+  }
+  return "?";
+}
+
+std::string_view toString(TernaryOpType t) {
+  switch (t) {
+#define MF_OP_NAME(e, s) \
+  case TernaryOpType::e: \
+    return s;
+    MF_TERNARY_OPS(MF_OP_NAME)
+#undef MF_OP_NAME
+  }
+  return "?";
+}
+
+std::string_view toString(BlockScalingFactorLayout l) {
+  switch (l) {
+    case BlockScalingFactorLayout::Block128x4: return "Block128x4";
+  }
+  return "?";
+}
+
+bool isInfix(BinaryOpType t) {
+  switch (t) {
+    case BinaryOpType::CeilDiv:
+    case BinaryOpType::Maximum:
+    case BinaryOpType::Minimum:
+    case BinaryOpType::Pow: return false;
+    default: return true;
+  }
+}
+
+bool isPredicateOp(BinaryOpType t) {
+  switch (t) {
+    case BinaryOpType::Eq:
+    case BinaryOpType::Ne:
+    case BinaryOpType::Lt:
+    case BinaryOpType::Le:
+    case BinaryOpType::Gt:
+    case BinaryOpType::Ge:
+    case BinaryOpType::LogicalAnd:
+    case BinaryOpType::LogicalOr: return true;
+    default: return false;
+  }
+}
+
+UnaryOp::UnaryOp(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs, UnaryOpType op)
+    : Expr(f, ExprKind::UnaryOp, std::move(ins), std::move(outs)), op_(op) {}
+Expr* UnaryOp::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs) const {
+  return IrBuilder::createIn<UnaryOp>(f, std::move(ins), std::move(outs), op_);
+}
+
+BinaryOp::BinaryOp(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs, BinaryOpType op)
+    : Expr(f, ExprKind::BinaryOp, std::move(ins), std::move(outs)), op_(op) {}
+Expr* BinaryOp::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs) const {
+  return IrBuilder::createIn<BinaryOp>(f, std::move(ins), std::move(outs), op_);
+}
+
+TernaryOp::TernaryOp(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs, TernaryOpType op)
+    : Expr(f, ExprKind::TernaryOp, std::move(ins), std::move(outs)), op_(op) {}
+Expr* TernaryOp::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs) const {
+  return IrBuilder::createIn<TernaryOp>(f, std::move(ins), std::move(outs), op_);
+}
+
+LoadStoreOp::LoadStoreOp(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs)
+    : Expr(f, ExprKind::LoadStoreOp, std::move(ins), std::move(outs)) {}
+Expr* LoadStoreOp::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs) const {
+  return IrBuilder::createIn<LoadStoreOp>(f, std::move(ins), std::move(outs));
+}
+
+BroadcastOp::BroadcastOp(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs,
+                         std::vector<bool> is_broadcast_dims)
+    : Expr(f, ExprKind::BroadcastOp, std::move(ins), std::move(outs)),
+      is_broadcast_dims_(std::move(is_broadcast_dims)) {}
+Expr* BroadcastOp::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs) const {
+  return IrBuilder::createIn<BroadcastOp>(f, std::move(ins), std::move(outs), is_broadcast_dims_);
+}
+
+PreprocessGroupedMatmulInputSf::PreprocessGroupedMatmulInputSf(Fusion* f, std::vector<Val*> ins,
+                                                               std::vector<Val*> outs,
+                                                               BlockScalingFactorLayout layout)
+    : Expr(f, ExprKind::PreprocessGroupedMatmulInputSf, std::move(ins), std::move(outs)),
+      layout_(layout) {
+  MF_ASSERT(inputs().size() == 5 && outputs().size() == 1, "layout op arity");
+}
+Expr* PreprocessGroupedMatmulInputSf::newObject(Fusion* f, std::vector<Val*> ins,
+                                                std::vector<Val*> outs) const {
+  return IrBuilder::createIn<PreprocessGroupedMatmulInputSf>(f, std::move(ins), std::move(outs),
+                                                             layout_);
+}
+
+}  // namespace mf

@@ -1,0 +1,138 @@
+//! The tensor (and scalar) math exprs: unary, binary, ternary, set, broadcast, and the
+//! layout op. Scalars use the same Unary/Binary/TernaryOp classes as tensors, so one
+//! printer, evaluator and code generator serve extents, indices and data.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "ir/statement.h"
+
+namespace mf {
+
+class TensorView;
+
+#define MF_UNARY_OPS(X)                        \
+  X(Neg, "neg") X(Abs, "abs") X(Exp, "exp")    \
+  X(Log, "log") X(Sqrt, "sqrt")                \
+  X(Rsqrt, "rsqrt") X(Reciprocal, "reciprocal") \
+  X(Tanh, "tanh") X(Sigmoid, "sigmoid")        \
+  X(Relu, "relu") X(Sin, "sin") X(Cos, "cos")  \
+  X(Floor, "floor") X(Ceil, "ceil")            \
+  X(LogicalNot, "logical_not") X(Cast, "cast")
+
+#define MF_BINARY_OPS(X)                                                     \
+  X(Add, "+") X(Sub, "-") X(Mul, "*") X(Div, "/") X(Mod, "%")                \
+  X(CeilDiv, "ceilDiv") X(Maximum, "maximum") X(Minimum, "minimum")          \
+  X(Pow, "pow") X(Eq, "==") X(Ne, "!=") X(Lt, "<") X(Le, "<=") X(Gt, ">")    \
+  X(Ge, ">=") X(LogicalAnd, "&&") X(LogicalOr, "||")
+
+#define MF_TERNARY_OPS(X) X(Where, "where") X(Clamp, "clamp")
+
+#define MF_OP_ENUM(e, s) e,
+enum class UnaryOpType { MF_UNARY_OPS(MF_OP_ENUM) };
+enum class BinaryOpType { MF_BINARY_OPS(MF_OP_ENUM) };
+enum class TernaryOpType { MF_TERNARY_OPS(MF_OP_ENUM) };
+#undef MF_OP_ENUM
+
+std::string_view toString(UnaryOpType t);
+std::string_view toString(BinaryOpType t);
+std::string_view toString(TernaryOpType t);
+//! True for ops printed infix (+, <, &&); false for function-style ones (ceilDiv, pow).
+bool isInfix(BinaryOpType t);
+//! True when the op yields Bool whatever its operands (comparisons, logical ops).
+bool isPredicateOp(BinaryOpType t);
+
+//! out = op(in). Cast converts to out's dtype.
+class UnaryOp : public Expr {
+ public:
+  UnaryOp(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs, UnaryOpType op);
+  MF_DECLARE_EXPR(UnaryOp)
+  UnaryOpType opType() const { return op_; }
+  Val* in() const { return input(0); }
+  Val* out() const { return output(0); }
+  std::string toString() const override;
+
+ private:
+  UnaryOpType op_;
+};
+
+//! out = lhs op rhs.
+class BinaryOp : public Expr {
+ public:
+  BinaryOp(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs, BinaryOpType op);
+  MF_DECLARE_EXPR(BinaryOp)
+  BinaryOpType opType() const { return op_; }
+  Val* lhs() const { return input(0); }
+  Val* rhs() const { return input(1); }
+  Val* out() const { return output(0); }
+  std::string toString() const override;
+
+ private:
+  BinaryOpType op_;
+};
+
+//! where(cond, a, b) or clamp(x, lo, hi).
+class TernaryOp : public Expr {
+ public:
+  TernaryOp(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs, TernaryOpType op);
+  MF_DECLARE_EXPR(TernaryOp)
+  TernaryOpType opType() const { return op_; }
+  Val* out() const { return output(0); }
+  std::string toString() const override;
+
+ private:
+  TernaryOpType op_;
+};
+
+//! out = set(in): a copy; schedules use it to stage data (e.g. global -> registers).
+class LoadStoreOp : public Expr {
+ public:
+  LoadStoreOp(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs);
+  MF_DECLARE_EXPR(LoadStoreOp)
+  Val* in() const { return input(0); }
+  Val* out() const { return output(0); }
+  std::string toString() const override;
+};
+
+//! out = broadcast(in, flags): out has a new size-1 Broadcast axis where flags[i] is true.
+class BroadcastOp : public Expr {
+ public:
+  BroadcastOp(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs,
+              std::vector<bool> is_broadcast_dims);
+  MF_DECLARE_EXPR(BroadcastOp)
+  Val* in() const { return input(0); }
+  Val* out() const { return output(0); }
+  const std::vector<bool>& isBroadcastDims() const { return is_broadcast_dims_; }
+  std::string toString() const override;
+
+ private:
+  std::vector<bool> is_broadcast_dims_;
+};
+
+enum class BlockScalingFactorLayout { Block128x4 };
+std::string_view toString(BlockScalingFactorLayout l);
+
+//! The layout op (spec: shared/spec/layout_op.md Part A). Scatters each group's rows of a
+//! [M, K] block-scale matrix into the padded, 128x4-swizzled layout of a block-scaled
+//! grouped GEMM. Inputs: {in, input_offsets, output_offsets, k, g}; output: {out}, whose
+//! allocation domain [M + 127*G, ceil(K/4)*4] is declared, not derived from logical [M, K].
+class PreprocessGroupedMatmulInputSf : public Expr {
+ public:
+  PreprocessGroupedMatmulInputSf(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs,
+                                 BlockScalingFactorLayout layout);
+  MF_DECLARE_EXPR(PreprocessGroupedMatmulInputSf)
+  Val* in() const { return input(0); }
+  Val* inputOffsets() const { return input(1); }
+  Val* outputOffsets() const { return input(2); }
+  Val* k() const { return input(3); }
+  Val* g() const { return input(4); }
+  Val* out() const { return output(0); }
+  BlockScalingFactorLayout layout() const { return layout_; }
+  std::string toString() const override;
+
+ private:
+  BlockScalingFactorLayout layout_;
+};
+
+}  // namespace mf

@@ -1,0 +1,104 @@
+#include "ir/fusion.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "ir/cloner.h"
+#include "ir/tensor_view.h"
+#include "ir/traversal.h"
+
+namespace mf {
+namespace {
+thread_local Fusion* active_fusion = nullptr;
+}  // namespace
+
+FusionGuard::FusionGuard(Fusion* fusion) : previous_(active_fusion) { active_fusion = fusion; }
+FusionGuard::~FusionGuard() { active_fusion = previous_; }
+Fusion* FusionGuard::current() { return active_fusion; }
+
+Fusion::Fusion() = default;
+Fusion::~Fusion() = default;
+
+Fusion::Fusion(const Fusion& other) {
+  IrCloner cloner(this);
+  copyFrom(other, cloner);
+}
+
+Fusion& Fusion::operator=(const Fusion& other) {
+  if (this == &other) return *this;
+  statements_.clear();
+  inputs_.clear();
+  outputs_.clear();
+  val_counters_.clear();
+  expr_counter_ = 0;
+  IrCloner cloner(this);
+  copyFrom(other, cloner);
+  return *this;
+}
+
+void Fusion::copyFrom(const Fusion& other, IrCloner& cloner) {
+  MF_ASSERT(statements_.empty(), "copyFrom needs an empty fusion");
+  for (const auto& s : other.statements_) cloner.clone(s.get());
+  for (const auto& [from, to] : cloner.map()) to->name_ = from->name_;
+  val_counters_ = other.val_counters_;
+  expr_counter_ = other.expr_counter_;
+  inputs_ = cloner.clone(other.inputs_);
+  outputs_ = cloner.clone(other.outputs_);
+}
+
+void Fusion::assignName(Statement* s) {
+  if (auto* v = dynamic_cast<Val*>(s)) {
+    // Scalars of every dtype share one counter, so i3 and d3 never coexist.
+    s->name_ = val_counters_[static_cast<int>(v->kind())]++;
+  } else {
+    s->name_ = expr_counter_++;
+  }
+}
+
+void Fusion::addInput(Val* v) {
+  MF_CHECK(v->fusion() == this, "addInput: {} belongs to another fusion", v->toString());
+  MF_CHECK(!v->isConst(), "addInput: {} is a constant; only symbolic values can be inputs",
+           v->toString());
+  MF_CHECK(v->definition() == nullptr, "addInput: {} is computed by `{}`; an input cannot have a definition",
+           v->toInlineString(), v->definition() ? v->definition()->toString() : "");
+  MF_CHECK(std::find(inputs_.begin(), inputs_.end(), v) == inputs_.end(),
+           "addInput: {} is already an input", v->toInlineString());
+  MF_CHECK(v->kind() == ValKind::TensorView || v->kind() == ValKind::Scalar,
+           "addInput: {} is neither a tensor nor a scalar", v->toString());
+  if (auto* tv = dynamic_cast<TensorView*>(v)) tv->setMemoryType(MemoryType::Global);
+  inputs_.push_back(v);
+}
+
+void Fusion::addOutput(Val* v) {
+  MF_CHECK(v->fusion() == this, "addOutput: {} belongs to another fusion", v->toString());
+  MF_CHECK(v->kind() == ValKind::TensorView, "addOutput: {} is not a tensor; outputs are tensors",
+           v->toString());
+  MF_CHECK(std::find(outputs_.begin(), outputs_.end(), v) == outputs_.end(),
+           "addOutput: {} is already an output", v->toInlineString());
+  v->as<TensorView>()->setMemoryType(MemoryType::Global);
+  outputs_.push_back(v);
+}
+
+std::vector<Expr*> Fusion::exprs() const { return tensorExprs(outputs_); }
+
+std::vector<TensorView*> Fusion::allTvs() const {
+  std::vector<Val*> roots = inputs_;
+  roots.insert(roots.end(), outputs_.begin(), outputs_.end());
+  return tensorViews(roots);
+}
+
+void Fusion::removeExpr(Expr* e) {
+  MF_ASSERT(e->fusion() == this, "removeExpr of a foreign expr");
+  for (Val* out : e->outputs())
+    if (out->definition_ == e) out->definition_ = nullptr;
+  for (Val* in : e->inputs()) std::erase(in->uses_, e);
+  auto it = std::find_if(statements_.begin(), statements_.end(),
+                         [e](const auto& p) { return p.get() == e; });
+  MF_ASSERT(it != statements_.end(), "removeExpr: expr not owned");
+  statements_.erase(it);
+}
+
+void Fusion::printMath() const { std::cout << mathString() << std::flush; }
+void Fusion::printTransforms() const { std::cout << transformsString() << std::flush; }
+
+}  // namespace mf

@@ -1,0 +1,103 @@
+//! Fusion: the container that owns every IR node of one graph, plus its inputs and outputs.
+//! FusionGuard sets the fusion that op functions build into.
+#pragma once
+
+#include <deque>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/statement.h"
+
+namespace mf {
+
+class TensorView;
+class IrCloner;
+
+class Fusion {
+ public:
+  Fusion();
+  ~Fusion();
+  //! Deep copy: every node is cloned; inputs, outputs and names are preserved.
+  Fusion(const Fusion& other);
+  Fusion& operator=(const Fusion& other);
+  Fusion(Fusion&&) = delete;
+
+  //! Marks `v` as a fusion input. TensorViews become global memory.
+  void addInput(Val* v);
+  //! Marks `v` as a fusion output. TensorViews become global memory.
+  void addOutput(Val* v);
+  const std::vector<Val*>& inputs() const { return inputs_; }
+  const std::vector<Val*>& outputs() const { return outputs_; }
+
+  //! Tensor-level exprs (those producing TensorViews) needed by the outputs, in
+  //! topological order.
+  std::vector<Expr*> exprs() const;
+  //! Every TensorView needed by the outputs, in topological order (inputs first).
+  std::vector<TensorView*> allTvs() const;
+
+  //! Every node this fusion owns, in creation order.
+  const std::deque<std::unique_ptr<Statement>>& statements() const { return statements_; }
+
+  //! One line per tensor expr, e.g. `T2_g_float[iS4{i0}, iS5{i1}] = T0 + T1`.
+  std::string mathString() const;
+  void printMath() const;
+  //! Every tensor's domains, contiguity and split/merge history.
+  std::string transformsString() const;
+  void printTransforms() const;
+
+  //! Takes ownership of a new node and names it. Used by IrBuilder.
+  template <typename T>
+  T* registerStatement(std::unique_ptr<T> node) {
+    T* raw = node.get();
+    assignName(raw);
+    statements_.push_back(std::move(node));
+    return raw;
+  }
+
+  //! Detaches `e` from its operands (definition/uses); the node stays owned but unused.
+  void removeExpr(Expr* e);
+
+  //! Copies `other` into this (empty) fusion, returning the old->new map.
+  void copyFrom(const Fusion& other, IrCloner& cloner);
+
+ private:
+  void assignName(Statement* s);
+
+  std::deque<std::unique_ptr<Statement>> statements_;
+  std::vector<Val*> inputs_;
+  std::vector<Val*> outputs_;
+  std::unordered_map<int, int64_t> val_counters_;  // by ValKind; scalars share one counter
+  int64_t expr_counter_ = 0;
+};
+
+//! RAII: makes `fusion` the one IR builders and ops create nodes in (thread-local).
+class FusionGuard {
+ public:
+  explicit FusionGuard(Fusion* fusion);
+  ~FusionGuard();
+  FusionGuard(const FusionGuard&) = delete;
+  FusionGuard& operator=(const FusionGuard&) = delete;
+  static Fusion* current();
+
+ private:
+  Fusion* previous_;
+};
+
+//! Creates IR nodes in the current fusion (or a given one).
+struct IrBuilder {
+  template <typename T, typename... Args>
+  static T* create(Args&&... args) {
+    Fusion* f = FusionGuard::current();
+    MF_CHECK(f != nullptr, "no active fusion: create a FusionGuard before building IR");
+    return createIn<T>(f, std::forward<Args>(args)...);
+  }
+  template <typename T, typename... Args>
+  static T* createIn(Fusion* f, Args&&... args) {
+    return f->registerStatement(std::make_unique<T>(f, std::forward<Args>(args)...));
+  }
+};
+
+}  // namespace mf

@@ -1,0 +1,104 @@
+#include "ir/iter_domain.h"
+
+#include "ir/builder.h"
+#include "ir/fusion.h"
+
+namespace mf {
+
+std::string_view toString(IterType t) {
+  switch (t) {
+    case IterType::Iteration: return "Iteration";
+    case IterType::Reduction: return "Reduction";
+    case IterType::Broadcast: return "Broadcast";
+    case IterType::Symbolic: return "Symbolic";
+  }
+  return "?";
+}
+
+std::string_view toString(ParallelType p) {
+  switch (p) {
+    case ParallelType::Serial: return "S";
+    case ParallelType::BIDx: return "blockIdx.x";
+    case ParallelType::BIDy: return "blockIdx.y";
+    case ParallelType::BIDz: return "blockIdx.z";
+    case ParallelType::TIDx: return "threadIdx.x";
+    case ParallelType::TIDy: return "threadIdx.y";
+    case ParallelType::TIDz: return "threadIdx.z";
+    case ParallelType::Vectorize: return "V";
+    case ParallelType::Unroll: return "UR";
+  }
+  return "?";
+}
+
+bool isThreadDim(ParallelType p) {
+  return p == ParallelType::TIDx || p == ParallelType::TIDy || p == ParallelType::TIDz;
+}
+bool isBlockDim(ParallelType p) {
+  return p == ParallelType::BIDx || p == ParallelType::BIDy || p == ParallelType::BIDz;
+}
+
+IterDomain::IterDomain(Fusion* fusion, Val* extent, IterType iter_type, ParallelType parallel_type)
+    : Val(fusion, ValKind::IterDomain, DataType::Index),
+      extent_(extent),
+      iter_type_(iter_type),
+      parallel_type_(parallel_type) {
+  MF_ASSERT(extent != nullptr && isIntegralType(extent->dtype()),
+            "an IterDomain extent must be an integer scalar");
+}
+
+void IterDomain::parallelize(ParallelType p) {
+  MF_CHECK(!(isBroadcast() && p == ParallelType::Vectorize),
+           "parallelize: broadcast axis {} cannot be vectorized", toString());
+  parallel_type_ = p;
+}
+
+IterDomain* IterDomain::freshCopy() const {
+  return IrBuilder::createIn<IterDomain>(fusion(), extent_, iter_type_);
+}
+
+std::pair<IterDomain*, IterDomain*> IterDomain::split(IterDomain* in, Val* factor,
+                                                      bool inner_split) {
+  MF_CHECK(isIntegralType(factor->dtype()), "split of {}: the factor must be an integer, got {}",
+           in->toString(), factor->dtype());
+  if (std::optional<int64_t> f = factor->constInt())
+    MF_CHECK(*f > 0, "split of {}: the factor must be positive, got {}", in->toString(), *f);
+  FusionGuard fg(in->fusion());
+  Val* rest = SIB::ceilDiv(in->extent(), factor);
+  Val* outer_extent = inner_split ? rest : factor;
+  Val* inner_extent = inner_split ? factor : rest;
+  auto* outer = IrBuilder::create<IterDomain>(outer_extent, in->iterType());
+  auto* inner = IrBuilder::create<IterDomain>(inner_extent, in->iterType());
+  IrBuilder::create<Split>(std::vector<Val*>{in, factor}, std::vector<Val*>{outer, inner},
+                           inner_split);
+  return {outer, inner};
+}
+
+IterDomain* IterDomain::merge(IterDomain* outer, IterDomain* inner) {
+  bool o_red = outer->isReduction(), i_red = inner->isReduction();
+  MF_CHECK(o_red == i_red || outer->isBroadcast() || inner->isBroadcast(),
+           "merge: cannot merge reduction and iteration axes {} and {}", outer->toString(),
+           inner->toString());
+  IterType t = outer->iterType();
+  if (outer->isBroadcast()) t = inner->iterType();
+  if (outer->isSymbolic() || inner->isSymbolic()) t = IterType::Symbolic;
+  FusionGuard fg(outer->fusion());
+  auto* out = IrBuilder::create<IterDomain>(SIB::mul(outer->extent(), inner->extent()), t);
+  IrBuilder::create<Merge>(std::vector<Val*>{outer, inner}, std::vector<Val*>{out});
+  return out;
+}
+
+Split::Split(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs, bool inner_split)
+    : Expr(f, ExprKind::Split, std::move(inputs), std::move(outputs)), inner_split_(inner_split) {}
+
+Expr* Split::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs) const {
+  return IrBuilder::createIn<Split>(f, std::move(ins), std::move(outs), inner_split_);
+}
+
+Merge::Merge(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs)
+    : Expr(f, ExprKind::Merge, std::move(inputs), std::move(outputs)) {}
+
+Expr* Merge::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs) const {
+  return IrBuilder::createIn<Merge>(f, std::move(ins), std::move(outs));
+}
+
+}  // namespace mf

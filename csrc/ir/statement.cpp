@@ -1,0 +1,72 @@
+#include "ir/statement.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ir/fusion.h"
+
+namespace mf {
+
+std::string toString(const ScalarValue& v) {
+  if (std::holds_alternative<bool>(v)) return std::get<bool>(v) ? "true" : "false";
+  if (std::holds_alternative<int64_t>(v)) return fmt::format("{}", std::get<int64_t>(v));
+  double d = std::get<double>(v);
+  if (std::isnan(d)) return "NAN";
+  if (std::isinf(d)) return d > 0 ? "INFINITY" : "-INFINITY";
+  // Shortest text that reads back exactly; always looks like a floating literal.
+  std::string s = fmt::format("{}", d);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+int64_t asInt(const ScalarValue& v) {
+  if (std::holds_alternative<int64_t>(v)) return std::get<int64_t>(v);
+  if (std::holds_alternative<bool>(v)) return std::get<bool>(v) ? 1 : 0;
+  return static_cast<int64_t>(std::get<double>(v));
+}
+
+double asDouble(const ScalarValue& v) {
+  if (std::holds_alternative<double>(v)) return std::get<double>(v);
+  if (std::holds_alternative<int64_t>(v)) return static_cast<double>(std::get<int64_t>(v));
+  return std::get<bool>(v) ? 1.0 : 0.0;
+}
+
+bool asBool(const ScalarValue& v) {
+  if (std::holds_alternative<bool>(v)) return std::get<bool>(v);
+  if (std::holds_alternative<int64_t>(v)) return std::get<int64_t>(v) != 0;
+  return std::get<double>(v) != 0.0;
+}
+
+bool Val::isFusionInput() const {
+  const auto& ins = fusion()->inputs();
+  return std::find(ins.begin(), ins.end(), this) != ins.end();
+}
+
+bool Val::isFusionOutput() const {
+  const auto& outs = fusion()->outputs();
+  return std::find(outs.begin(), outs.end(), this) != outs.end();
+}
+
+std::optional<int64_t> Val::constInt() const {
+  std::optional<ScalarValue> v = constValue();
+  if (!v || std::holds_alternative<double>(*v)) return std::nullopt;
+  return asInt(*v);
+}
+
+Expr::Expr(Fusion* fusion, ExprKind kind, std::vector<Val*> inputs, std::vector<Val*> outputs)
+    : Statement(fusion), kind_(kind), inputs_(std::move(inputs)), outputs_(std::move(outputs)) {
+  for (Val* in : inputs_) {
+    MF_ASSERT(in != nullptr && in->fusion() == fusion, "expr input from another fusion");
+    if (std::find(in->uses_.begin(), in->uses_.end(), this) == in->uses_.end())
+      in->uses_.push_back(this);
+  }
+  for (Val* out : outputs_) {
+    MF_ASSERT(out != nullptr && out->fusion() == fusion, "expr output from another fusion");
+    out->definition_ = this;
+  }
+}
+
+Scalar::Scalar(Fusion* fusion, DataType dtype, std::optional<ScalarValue> value)
+    : Val(fusion, ValKind::Scalar, dtype), value_(std::move(value)) {}
+
+}  // namespace mf

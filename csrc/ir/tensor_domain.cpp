@@ -1,0 +1,182 @@
+#include "ir/tensor_domain.h"
+
+#include <algorithm>
+#include <functional>
+#include <unordered_set>
+
+#include "ir/builder.h"
+#include "ir/fusion.h"
+
+namespace mf {
+
+TensorDomain::TensorDomain(Fusion* fusion, std::vector<IterDomain*> logical, Contiguity contiguity)
+    : Val(fusion, ValKind::TensorDomain, DataType::Index),
+      logical_(std::move(logical)),
+      loop_(logical_),
+      contiguity_(contiguity.empty() ? filledContiguity(logical_, true) : std::move(contiguity)) {
+  setContiguity(contiguity_);
+}
+
+TensorDomain::TensorDomain(Fusion* fusion, std::vector<IterDomain*> root,
+                           std::vector<IterDomain*> logical, std::vector<IterDomain*> allocation,
+                           std::vector<IterDomain*> loop, Contiguity contiguity,
+                           bool allocation_declared)
+    : Val(fusion, ValKind::TensorDomain, DataType::Index),
+      root_(std::move(root)),
+      logical_(std::move(logical)),
+      allocation_(std::move(allocation)),
+      loop_(std::move(loop)),
+      contiguity_(std::move(contiguity)),
+      allocation_declared_(allocation_declared) {}
+
+Contiguity TensorDomain::filledContiguity(const std::vector<IterDomain*>& ids, bool contiguous) {
+  Contiguity c;
+  for (IterDomain* id : ids)
+    c.push_back(id->isBroadcast() || id->isReduction() ? std::nullopt
+                                                        : std::optional<bool>(contiguous));
+  return c;
+}
+
+void TensorDomain::setContiguity(Contiguity contiguity) {
+  const auto& alloc = maybeAllocation();
+  MF_CHECK(contiguity.size() == alloc.size(),
+           "contiguity of {}: expected one flag per allocation axis ({}), got {}", toString(),
+           alloc.size(), contiguity.size());
+  for (size_t i = 0; i < alloc.size(); ++i) {
+    bool special = alloc[i]->isBroadcast() || alloc[i]->isReduction();
+    MF_CHECK(special != contiguity[i].has_value(),
+             "contiguity of {}: axis {} ({}) must have {} flag", toString(), i,
+             alloc[i]->toString(), special ? "no (nullopt)" : "a true/false");
+  }
+  contiguity_ = std::move(contiguity);
+}
+
+std::vector<const std::vector<IterDomain*>*> TensorDomain::allDomains() const {
+  std::vector<const std::vector<IterDomain*>*> out;
+  for (const auto* d : {&root_, &logical_, &allocation_, &loop_})
+    if (!d->empty()) out.push_back(d);
+  return out;
+}
+
+std::vector<IterDomain*> TensorDomain::allIds() const {
+  std::vector<IterDomain*> out;
+  std::unordered_set<IterDomain*> seen;
+  auto visit = [&](IterDomain* id) {
+    if (seen.insert(id).second) out.push_back(id);
+  };
+  for (const auto* d : allDomains())
+    for (IterDomain* id : *d) visit(id);
+  // Walk back from every domain through definitions to reach intermediate axes and the
+  // siblings of split outputs; stop at the root/logical axes (their producers' history
+  // belongs to other tensors).
+  std::unordered_set<IterDomain*> stop(maybeRoot().begin(), maybeRoot().end());
+  for (size_t i = 0; i < out.size(); ++i) {
+    IterDomain* id = out[i];
+    if (stop.count(id) || id->definition() == nullptr) continue;
+    for (Val* v : id->definition()->inputs())
+      if (auto* in = dynamic_cast<IterDomain*>(v)) visit(in);
+    for (Val* v : id->definition()->outputs()) visit(v->as<IterDomain>());
+  }
+  return out;
+}
+
+std::vector<Expr*> TensorDomain::allTransforms() const {
+  std::vector<IterDomain*> ids = allIds();
+  std::unordered_set<IterDomain*> stop(maybeRoot().begin(), maybeRoot().end());
+  std::unordered_set<IterDomain*> members(ids.begin(), ids.end());
+  std::vector<Expr*> order;
+  std::unordered_set<Expr*> done;
+  // Post-order DFS over definitions yields producers before consumers.
+  std::function<void(IterDomain*)> visit = [&](IterDomain* id) {
+    Expr* def = id->definition();
+    if (stop.count(id) || def == nullptr || done.count(def)) return;
+    done.insert(def);
+    for (Val* v : def->inputs())
+      if (auto* in = dynamic_cast<IterDomain*>(v); in && members.count(in)) visit(in);
+    order.push_back(def);
+  };
+  for (IterDomain* id : ids) visit(id);
+  return order;
+}
+
+int64_t TensorDomain::wrapAxis(int64_t axis, int64_t size, std::string_view what) {
+  int64_t a = axis < 0 ? axis + size : axis;
+  MF_CHECK(a >= 0 && a < size, "{}: axis {} is out of range for {} axes", what, axis, size);
+  return a;
+}
+
+IterDomain* TensorDomain::axis(int64_t i) const {
+  return loop_[wrapAxis(i, nDims(), "axis")];
+}
+
+void TensorDomain::split(int64_t axis, Val* factor, bool inner_split) {
+  int64_t a = wrapAxis(axis, nDims(), "split");
+  MF_CHECK(!loop_[a]->isParallelized() || loop_[a]->parallelType() == ParallelType::Serial,
+           "split: axis {} ({}) is already parallelized; split before parallelizing", axis,
+           loop_[a]->toString());
+  auto [outer, inner] = IterDomain::split(loop_[a], factor, inner_split);
+  loop_[a] = outer;
+  loop_.insert(loop_.begin() + a + 1, inner);
+}
+
+void TensorDomain::merge(int64_t outer, int64_t inner) {
+  int64_t o = wrapAxis(outer, nDims(), "merge");
+  int64_t i = wrapAxis(inner, nDims(), "merge");
+  MF_CHECK(o != i, "merge: cannot merge axis {} with itself", outer);
+  IterDomain* merged = IterDomain::merge(loop_[o], loop_[i]);
+  // The merged axis takes the outer position (nvFuser's convention for non-adjacent merges:
+  // the smaller position).
+  int64_t pos = std::min(o, i);
+  loop_.erase(loop_.begin() + std::max(o, i));
+  loop_[pos] = merged;
+}
+
+void TensorDomain::reorder(const std::vector<std::pair<int64_t, int64_t>>& old_to_new) {
+  int64_t n = nDims();
+  std::vector<IterDomain*> result(n, nullptr);
+  std::vector<bool> taken(n, false);
+  for (auto [from, to] : old_to_new) {
+    int64_t f = wrapAxis(from, n, "reorder"), t = wrapAxis(to, n, "reorder");
+    MF_CHECK(result[t] == nullptr, "reorder: two axes moved to position {}", to);
+    MF_CHECK(!taken[f], "reorder: axis {} moved twice", from);
+    result[t] = loop_[f];
+    taken[f] = true;
+  }
+  size_t next = 0;
+  for (int64_t f = 0; f < n; ++f) {
+    if (taken[f]) continue;
+    while (result[next] != nullptr) ++next;
+    result[next] = loop_[f];
+  }
+  loop_ = std::move(result);
+}
+
+void TensorDomain::setLoopDomain(std::vector<IterDomain*> loop) {
+  validateDomainEquivalence(logical_, loop,
+                            fmt::format("setLoopDomain of {}", toString()));
+  loop_ = std::move(loop);
+}
+
+void TensorDomain::setAllocationDomain(std::vector<IterDomain*> allocation, Contiguity contiguity) {
+  validateDomainEquivalence(logical_, allocation,
+                            fmt::format("setAllocationDomain of {}", toString()));
+  std::vector<IterDomain*> saved = std::move(allocation_);
+  allocation_ = std::move(allocation);
+  allocation_declared_ = false;
+  try {
+    setContiguity(std::move(contiguity));
+  } catch (...) {
+    allocation_ = std::move(saved);
+    throw;
+  }
+}
+
+void TensorDomain::setDeclaredAllocationDomain(std::vector<IterDomain*> allocation,
+                                               Contiguity contiguity) {
+  MF_CHECK(!allocation.empty(), "setDeclaredAllocationDomain of {}: empty domain", toString());
+  allocation_ = std::move(allocation);
+  allocation_declared_ = true;
+  setContiguity(std::move(contiguity));
+}
+
+}  // namespace mf

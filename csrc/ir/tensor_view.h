@@ -1,0 +1,60 @@
+//! TensorView: a tensor in a fusion. It holds a TensorDomain, a dtype and a memory type, and
+//! offers the scheduling verbs (split, merge, reorder, parallelize, allocation domain,
+//! inline position) that later phases read.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "ir/tensor_domain.h"
+
+namespace mf {
+
+enum class MemoryType { Global, Local, Shared };
+std::string_view toString(MemoryType t);
+
+class TensorView : public Val {
+ public:
+  TensorView(Fusion* fusion, TensorDomain* domain, DataType dtype,
+             MemoryType memory_type = MemoryType::Local);
+
+  TensorDomain* domain() const { return domain_; }
+  const std::vector<IterDomain*>& getLogicalDomain() const { return domain_->logical(); }
+  const std::vector<IterDomain*>& getMaybeRootDomain() const { return domain_->maybeRoot(); }
+  const std::vector<IterDomain*>& getMaybeAllocationDomain() const {
+    return domain_->maybeAllocation();
+  }
+  const std::vector<IterDomain*>& getLoopDomain() const { return domain_->loop(); }
+  const Contiguity& getContiguity() const { return domain_->contiguity(); }
+  int64_t nDims() const { return domain_->nDims(); }
+  IterDomain* axis(int64_t i) const { return domain_->axis(i); }
+
+  MemoryType getMemoryType() const { return memory_type_; }
+  void setMemoryType(MemoryType t) { memory_type_ = t; }
+
+  // Scheduling verbs (loop domain). Each returns this, so calls chain.
+  TensorView* split(int64_t axis, int64_t factor, bool inner_split = true);
+  TensorView* split(int64_t axis, Val* factor, bool inner_split = true);
+  TensorView* merge(int64_t outer, int64_t inner);
+  TensorView* merge(int64_t axis) { return merge(axis, axis + 1); }
+  TensorView* reorder(const std::vector<std::pair<int64_t, int64_t>>& old_to_new);
+  TensorView* parallelize(int64_t axis, ParallelType p);
+
+  //! Memory layout derived from the logical domain (permutation / split / merge).
+  TensorView* setAllocationDomain(std::vector<IterDomain*> ids, Contiguity contiguity);
+  TensorView* setAllocationDomain(std::vector<IterDomain*> ids, bool contiguous);
+
+  //! Loop axes [0, pos) are shared with the consumers (computed inside their loops).
+  int64_t computeAtPosition() const { return compute_at_pos_; }
+  void setComputeAtPosition(int64_t pos);
+
+  std::string toString() const override;
+  std::string toInlineString() const override;
+
+ private:
+  TensorDomain* domain_;
+  MemoryType memory_type_;
+  int64_t compute_at_pos_ = 0;
+};
+
+}  // namespace mf

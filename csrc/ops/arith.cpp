@@ -1,0 +1,236 @@
+#include "ops/arith.h"
+
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "ir/builder.h"
+#include "ir/fusion.h"
+
+namespace mf {
+namespace {
+
+
+std::vector<IterDomain*> logicalNoReductions(TensorView* tv) {
+  std::vector<IterDomain*> ids;
+  for (IterDomain* id : tv->getLogicalDomain())
+    if (!id->isReduction()) ids.push_back(id);
+  return ids;
+}
+
+// A fresh output tensor for a pointwise op over `operands` (tensors of equal rank): each
+// axis takes the extent of the first non-broadcast operand axis at its position.
+TensorView* newPointwiseOutput(std::string_view op, const std::vector<Val*>& operands,
+                               DataType dtype) {
+  std::vector<TensorView*> tvs;
+  for (Val* v : operands)
+    if (auto* tv = dynamic_cast<TensorView*>(v)) tvs.push_back(tv);
+  MF_ASSERT(!tvs.empty(), "pointwise output without a tensor operand");
+  size_t rank = logicalNoReductions(tvs[0]).size();
+  for (TensorView* tv : tvs)
+    MF_CHECK(logicalNoReductions(tv).size() == rank,
+             "{}: operands {} and {} have ranks {} and {}; broadcasting is explicit, use "
+             "broadcast() to insert axes",
+             op, tvs[0]->toString(), tv->toString(), rank, logicalNoReductions(tv).size());
+  std::vector<IterDomain*> out_ids;
+  for (size_t i = 0; i < rank; ++i) {
+    IterDomain* pick = nullptr;
+    for (TensorView* tv : tvs) {
+      IterDomain* id = logicalNoReductions(tv)[i];
+      if (id->isBroadcast()) continue;
+      if (pick == nullptr) {
+        pick = id;
+        continue;
+      }
+      auto a = pick->extent()->constInt(), b = id->extent()->constInt();
+      MF_CHECK(!a || !b || *a == *b, "{}: axis {} has extent {} in {} but {} in {}", op, i, *a,
+               tvs[0]->toString(), *b, tv->toString());
+    }
+    if (pick == nullptr) {
+      out_ids.push_back(IrBuilder::create<IterDomain>(constInt(1), IterType::Broadcast));
+    } else {
+      IterType t = pick->isSymbolic() ? IterType::Symbolic : IterType::Iteration;
+      out_ids.push_back(IrBuilder::create<IterDomain>(pick->extent(), t));
+    }
+  }
+  auto* td = IrBuilder::create<TensorDomain>(out_ids);
+  return IrBuilder::create<TensorView>(td, dtype);
+}
+
+bool isFloatOnly(UnaryOpType op) {
+  switch (op) {
+    case UnaryOpType::Exp:
+    case UnaryOpType::Log:
+    case UnaryOpType::Sqrt:
+    case UnaryOpType::Rsqrt:
+    case UnaryOpType::Reciprocal:
+    case UnaryOpType::Tanh:
+    case UnaryOpType::Sigmoid:
+    case UnaryOpType::Sin:
+    case UnaryOpType::Cos: return true;
+    default: return false;
+  }
+}
+
+DataType unaryOutType(UnaryOpType op, Val* x) {
+  DataType t = x->dtype();
+  if (op == UnaryOpType::LogicalNot) return DataType::Bool;
+  if (isFloatOnly(op) && !isFloatingType(t)) return DataType::Float;
+  MF_CHECK(!(t == DataType::Bool && op == UnaryOpType::Neg),
+           "neg: {} is Bool; negation of booleans is not defined, use logicalNot",
+           x->toInlineString());
+  return t;
+}
+
+DataType binaryOutType(BinaryOpType op, Val* a, Val* b) {
+  bool ta = a->kind() == ValKind::TensorView, tb = b->kind() == ValKind::TensorView;
+  DataType t = (ta == tb) ? promoteTypes(a->dtype(), b->dtype())
+               : ta       ? promoteWithScalar(a->dtype(), b->dtype())
+                          : promoteWithScalar(b->dtype(), a->dtype());
+  if (op == BinaryOpType::LogicalAnd || op == BinaryOpType::LogicalOr) {
+    MF_CHECK(a->dtype() == DataType::Bool && b->dtype() == DataType::Bool,
+             "{}: operands must be Bool, got {} and {}", toString(op), a->dtype(), b->dtype());
+  }
+  return isPredicateOp(op) ? DataType::Bool : t;
+}
+
+}  // namespace
+
+DataType computeType(const BinaryOp* op) {
+  DataType t = op->out()->dtype();
+  if (isPredicateOp(op->opType())) {
+    bool ta = op->lhs()->kind() != ValKind::Scalar, tb = op->rhs()->kind() != ValKind::Scalar;
+    t = (ta == tb) ? promoteTypes(op->lhs()->dtype(), op->rhs()->dtype())
+        : ta       ? promoteWithScalar(op->lhs()->dtype(), op->rhs()->dtype())
+                   : promoteWithScalar(op->rhs()->dtype(), op->lhs()->dtype());
+  }
+  return isNarrowFloat(t) ? DataType::Float : t;
+}
+
+Val* unaryOp(UnaryOpType op, Val* x) {
+  if (auto* tv = dynamic_cast<TensorView*>(x)) return unaryOp(op, tv);
+  Val* out = IrBuilder::create<Scalar>(unaryOutType(op, x));
+  IrBuilder::create<UnaryOp>(std::vector<Val*>{x}, std::vector<Val*>{out}, op);
+  return out;
+}
+
+TensorView* unaryOp(UnaryOpType op, TensorView* x) {
+  TensorView* out = newPointwiseOutput(toString(op), {x}, unaryOutType(op, x));
+  IrBuilder::create<UnaryOp>(std::vector<Val*>{x}, std::vector<Val*>{out}, op);
+  return out;
+}
+
+Val* binaryOp(BinaryOpType op, Val* a, Val* b) {
+  MF_CHECK(a != nullptr && b != nullptr, "{}: an operand is null", toString(op));
+  DataType dtype = binaryOutType(op, a, b);
+  Val* out = (a->kind() == ValKind::TensorView || b->kind() == ValKind::TensorView)
+                 ? static_cast<Val*>(newPointwiseOutput(toString(op), {a, b}, dtype))
+                 : IrBuilder::create<Scalar>(dtype);
+  IrBuilder::create<BinaryOp>(std::vector<Val*>{a, b}, std::vector<Val*>{out}, op);
+  return out;
+}
+
+#define MF_DEFINE_UNARY(name, op)                                                   \
+  TensorView* name(TensorView* x) { return unaryOp(UnaryOpType::op, x); }           \
+  Val* name(Val* x) { return unaryOp(UnaryOpType::op, x); }
+MF_DEFINE_UNARY(neg, Neg)
+MF_DEFINE_UNARY(abs, Abs)
+MF_DEFINE_UNARY(exp, Exp)
+MF_DEFINE_UNARY(log, Log)
+MF_DEFINE_UNARY(sqrt, Sqrt)
+MF_DEFINE_UNARY(rsqrt, Rsqrt)
+MF_DEFINE_UNARY(reciprocal, Reciprocal)
+MF_DEFINE_UNARY(tanh, Tanh)
+MF_DEFINE_UNARY(sigmoid, Sigmoid)
+MF_DEFINE_UNARY(relu, Relu)
+MF_DEFINE_UNARY(sin, Sin)
+MF_DEFINE_UNARY(cos, Cos)
+MF_DEFINE_UNARY(floor, Floor)
+MF_DEFINE_UNARY(ceil, Ceil)
+MF_DEFINE_UNARY(logicalNot, LogicalNot)
+#undef MF_DEFINE_UNARY
+
+#define MF_DEFINE_BINARY(name, op)                                                      \
+  Val* name(Val* a, Val* b) { return binaryOp(BinaryOpType::op, a, b); }                \
+  TensorView* name(TensorView* a, TensorView* b) {                                      \
+    return binaryOp(BinaryOpType::op, a, b)->as<TensorView>();                          \
+  }                                                                                     \
+  TensorView* name(TensorView* a, Val* b) {                                             \
+    return binaryOp(BinaryOpType::op, a, b)->as<TensorView>();                          \
+  }                                                                                     \
+  TensorView* name(Val* a, TensorView* b) {                                             \
+    return binaryOp(BinaryOpType::op, a, b)->as<TensorView>();                          \
+  }
+MF_DEFINE_BINARY(add, Add)
+MF_DEFINE_BINARY(sub, Sub)
+MF_DEFINE_BINARY(mul, Mul)
+MF_DEFINE_BINARY(div, Div)
+MF_DEFINE_BINARY(maximum, Maximum)
+MF_DEFINE_BINARY(minimum, Minimum)
+MF_DEFINE_BINARY(pow, Pow)
+MF_DEFINE_BINARY(eq, Eq)
+MF_DEFINE_BINARY(ne, Ne)
+MF_DEFINE_BINARY(lt, Lt)
+MF_DEFINE_BINARY(le, Le)
+MF_DEFINE_BINARY(gt, Gt)
+MF_DEFINE_BINARY(ge, Ge)
+MF_DEFINE_BINARY(logicalAnd, LogicalAnd)
+MF_DEFINE_BINARY(logicalOr, LogicalOr)
+#undef MF_DEFINE_BINARY
+
+TensorView* where(Val* cond, Val* a, Val* b) {
+  MF_CHECK(cond->dtype() == DataType::Bool, "where: condition {} must be Bool, got {}",
+           cond->toInlineString(), cond->dtype());
+  bool ta = a->kind() == ValKind::TensorView, tb = b->kind() == ValKind::TensorView;
+  DataType t = (ta == tb) ? promoteTypes(a->dtype(), b->dtype())
+               : ta       ? promoteWithScalar(a->dtype(), b->dtype())
+                          : promoteWithScalar(b->dtype(), a->dtype());
+  MF_CHECK(cond->kind() == ValKind::TensorView || ta || tb,
+           "where: at least one operand must be a tensor");
+  TensorView* out = newPointwiseOutput("where", {cond, a, b}, t);
+  IrBuilder::create<TernaryOp>(std::vector<Val*>{cond, a, b}, std::vector<Val*>{out},
+                               TernaryOpType::Where);
+  return out;
+}
+
+TensorView* clamp(TensorView* x, Val* lo, Val* hi) {
+  for (Val* bound : {lo, hi})
+    MF_CHECK(bound->kind() == ValKind::Scalar, "clamp: bound {} of {} must be a scalar",
+             bound->toString(), x->toInlineString());
+  TensorView* out = newPointwiseOutput("clamp", {x}, x->dtype());
+  IrBuilder::create<TernaryOp>(std::vector<Val*>{x, lo, hi}, std::vector<Val*>{out},
+                               TernaryOpType::Clamp);
+  return out;
+}
+
+TensorView* castOp(DataType dtype, TensorView* x) {
+  MF_CHECK(isTensorDataType(dtype), "castOp: {} is not a tensor dtype", dtype);
+  TensorView* out = newPointwiseOutput("castOp", {x}, dtype);
+  IrBuilder::create<UnaryOp>(std::vector<Val*>{x}, std::vector<Val*>{out}, UnaryOpType::Cast);
+  return out;
+}
+
+TensorView* set(TensorView* x) {
+  TensorView* out = newPointwiseOutput("set", {x}, x->dtype());
+  IrBuilder::create<LoadStoreOp>(std::vector<Val*>{x}, std::vector<Val*>{out});
+  return out;
+}
+
+TensorView* broadcast(TensorView* x, const std::vector<bool>& is_broadcast_dim) {
+  std::vector<IterDomain*> in_ids = logicalNoReductions(x);
+  size_t kept = std::count(is_broadcast_dim.begin(), is_broadcast_dim.end(), false);
+  MF_CHECK(kept == in_ids.size(),
+           "broadcast: {} has {} axes but the flags {{{}}} keep {}; one false per input axis",
+           x->toString(), in_ids.size(), fmt::join(is_broadcast_dim, ", "), kept);
+  std::vector<IterDomain*> out_ids;
+  size_t next = 0;
+  for (bool b : is_broadcast_dim) {
+    out_ids.push_back(b ? IrBuilder::create<IterDomain>(constInt(1), IterType::Broadcast)
+                        : in_ids[next++]->freshCopy());
+  }
+  auto* out = IrBuilder::create<TensorView>(IrBuilder::create<TensorDomain>(out_ids), x->dtype());
+  IrBuilder::create<BroadcastOp>(std::vector<Val*>{x}, std::vector<Val*>{out}, is_broadcast_dim);
+  return out;
+}
+
+}  // namespace mf

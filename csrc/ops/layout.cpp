@@ -1,0 +1,61 @@
+#include "ops/layout.h"
+
+#include "ir/builder.h"
+#include "ir/fusion.h"
+
+namespace mf {
+namespace {
+constexpr std::string_view kOp = "preprocessGroupedMatmulInputSf";
+}  // namespace
+
+TensorView* preprocessGroupedMatmulInputSf(TensorView* input, TensorView* input_offsets,
+                                           TensorView* output_offsets,
+                                           BlockScalingFactorLayout layout) {
+  MF_CHECK(input && input_offsets && output_offsets, "{}: an operand is null", kOp);
+  MF_CHECK(layout == BlockScalingFactorLayout::Block128x4,
+           "{}: unknown layout {} for output of {}; the only layout is Block128x4", kOp,
+           static_cast<int>(layout), input->toInlineString());
+  std::vector<IterDomain*> in_ids;
+  for (IterDomain* id : input->getLogicalDomain())
+    if (!id->isReduction()) in_ids.push_back(id);
+  MF_CHECK(in_ids.size() == 2, "{}: input {} must be 2-D [M, K], got rank {}", kOp,
+           input->toString(), in_ids.size());
+  for (auto [name, off] : {std::pair{"input_offsets", input_offsets},
+                           std::pair{"output_offsets", output_offsets}}) {
+    MF_CHECK(off->getLogicalDomain().size() == 1, "{}: {} {} must be 1-D [G], got rank {}", kOp,
+             name, off->toString(), off->getLogicalDomain().size());
+    MF_CHECK(off->dtype() == DataType::Int32 || off->dtype() == DataType::Int64,
+             "{}: {} {} must be Int32 or Int64, got {}", kOp, name, off->toInlineString(),
+             off->dtype());
+  }
+  MF_CHECK(input_offsets->dtype() == output_offsets->dtype(),
+           "{}: input_offsets {} and output_offsets {} must have the same dtype, got {} and {}",
+           kOp, input_offsets->toInlineString(), output_offsets->toInlineString(),
+           input_offsets->dtype(), output_offsets->dtype());
+  Val* g = input_offsets->getLogicalDomain()[0]->extent();
+  Val* g_out = output_offsets->getLogicalDomain()[0]->extent();
+  auto gi = g->constInt(), go = g_out->constInt();
+  MF_CHECK(!gi || !go || *gi == *go,
+           "{}: input_offsets {} has {} groups but output_offsets {} has {}", kOp,
+           input_offsets->toInlineString(), *gi, output_offsets->toInlineString(), *go);
+
+  Fusion* f = input->fusion();
+  FusionGuard fg(f);
+  Val* m = in_ids[0]->extent();
+  Val* k = in_ids[1]->extent();
+  std::vector<IterDomain*> logical = {in_ids[0]->freshCopy(), in_ids[1]->freshCopy()};
+  // Worst-case padding: each group can need up to 127 pad rows; columns round up to 4.
+  Val* padded_rows = SIB::add(m, SIB::mul(g, constInt(127)));
+  Val* padded_cols = SIB::mul(SIB::ceilDiv(k, constInt(4)), constInt(4));
+  std::vector<IterDomain*> allocation = {IrBuilder::create<IterDomain>(padded_rows),
+                                         IrBuilder::create<IterDomain>(padded_cols)};
+  auto* td = IrBuilder::create<TensorDomain>(logical);
+  td->setDeclaredAllocationDomain(allocation, {true, true});
+  auto* out = IrBuilder::create<TensorView>(td, input->dtype());
+  IrBuilder::create<PreprocessGroupedMatmulInputSf>(
+      std::vector<Val*>{input, input_offsets, output_offsets, k, g}, std::vector<Val*>{out},
+      layout);
+  return out;
+}
+
+}  // namespace mf

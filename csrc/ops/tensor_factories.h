@@ -1,0 +1,41 @@
+//! Fusion inputs: TensorViewBuilder and the make*Tensor helpers used by users and tests.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "ir/tensor_view.h"
+
+namespace mf {
+
+//! Builds an input TensorView. shape: -1 means symbolic (a fresh Index scalar), 1 makes a
+//! Broadcast axis, other values are constant extents. Contiguity defaults to false
+//! (any strides accepted at run time).
+class TensorViewBuilder {
+ public:
+  TensorViewBuilder& ndims(int64_t n);
+  TensorViewBuilder& dtype(DataType t);
+  TensorViewBuilder& shape(std::vector<int64_t> shape);
+  TensorViewBuilder& contiguity(bool contiguous);
+  TensorViewBuilder& contiguity(Contiguity contiguity);
+  TensorView* build() const;
+
+ private:
+  int64_t ndims_ = -1;
+  DataType dtype_ = DataType::Float;
+  std::vector<int64_t> shape_;
+  std::optional<bool> contiguous_;
+  Contiguity contiguity_;
+};
+
+//! Rank-`rank` tensor with symbolic extents and arbitrary strides.
+TensorView* makeSymbolicTensor(int64_t rank, DataType dtype = DataType::Float);
+//! Rank-`rank` tensor with symbolic extents, contiguous row-major.
+TensorView* makeContigTensor(int64_t rank, DataType dtype = DataType::Float);
+//! Constant extents (-1 symbolic, 1 broadcast), arbitrary strides.
+TensorView* makeConcreteTensor(std::vector<int64_t> sizes, DataType dtype = DataType::Float);
+//! Constant extents, contiguous row-major.
+TensorView* makeContigConcreteTensor(std::vector<int64_t> sizes,
+                                     DataType dtype = DataType::Float);
+
+}  // namespace mf
