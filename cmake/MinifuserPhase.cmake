@@ -11,6 +11,9 @@ function(mf_add_phase name)
     $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/minifuser>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  # Our headers need C++20; PUBLIC, so an installed package's user gets it too.
+  target_compile_features(mf_${name} PUBLIC cxx_std_20)
+  # $<BUILD_INTERFACE:...>: our warning flags never reach (or need exporting to) a user.
   target_link_libraries(mf_${name} PUBLIC ${ARG_DEPENDS} PRIVATE $<BUILD_INTERFACE:mf_warnings>)
   set_property(GLOBAL APPEND PROPERTY MF_PHASES mf_${name})
 endfunction()

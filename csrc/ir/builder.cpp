@@ -6,14 +6,18 @@
 
 namespace mf {
 
-Val* newScalar(DataType dtype) { return IrBuilder::create<Scalar>(dtype); }
+Val* newScalar(DataType dtype) {
+  return IrBuilder::create<Scalar>(dtype);
+}
 
 Val* constInt(int64_t v, DataType dtype) {
   MF_ASSERT(isIntegralType(dtype), "constInt of non-integral dtype {}", dtype);
   return IrBuilder::create<Scalar>(dtype, ScalarValue{v});
 }
 
-Val* constBool(bool v) { return IrBuilder::create<Scalar>(DataType::Bool, ScalarValue{v}); }
+Val* constBool(bool v) {
+  return IrBuilder::create<Scalar>(DataType::Bool, ScalarValue{v});
+}
 
 Val* constFloat(double v, DataType dtype) {
   MF_ASSERT(isFloatingType(dtype), "constFloat of non-floating dtype {}", dtype);
@@ -50,11 +54,12 @@ Val* SimplifyingIrBuilder::binary(BinaryOpType op, Val* a, Val* b) {
   std::optional<ScalarValue> ca = a->constValue(), cb = b->constValue();
   bool int_math = isIntegralType(compute);
   if (ca && cb) {
-    bool divides_by_zero = int_math &&
-                           (op == BinaryOpType::Div || op == BinaryOpType::Mod ||
-                            op == BinaryOpType::CeilDiv) &&
-                           asInt(*cb) == 0;
-    if (!divides_by_zero) return constValue(evalBinary(op, out_dtype, compute, *ca, *cb), out_dtype);
+    bool divides_by_zero =
+        int_math &&
+        (op == BinaryOpType::Div || op == BinaryOpType::Mod || op == BinaryOpType::CeilDiv) &&
+        asInt(*cb) == 0;
+    if (!divides_by_zero)
+      return constValue(evalBinary(op, out_dtype, compute, *ca, *cb), out_dtype);
   }
   // Identities. Only for integer and boolean math, where they are exact.
   if (int_math) {
@@ -82,7 +87,8 @@ Val* SimplifyingIrBuilder::binary(BinaryOpType op, Val* a, Val* b) {
       case BinaryOpType::Minimum:
         if (a == b) return a;
         break;
-      default: break;
+      default:
+        break;
     }
   }
   if (op == BinaryOpType::LogicalAnd) {
@@ -93,24 +99,58 @@ Val* SimplifyingIrBuilder::binary(BinaryOpType op, Val* a, Val* b) {
     if (ca) return asBool(*ca) ? constBool(true) : b;
     if (cb) return asBool(*cb) ? constBool(true) : a;
   }
-  if (a == b && int_math && (op == BinaryOpType::Eq || op == BinaryOpType::Le)) return constBool(true);
+  if (a == b && int_math && (op == BinaryOpType::Eq || op == BinaryOpType::Le))
+    return constBool(true);
+  // Indices are non-negative, so (x % n) < n always holds.
+  if (op == BinaryOpType::Lt && int_math && a->definition() != nullptr) {
+    auto* m = dynamic_cast<BinaryOp*>(a->definition());
+    if (m && m->opType() == BinaryOpType::Mod && m->rhs() == b) return constBool(true);
+  }
   return build(op, a, b, out_dtype);
 }
 
-Val* SIB::add(Val* a, Val* b) { return binary(BinaryOpType::Add, a, b); }
-Val* SIB::sub(Val* a, Val* b) { return binary(BinaryOpType::Sub, a, b); }
-Val* SIB::mul(Val* a, Val* b) { return binary(BinaryOpType::Mul, a, b); }
-Val* SIB::div(Val* a, Val* b) { return binary(BinaryOpType::Div, a, b); }
-Val* SIB::mod(Val* a, Val* b) { return binary(BinaryOpType::Mod, a, b); }
-Val* SIB::ceilDiv(Val* a, Val* b) { return binary(BinaryOpType::CeilDiv, a, b); }
-Val* SIB::min(Val* a, Val* b) { return binary(BinaryOpType::Minimum, a, b); }
-Val* SIB::max(Val* a, Val* b) { return binary(BinaryOpType::Maximum, a, b); }
-Val* SIB::lt(Val* a, Val* b) { return binary(BinaryOpType::Lt, a, b); }
-Val* SIB::le(Val* a, Val* b) { return binary(BinaryOpType::Le, a, b); }
-Val* SIB::eq(Val* a, Val* b) { return binary(BinaryOpType::Eq, a, b); }
-Val* SIB::ne(Val* a, Val* b) { return binary(BinaryOpType::Ne, a, b); }
-Val* SIB::logicalAnd(Val* a, Val* b) { return binary(BinaryOpType::LogicalAnd, a, b); }
-Val* SIB::logicalOr(Val* a, Val* b) { return binary(BinaryOpType::LogicalOr, a, b); }
+Val* SIB::add(Val* a, Val* b) {
+  return binary(BinaryOpType::Add, a, b);
+}
+Val* SIB::sub(Val* a, Val* b) {
+  return binary(BinaryOpType::Sub, a, b);
+}
+Val* SIB::mul(Val* a, Val* b) {
+  return binary(BinaryOpType::Mul, a, b);
+}
+Val* SIB::div(Val* a, Val* b) {
+  return binary(BinaryOpType::Div, a, b);
+}
+Val* SIB::mod(Val* a, Val* b) {
+  return binary(BinaryOpType::Mod, a, b);
+}
+Val* SIB::ceilDiv(Val* a, Val* b) {
+  return binary(BinaryOpType::CeilDiv, a, b);
+}
+Val* SIB::min(Val* a, Val* b) {
+  return binary(BinaryOpType::Minimum, a, b);
+}
+Val* SIB::max(Val* a, Val* b) {
+  return binary(BinaryOpType::Maximum, a, b);
+}
+Val* SIB::lt(Val* a, Val* b) {
+  return binary(BinaryOpType::Lt, a, b);
+}
+Val* SIB::le(Val* a, Val* b) {
+  return binary(BinaryOpType::Le, a, b);
+}
+Val* SIB::eq(Val* a, Val* b) {
+  return binary(BinaryOpType::Eq, a, b);
+}
+Val* SIB::ne(Val* a, Val* b) {
+  return binary(BinaryOpType::Ne, a, b);
+}
+Val* SIB::logicalAnd(Val* a, Val* b) {
+  return binary(BinaryOpType::LogicalAnd, a, b);
+}
+Val* SIB::logicalOr(Val* a, Val* b) {
+  return binary(BinaryOpType::LogicalOr, a, b);
+}
 
 Val* SIB::where(Val* cond, Val* a, Val* b) {
   if (std::optional<ScalarValue> c = cond->constValue()) return asBool(*c) ? a : b;

@@ -19,8 +19,12 @@ Statement* IrCloner::clone(const Statement* s) {
 
 Statement* IrCloner::cloneVal(const Val* v) {
   switch (v->kind()) {
-    case ValKind::Scalar:
+    case ValKind::Scalar: {
+      const auto* sc = v->as<Scalar>();
+      if (!sc->codeName().empty())
+        return IrBuilder::createIn<Scalar>(to_, v->dtype(), sc->codeName());
       return IrBuilder::createIn<Scalar>(to_, v->dtype(), v->constValue());
+    }
     case ValKind::IterDomain: {
       const auto* id = v->as<IterDomain>();
       return IrBuilder::createIn<IterDomain>(to_, clone(id->extent()), id->iterType(),
@@ -39,7 +43,8 @@ Statement* IrCloner::cloneVal(const Val* v) {
       c->setComputeAtPosition(tv->computeAtPosition());
       return c;
     }
-    case ValKind::TensorIndex: break;
+    case ValKind::TensorIndex:
+      break;
   }
   MF_ASSERT(false, "cannot clone {}", v->toString());
 }

@@ -14,9 +14,8 @@ void ExpressionEvaluator::bind(const Val* v, const ScalarValue& value) {
     return;
   }
   auto [it, inserted] = known_.emplace(v, cast);
-  MF_CHECK(inserted || asDouble(it->second) == asDouble(cast),
-           "{} was bound to {} and then to {}", v->toInlineString(), toString(it->second),
-           toString(value));
+  MF_CHECK(inserted || asDouble(it->second) == asDouble(cast), "{} was bound to {} and then to {}",
+           v->toInlineString(), toString(it->second), toString(value));
 }
 
 void ExpressionEvaluator::bindTensorSizes(const TensorView* tv, std::span<const int64_t> sizes) {
@@ -70,6 +69,42 @@ int64_t ExpressionEvaluator::evaluateInt(const Val* v, std::string_view what) {
   MF_CHECK(x.has_value(), "cannot evaluate {} ({}): it depends on an unbound value", what,
            v->toInlineString());
   return asInt(*x);
+}
+
+}  // namespace mf
+
+#include "ir/fusion.h"
+
+namespace mf {
+
+void validateOperandExtents(const Fusion& fusion, ExpressionEvaluator& ee) {
+  for (Expr* e : fusion.exprs()) {
+    if (e->isA<BroadcastOp>()) continue;
+    auto* out = e->output(0)->as<TensorView>();
+    std::vector<TensorView*> operands;
+    if (auto* l = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e))
+      operands.push_back(l->in()->as<TensorView>());
+    else
+      for (Val* v : e->inputs())
+        if (auto* tv = dynamic_cast<TensorView*>(v)) operands.push_back(tv);
+    const auto& out_ids = out->getLogicalDomain();
+    for (size_t i = 0; i < out_ids.size(); ++i) {
+      std::optional<int64_t> expected;
+      TensorView* first = nullptr;
+      for (TensorView* tv : operands) {
+        const auto& ids = tv->getLogicalDomain();
+        if (i >= ids.size() || ids[i]->isBroadcast()) continue;
+        int64_t n = ee.evaluateInt(ids[i]->extent(), fmt::format("extent of {}", tv->toString()));
+        if (!expected) {
+          expected = n;
+          first = tv;
+          continue;
+        }
+        MF_CHECK(*expected == n, "`{}`: operands {} and {} disagree on axis {}: {} vs {}",
+                 e->toString(), first->toInlineString(), tv->toInlineString(), i, *expected, n);
+      }
+    }
+  }
 }
 
 }  // namespace mf

@@ -32,3 +32,11 @@ class ExpressionEvaluator {
 };
 
 }  // namespace mf
+
+namespace mf {
+class Fusion;
+//! Checks, with every input bound in `ee`, that the operands of each pointwise tensor expr
+//! agree on their non-broadcast extents (e.g. "add: T0 and T1 disagree on axis 1: 5 vs 7").
+//! Throws mf::UserError.
+void validateOperandExtents(const Fusion& fusion, ExpressionEvaluator& ee);
+}  // namespace mf

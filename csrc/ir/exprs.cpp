@@ -40,7 +40,8 @@ std::string_view toString(TernaryOpType t) {
 
 std::string_view toString(BlockScalingFactorLayout l) {
   switch (l) {
-    case BlockScalingFactorLayout::Block128x4: return "Block128x4";
+    case BlockScalingFactorLayout::Block128x4:
+      return "Block128x4";
   }
   return "?";
 }
@@ -50,8 +51,10 @@ bool isInfix(BinaryOpType t) {
     case BinaryOpType::CeilDiv:
     case BinaryOpType::Maximum:
     case BinaryOpType::Minimum:
-    case BinaryOpType::Pow: return false;
-    default: return true;
+    case BinaryOpType::Pow:
+      return false;
+    default:
+      return true;
   }
 }
 
@@ -64,8 +67,10 @@ bool isPredicateOp(BinaryOpType t) {
     case BinaryOpType::Gt:
     case BinaryOpType::Ge:
     case BinaryOpType::LogicalAnd:
-    case BinaryOpType::LogicalOr: return true;
-    default: return false;
+    case BinaryOpType::LogicalOr:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -106,7 +111,9 @@ PreprocessGroupedMatmulInputSf::PreprocessGroupedMatmulInputSf(Fusion* f, std::v
                                                                BlockScalingFactorLayout layout)
     : Expr(f, ExprKind::PreprocessGroupedMatmulInputSf, std::move(ins), std::move(outs)),
       layout_(layout) {
-  MF_ASSERT(inputs().size() == 5 && outputs().size() == 1, "layout op arity");
+  // Lowered copies carry the logical (row, col) of the element as inputs 5 and 6.
+  MF_ASSERT((inputs().size() == 5 || inputs().size() == 7) && outputs().size() == 1,
+            "layout op arity");
 }
 Expr* PreprocessGroupedMatmulInputSf::newObject(Fusion* f, std::vector<Val*> ins,
                                                 std::vector<Val*> outs) const {

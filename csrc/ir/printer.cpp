@@ -13,22 +13,30 @@ namespace {
 
 char scalarPrefix(DataType t) {
   switch (t) {
-    case DataType::Bool: return 'b';
-    case DataType::Double: return 'd';
+    case DataType::Bool:
+      return 'b';
+    case DataType::Double:
+      return 'd';
     case DataType::Float:
     case DataType::Half:
     case DataType::BFloat16:
-    case DataType::Float8_e4m3fn: return 'f';
-    default: return 'i';
+    case DataType::Float8_e4m3fn:
+      return 'f';
+    default:
+      return 'i';
   }
 }
 
 char iterTypeChar(IterType t) {
   switch (t) {
-    case IterType::Iteration: return 'i';
-    case IterType::Reduction: return 'r';
-    case IterType::Broadcast: return 'b';
-    case IterType::Symbolic: return '?';
+    case IterType::Iteration:
+      return 'i';
+    case IterType::Reduction:
+      return 'r';
+    case IterType::Broadcast:
+      return 'b';
+    case IterType::Symbolic:
+      return '?';
   }
   return '?';
 }
@@ -39,7 +47,9 @@ std::string join(const std::vector<IterDomain*>& ids) {
   return s;
 }
 
-std::string operand(const Val* v) { return v->toInlineString(); }
+std::string operand(const Val* v) {
+  return v->toInlineString();
+}
 
 // "<out> = <rhs>", with the output printed in full for tensors.
 std::string assignment(const Val* out, const std::string& rhs) {
@@ -48,17 +58,21 @@ std::string assignment(const Val* out, const std::string& rhs) {
 
 std::string unaryRhs(const UnaryOp* u) {
   switch (u->opType()) {
-    case UnaryOpType::Neg: return "-" + operand(u->in());
-    case UnaryOpType::LogicalNot: return "!" + operand(u->in());
-    case UnaryOpType::Cast: return fmt::format("cast<{}>({})", u->out()->dtype(), operand(u->in()));
-    default: return fmt::format("{}({})", toString(u->opType()), operand(u->in()));
+    case UnaryOpType::Neg:
+      return "-" + operand(u->in());
+    case UnaryOpType::LogicalNot:
+      return "!" + operand(u->in());
+    case UnaryOpType::Cast:
+      return fmt::format("cast<{}>({})", u->out()->dtype(), operand(u->in()));
+    default:
+      return fmt::format("{}({})", toString(u->opType()), operand(u->in()));
   }
 }
 
 std::string binaryRhs(const BinaryOp* b, bool parens) {
   if (isInfix(b->opType())) {
-    std::string s = fmt::format("{} {} {}", operand(b->lhs()), toString(b->opType()),
-                                operand(b->rhs()));
+    std::string s =
+        fmt::format("{} {} {}", operand(b->lhs()), toString(b->opType()), operand(b->rhs()));
     return parens ? "( " + s + " )" : s;
   }
   return fmt::format("{}({}, {})", toString(b->opType()), operand(b->lhs()), operand(b->rhs()));
@@ -79,6 +93,7 @@ std::string contiguityString(const Contiguity& c) {
 
 std::string Scalar::toString() const {
   if (constValue()) return mf::toString(*constValue());
+  if (!code_name_.empty()) return code_name_;
   return fmt::format("{}{}", scalarPrefix(dtype()), name());
 }
 
@@ -92,11 +107,13 @@ std::string Scalar::toInlineString() const {
 }
 
 std::string IterDomain::toString() const {
-  return fmt::format("{}{}{}{{{}}}", iterTypeChar(iter_type_), mf::toString(parallel_type_),
-                     name(), extent_->toInlineString());
+  return fmt::format("{}{}{}{{{}}}", iterTypeChar(iter_type_), mf::toString(parallel_type_), name(),
+                     extent_->toInlineString());
 }
 
-std::string TensorDomain::toString() const { return "[" + join(loop()) + "]"; }
+std::string TensorDomain::toString() const {
+  return "[" + join(loop()) + "]";
+}
 
 std::string TensorView::toString() const {
   std::string s = fmt::format("T{}_{}_{}[{}]", name(), mf::toString(memory_type_), dtype(),
@@ -105,7 +122,9 @@ std::string TensorView::toString() const {
   return s;
 }
 
-std::string TensorView::toInlineString() const { return fmt::format("T{}", name()); }
+std::string TensorView::toInlineString() const {
+  return fmt::format("T{}", name());
+}
 
 std::string TensorIndex::toString() const {
   return fmt::format("T{}[{}]", view_->name(), index_->toInlineString());
@@ -121,25 +140,32 @@ std::string Merge::toString() const {
                      out()->toString());
 }
 
-std::string UnaryOp::toString() const { return assignment(out(), unaryRhs(this)); }
-std::string BinaryOp::toString() const { return assignment(out(), binaryRhs(this, false)); }
-std::string TernaryOp::toString() const { return assignment(out(), ternaryRhs(this)); }
+std::string UnaryOp::toString() const {
+  return assignment(out(), unaryRhs(this));
+}
+std::string BinaryOp::toString() const {
+  return assignment(out(), binaryRhs(this, false));
+}
+std::string TernaryOp::toString() const {
+  return assignment(out(), ternaryRhs(this));
+}
 std::string LoadStoreOp::toString() const {
   return assignment(out(), fmt::format("set({})", operand(in())));
 }
 
 std::string BroadcastOp::toString() const {
   std::string flags;
-  for (bool b : is_broadcast_dims_) flags += (flags.empty() ? "" : ", ") + std::string(b ? "true" : "false");
+  for (bool b : is_broadcast_dims_)
+    flags += (flags.empty() ? "" : ", ") + std::string(b ? "true" : "false");
   return assignment(out(), fmt::format("broadcast({}, {{{}}})", operand(in()), flags));
 }
 
 std::string PreprocessGroupedMatmulInputSf::toString() const {
-  return assignment(out(), fmt::format("preprocessGroupedMatmulInputSf({}, input_offsets = {}, "
-                                       "output_offsets = {}, k = {}, g = {}, layout = {})",
-                                       operand(in()), operand(inputOffsets()),
-                                       operand(outputOffsets()), operand(k()), operand(g()),
-                                       mf::toString(layout_)));
+  return assignment(out(),
+                    fmt::format("preprocessGroupedMatmulInputSf({}, input_offsets = {}, "
+                                "output_offsets = {}, k = {}, g = {}, layout = {})",
+                                operand(in()), operand(inputOffsets()), operand(outputOffsets()),
+                                operand(k()), operand(g()), mf::toString(layout_)));
 }
 
 std::string ForLoop::toString() const {

@@ -69,4 +69,7 @@ Expr::Expr(Fusion* fusion, ExprKind kind, std::vector<Val*> inputs, std::vector<
 Scalar::Scalar(Fusion* fusion, DataType dtype, std::optional<ScalarValue> value)
     : Val(fusion, ValKind::Scalar, dtype), value_(std::move(value)) {}
 
+Scalar::Scalar(Fusion* fusion, DataType dtype, std::string code_name)
+    : Val(fusion, ValKind::Scalar, dtype), code_name_(std::move(code_name)) {}
+
 }  // namespace mf

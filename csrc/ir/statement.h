@@ -126,21 +126,27 @@ class Expr : public Statement {
 
 //! Defines `newObject` for an Expr class whose constructor is
 //! `T(Fusion*, std::vector<Val*> inputs, std::vector<Val*> outputs, <payload of this>)`.
-#define MF_DECLARE_EXPR(T)                                                        \
-  std::string_view opName() const override { return #T; }                         \
-  Expr* newObject(Fusion* fusion, std::vector<Val*> inputs,                       \
-                  std::vector<Val*> outputs) const override;
+#define MF_DECLARE_EXPR(T)                                                             \
+  std::string_view opName() const override {                                           \
+    return #T;                                                                         \
+  }                                                                                    \
+  Expr* newObject(Fusion* fusion, std::vector<Val*> inputs, std::vector<Val*> outputs) \
+      const override;
 
 //! A scalar: a constant (has a value) or symbolic (bound at run time, or defined by an Expr).
 class Scalar : public Val {
  public:
   Scalar(Fusion* fusion, DataType dtype, std::optional<ScalarValue> value = std::nullopt);
+  //! A named scalar of generated code (threadIdx.x, T0.size[1]): printed by its name.
+  Scalar(Fusion* fusion, DataType dtype, std::string code_name);
+  const std::string& codeName() const { return code_name_; }
   std::optional<ScalarValue> constValue() const override { return value_; }
   std::string toString() const override;
   std::string toInlineString() const override;
 
  private:
   std::optional<ScalarValue> value_;
+  std::string code_name_;
 };
 
 }  // namespace mf

@@ -33,7 +33,7 @@ Contiguity TensorDomain::filledContiguity(const std::vector<IterDomain*>& ids, b
   Contiguity c;
   for (IterDomain* id : ids)
     c.push_back(id->isBroadcast() || id->isReduction() ? std::nullopt
-                                                        : std::optional<bool>(contiguous));
+                                                       : std::optional<bool>(contiguous));
   return c;
 }
 
@@ -152,8 +152,7 @@ void TensorDomain::reorder(const std::vector<std::pair<int64_t, int64_t>>& old_t
 }
 
 void TensorDomain::setLoopDomain(std::vector<IterDomain*> loop) {
-  validateDomainEquivalence(logical_, loop,
-                            fmt::format("setLoopDomain of {}", toString()));
+  validateDomainEquivalence(logical_, loop, fmt::format("setLoopDomain of {}", toString()));
   loop_ = std::move(loop);
 }
 
@@ -161,12 +160,15 @@ void TensorDomain::setAllocationDomain(std::vector<IterDomain*> allocation, Cont
   validateDomainEquivalence(logical_, allocation,
                             fmt::format("setAllocationDomain of {}", toString()));
   std::vector<IterDomain*> saved = std::move(allocation_);
+  bool saved_declared = allocation_declared_;
   allocation_ = std::move(allocation);
   allocation_declared_ = false;
   try {
     setContiguity(std::move(contiguity));
   } catch (...) {
+    // A rejected call leaves the domain as it was, a declared one still declared.
     allocation_ = std::move(saved);
+    allocation_declared_ = saved_declared;
     throw;
   }
 }
@@ -174,9 +176,17 @@ void TensorDomain::setAllocationDomain(std::vector<IterDomain*> allocation, Cont
 void TensorDomain::setDeclaredAllocationDomain(std::vector<IterDomain*> allocation,
                                                Contiguity contiguity) {
   MF_CHECK(!allocation.empty(), "setDeclaredAllocationDomain of {}: empty domain", toString());
+  std::vector<IterDomain*> saved = std::move(allocation_);
+  bool saved_declared = allocation_declared_;
   allocation_ = std::move(allocation);
   allocation_declared_ = true;
-  setContiguity(std::move(contiguity));
+  try {
+    setContiguity(std::move(contiguity));
+  } catch (...) {
+    allocation_ = std::move(saved);
+    allocation_declared_ = saved_declared;
+    throw;
+  }
 }
 
 }  // namespace mf

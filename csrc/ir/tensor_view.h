@@ -47,6 +47,12 @@ class TensorView : public Val {
   //! Loop axes [0, pos) are shared with the consumers (computed inside their loops).
   int64_t computeAtPosition() const { return compute_at_pos_; }
   void setComputeAtPosition(int64_t pos);
+  //! Computes this tensor inside its consumers' first `pos` loops (negative counts from
+  //! the end). Each of those loop axes must map to the consumers' (same split/merge history
+  //! and parallelization); otherwise a UserError says which axis does not.
+  void inlineAt(int64_t pos);
+  //! inlineAt the largest legal position.
+  void inlineMost();
 
   std::string toString() const override;
   std::string toInlineString() const override;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace mf {
 
@@ -20,19 +21,103 @@ struct Float8e4m3 {
   uint8_t bits = 0;
 };
 
-// Narrowing conversions round to nearest, ties to even (as cvt.rn on the GPU).
-Half floatToHalf(float v);
-Half doubleToHalf(double v);  //!< one rounding, from double directly
-BFloat16 floatToBFloat16(float v);
-BFloat16 doubleToBFloat16(double v);
+// Canonical NaN bit patterns: every conversion that produces a NaN produces exactly these
+// (the patterns the GPU's cvt instructions produce).
+constexpr uint16_t kHalfCanonicalNan = 0x7fff;
+constexpr uint16_t kBFloat16CanonicalNan = 0x7fff;
+constexpr uint8_t kFloat8e4m3CanonicalNan = 0x7f;
+constexpr uint32_t kFloatCanonicalNan = 0x7fffffff;
+
+// Narrowing conversions round to nearest, ties to even (as cvt.rn on the GPU), keep the sign
+// of zero, produce subnormals, and map every NaN to the canonical NaN above.
+Half floatToHalf(float v);            //!< cvt.rn.f16.f32; overflow (|v| >= 65520) gives +-inf
+Half doubleToHalf(double v);          //!< one rounding, from double directly (cvt.rn.f16.f64)
+BFloat16 floatToBFloat16(float v);    //!< cvt.rn.bf16.f32
+BFloat16 doubleToBFloat16(double v);  //!< one rounding, from double directly (cvt.rn.bf16.f64)
 //! As cvt.rn.satfinite.e4m3x2.f32: finite magnitudes past 448 saturate to +-448, +-inf
-//! saturates to +-448, NaN stays NaN (0x7f / 0xff).
+//! saturates to +-448, NaN gives 0x7f.
 Float8e4m3 floatToFloat8e4m3(float v);
+//! One rounding, from double directly, with the satfinite rules of floatToFloat8e4m3. The GPU
+//! has no such instruction: the device side runs the same integer algorithm.
 Float8e4m3 doubleToFloat8e4m3(double v);
 
-// Widening conversions are exact.
+// Widening conversions are exact; a NaN gives kFloatCanonicalNan.
 float halfToFloat(Half v);
 float bfloat16ToFloat(BFloat16 v);
 float float8e4m3ToFloat(Float8e4m3 v);
+
+//! Floating point to int32 as the GPU's cvt.rzi.s32.f64: truncates toward zero (like C++),
+//! saturates out-of-range values to INT32_MIN / INT32_MAX (+-inf included), NaN gives 0.
+//! Float inputs go through this too (float -> double is exact).
+int32_t floatToInt32(double v);
+//! As floatToInt32, for int64 (cvt.rzi.s64.f64).
+int64_t floatToInt64(double v);
+
+namespace detail {
+template <typename T>
+constexpr bool kIsNarrowFloat =
+    std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> || std::is_same_v<T, Float8e4m3>;
+template <typename T>
+constexpr bool kIsScalar =
+    kIsNarrowFloat<T> || std::is_same_v<T, bool> || std::is_same_v<T, int32_t> ||
+    std::is_same_v<T, int64_t> || std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+inline float narrowToFloat(Half v) {
+  return halfToFloat(v);
+}
+inline float narrowToFloat(BFloat16 v) {
+  return bfloat16ToFloat(v);
+}
+inline float narrowToFloat(Float8e4m3 v) {
+  return float8e4m3ToFloat(v);
+}
+}  // namespace detail
+
+//! The value cast of the generated code (`mf_cast<To, From>` in runtime/numerics.cuh), on the
+//! host, over {bool, int32_t, int64_t, float, double, Half, BFloat16, Float8e4m3} (the device's
+//! `int` and `long long` are int32_t and int64_t here). Rules, as on the device:
+//! - same type: the value unchanged (bits included);
+//! - from a narrow float: widen to float (exact), then cast the float;
+//! - to bool: `v != 0` (NaN gives true, -0 gives false);
+//! - floating point to int: floatToInt32 / floatToInt64 (truncate, saturate, NaN -> 0);
+//! - int to int: C++ conversion (int64 -> int32 keeps the low 32 bits);
+//! - to float / double: C++ conversion (round to nearest even);
+//! - double to narrow: one rounding (doubleToHalf, ...);
+//! - bool, int, int64 or float to narrow: to float first (round to nearest even), then
+//!   floatToHalf, ...: int64 -> bf16 rounds twice, as PyTorch does.
+template <typename To, typename From>
+To castValue(From v) {
+  static_assert(detail::kIsScalar<To> && detail::kIsScalar<From>, "castValue: unsupported type");
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (detail::kIsNarrowFloat<From>) {
+    return castValue<To>(detail::narrowToFloat(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else if constexpr (std::is_same_v<To, int32_t> && std::is_floating_point_v<From>) {
+    return floatToInt32(v);
+  } else if constexpr (std::is_same_v<To, int64_t> && std::is_floating_point_v<From>) {
+    return floatToInt64(v);
+  } else if constexpr (!detail::kIsNarrowFloat<To>) {
+    return static_cast<To>(v);
+  } else if constexpr (std::is_same_v<From, double>) {
+    if constexpr (std::is_same_v<To, Half>) {
+      return doubleToHalf(v);
+    } else if constexpr (std::is_same_v<To, BFloat16>) {
+      return doubleToBFloat16(v);
+    } else {
+      return doubleToFloat8e4m3(v);
+    }
+  } else {
+    const float f = static_cast<float>(v);
+    if constexpr (std::is_same_v<To, Half>) {
+      return floatToHalf(f);
+    } else if constexpr (std::is_same_v<To, BFloat16>) {
+      return floatToBFloat16(f);
+    } else {
+      return floatToFloat8e4m3(f);
+    }
+  }
+}
 
 }  // namespace mf

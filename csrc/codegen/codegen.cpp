@@ -1,0 +1,333 @@
+#include "codegen/codegen.h"
+
+#include <fmt/ranges.h>
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+
+#include "ir/dispatch.h"
+#include "ir/exprs.h"
+#include "ops/arith.h"
+#include "support/hash.h"
+
+namespace mf {
+
+std::string_view cudaTypeName(DataType t) {
+  switch (t) {
+    case DataType::Bool:
+      return "bool";
+    case DataType::Int32:
+      return "int";
+    case DataType::Int64:
+      return "long long";
+    case DataType::Index:
+      return "mf_index_t";
+    case DataType::Half:
+      return "mf_half";
+    case DataType::BFloat16:
+      return "mf_bfloat16";
+    case DataType::Float:
+      return "float";
+    case DataType::Double:
+      return "double";
+    case DataType::Float8_e4m3fn:
+      return "mf_fp8e4m3";
+  }
+  return "?";
+}
+
+std::vector<KernelParam> kernelParams(const Kernel& kernel) {
+  std::vector<KernelParam> params;
+  const Fusion& ir = kernel.ir();
+  for (Val* v : ir.inputs()) params.push_back({v, false});
+  for (Val* v : ir.outputs()) params.push_back({v, false});
+  for (TensorView* tv : ir.allTvs())
+    if (tv->getMemoryType() == MemoryType::Global && !tv->isFusionInput() && !tv->isFusionOutput())
+      params.push_back({tv, false});
+  if (kernel.hasLayoutOp()) params.push_back({nullptr, true});
+  return params;
+}
+
+namespace {
+
+// Compute type of an op producing `out`: narrow floats compute in float.
+DataType computeOf(DataType out) {
+  return isNarrowFloat(out) ? DataType::Float : out;
+}
+
+std::string floatLiteral(double v, DataType t) {
+  bool f32 = t != DataType::Double;
+  if (std::isnan(v))
+    return f32 ? "__int_as_float(0x7fc00000)" : "__longlong_as_double(0x7ff8000000000000LL)";
+  if (std::isinf(v)) {
+    std::string inf =
+        f32 ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
+    return v > 0 ? inf : "(-" + inf + ")";
+  }
+  std::string s = fmt::format("{}", f32 ? static_cast<double>(static_cast<float>(v)) : v);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return f32 ? s + "f" : s;
+}
+
+class CudaPrinter final : public IrVisitor {
+ public:
+  explicit CudaPrinter(const Kernel& kernel) : kernel_(kernel) {
+    for (const KernelParam& p : kernelParams(kernel)) {
+      auto* tv = dynamic_cast<TensorView*>(p.val);
+      if (tv == nullptr) continue;
+      const auto& logical = tv->getLogicalDomain();
+      for (size_t i = 0; i < logical.size(); ++i) {
+        Val* e = logical[i]->extent();
+        if (!e->isConst() && e->definition() == nullptr)
+          extent_names_.try_emplace(e, fmt::format("T{}.size[{}]", tv->name(), i));
+      }
+    }
+  }
+
+  std::string run(const std::string& name) {
+    std::vector<std::string> params;
+    for (const KernelParam& p : kernelParams(kernel_)) {
+      if (p.is_error_flag) {
+        params.push_back("int* mf_error");
+      } else if (auto* tv = dynamic_cast<TensorView*>(p.val)) {
+        params.push_back(fmt::format("Tensor<{}, {}, {}> T{}", cudaTypeName(tv->dtype()),
+                                     tv->getLogicalDomain().size(),
+                                     tv->getMaybeAllocationDomain().size(), tv->name()));
+      } else {
+        params.push_back(fmt::format("{} {}", cudaTypeName(p.val->dtype()), p.val->toString()));
+      }
+    }
+    out_ += fmt::format("extern \"C\" __global__ void {}({}) {{\n", name, fmt::join(params, ", "));
+    indent_ = 1;
+    for (Expr* e : kernel_.body().exprs()) dispatch(e);
+    out_ += "}\n";
+    return out_;
+  }
+
+ private:
+  void line(const std::string& s) { out_ += std::string(2 * indent_, ' ') + s + "\n"; }
+
+  // A scalar as a C++ expression.
+  std::string scalar(Val* v) {
+    if (auto c = v->constValue()) {
+      if (std::holds_alternative<double>(*c)) return floatLiteral(std::get<double>(*c), v->dtype());
+      if (std::holds_alternative<bool>(*c)) return std::get<bool>(*c) ? "true" : "false";
+      return fmt::format("{}", std::get<int64_t>(*c));
+    }
+    if (auto it = extent_names_.find(v); it != extent_names_.end()) return it->second;
+    if (auto* s = dynamic_cast<Scalar*>(v); s && !s->codeName().empty()) return s->codeName();
+    Expr* def = v->definition();
+    if (def == nullptr || v->isFusionInput()) return v->toString();
+    if (auto* b = dynamic_cast<BinaryOp*>(def)) {
+      std::string l = scalar(b->lhs()), r = scalar(b->rhs());
+      switch (b->opType()) {
+        case BinaryOpType::CeilDiv:
+          return fmt::format("(({} + {} - 1) / {})", l, r, r);
+        case BinaryOpType::Maximum:
+          return fmt::format("({0} > {1} ? {0} : {1})", l, r);
+        case BinaryOpType::Minimum:
+          return fmt::format("({0} < {1} ? {0} : {1})", l, r);
+        default:
+          MF_ASSERT(isInfix(b->opType()), "scalar {} in generated code", toString(b->opType()));
+          return fmt::format("({} {} {})", l, toString(b->opType()), r);
+      }
+    }
+    if (auto* u = dynamic_cast<UnaryOp*>(def)) {
+      if (u->opType() == UnaryOpType::Cast)
+        return fmt::format("(({}){})", cudaTypeName(v->dtype()), scalar(u->in()));
+      if (u->opType() == UnaryOpType::Neg) return fmt::format("(-{})", scalar(u->in()));
+      if (u->opType() == UnaryOpType::LogicalNot) return fmt::format("(!{})", scalar(u->in()));
+      return fmt::format("mf_{}({})", toString(u->opType()), scalar(u->in()));
+    }
+    if (auto* t = dynamic_cast<TernaryOp*>(def); t && t->opType() == TernaryOpType::Where)
+      return fmt::format("({} ? {} : {})", scalar(t->input(0)), scalar(t->input(1)),
+                         scalar(t->input(2)));
+    MF_ASSERT(false, "cannot print scalar {} in generated code", v->toInlineString());
+  }
+
+  // An operand (TensorIndex or scalar) converted to `to`.
+  std::string operand(Val* v, DataType to) {
+    std::string s;
+    if (auto* ti = dynamic_cast<TensorIndex*>(v)) {
+      s = fmt::format("T{}[{}]", ti->view()->name(), scalar(ti->index()));
+    } else if (auto c = v->constValue(); c && isFloatingType(to)) {
+      return floatLiteral(asDouble(*c), to);
+    } else {
+      s = scalar(v);
+    }
+    if (v->dtype() == to) return s;
+    return fmt::format("mf_cast<{}>({})", cudaTypeName(to), s);
+  }
+
+  std::string target(Val* out) {
+    auto* ti = out->as<TensorIndex>();
+    return fmt::format("T{}[{}]", ti->view()->name(), scalar(ti->index()));
+  }
+
+  void assign(Val* out, DataType compute, const std::string& value) {
+    std::string v = out->dtype() == compute
+                        ? value
+                        : fmt::format("mf_cast<{}>({})", cudaTypeName(out->dtype()), value);
+    line(fmt::format("{} = {};", target(out), v));
+  }
+
+  void handle(ForLoop* loop) override {
+    ParallelType p = loop->parallelType();
+    if (isThreadDim(p) || isBlockDim(p) || p == ParallelType::Vectorize) {
+      // Hardware dims index by thread/block; a vectorized axis is one whole-vector copy.
+      for (Expr* e : loop->body().exprs()) dispatch(e);
+      return;
+    }
+    if (p == ParallelType::Unroll) line("#pragma unroll");
+    std::string i = scalar(loop->index());
+    line(fmt::format("for (mf_index_t {0} = 0; {0} < {1}; ++{0}) {{", i, scalar(loop->stop())));
+    ++indent_;
+    for (Expr* e : loop->body().exprs()) dispatch(e);
+    --indent_;
+    line("}");
+  }
+
+  void handle(IfThenElse* ite) override {
+    line(fmt::format("if ({}) {{", scalar(ite->cond())));
+    ++indent_;
+    for (Expr* e : ite->thenBody().exprs()) dispatch(e);
+    --indent_;
+    line("}");
+  }
+
+  void handle(Allocate* a) override {
+    line(fmt::format("alignas(16) {} T{}[{}];", cudaTypeName(a->buffer()->dtype()),
+                     a->buffer()->name(), scalar(a->size())));
+  }
+
+  void handle(LoadStoreOp* op) override {
+    auto it = kernel_.vectorWidth().find(op);
+    if (it != kernel_.vectorWidth().end()) {
+      auto* in = op->in()->as<TensorIndex>();
+      line(fmt::format("mf_vectorCopy<{}, {}>(&{}, &T{}[{}]);", cudaTypeName(op->out()->dtype()),
+                       it->second, target(op->out()), in->view()->name(), scalar(in->index())));
+      return;
+    }
+    assign(op->out(), op->out()->dtype(), operand(op->in(), op->out()->dtype()));
+  }
+
+  void handle(BroadcastOp* op) override {
+    assign(op->out(), op->out()->dtype(), operand(op->in(), op->out()->dtype()));
+  }
+
+  void handle(UnaryOp* op) override {
+    DataType out = op->out()->dtype();
+    if (op->opType() == UnaryOpType::Cast) {
+      line(fmt::format("{} = {};", target(op->out()), operand(op->in(), out)));
+      return;
+    }
+    DataType compute = computeOf(out);
+    std::string x = operand(op->in(), compute);
+    std::string value;
+    if (isFloatingType(compute)) {
+      value = fmt::format("mf_{}({})", toString(op->opType()), x);
+    } else {
+      switch (op->opType()) {
+        case UnaryOpType::Neg:
+          value = fmt::format("(-{})", x);
+          break;
+        case UnaryOpType::Abs:
+          value = fmt::format("({0} < 0 ? -{0} : {0})", x);
+          break;
+        case UnaryOpType::Relu:
+          value = fmt::format("({0} > 0 ? {0} : 0)", x);
+          break;
+        case UnaryOpType::LogicalNot:
+          value = fmt::format("(!{})", x);
+          break;
+        case UnaryOpType::Floor:
+        case UnaryOpType::Ceil:
+          value = x;
+          break;
+        default:
+          MF_THROW("codegen: {} of {} is not supported", toString(op->opType()), compute);
+      }
+    }
+    assign(op->out(), compute, value);
+  }
+
+  void handle(BinaryOp* op) override {
+    DataType compute = computeType(op);
+    std::string a = operand(op->lhs(), compute), b = operand(op->rhs(), compute);
+    std::string value;
+    BinaryOpType t = op->opType();
+    bool fp = isFloatingType(compute);
+    if (t == BinaryOpType::Maximum || t == BinaryOpType::Minimum || t == BinaryOpType::Pow) {
+      if (fp) {
+        value = fmt::format("mf_{}({}, {})", toString(t), a, b);
+      } else {
+        MF_CHECK(t != BinaryOpType::Pow, "codegen: pow of {} tensors is not supported", compute);
+        value =
+            fmt::format("({0} {2} {1} ? {0} : {1})", a, b, t == BinaryOpType::Maximum ? ">" : "<");
+      }
+    } else {
+      MF_CHECK(isInfix(t) && !(fp && t == BinaryOpType::Mod),
+               "codegen: {} of {} tensors is not supported", toString(t), compute);
+      value = fmt::format("({} {} {})", a, toString(t), b);
+    }
+    assign(op->out(), isPredicateOp(t) ? DataType::Bool : compute, value);
+  }
+
+  void handle(TernaryOp* op) override {
+    DataType out = op->out()->dtype();
+    if (op->opType() == TernaryOpType::Where) {
+      assign(op->out(), out,
+             fmt::format("({} ? {} : {})", operand(op->input(0), DataType::Bool),
+                         operand(op->input(1), out), operand(op->input(2), out)));
+      return;
+    }
+    DataType compute = computeOf(out);
+    std::string x = operand(op->input(0), compute), lo = operand(op->input(1), compute),
+                hi = operand(op->input(2), compute);
+    std::string value = isFloatingType(compute)
+                            ? fmt::format("mf_minimum(mf_maximum({}, {}), {})", x, lo, hi)
+                            : fmt::format("({0} < {1} ? {1} : ({0} > {2} ? {2} : {0}))", x, lo, hi);
+    assign(op->out(), compute, value);
+  }
+
+  void handle(PreprocessGroupedMatmulInputSf* op) override {
+    auto* out = op->out()->as<TensorIndex>()->view();
+    auto* in = op->in()->as<TensorIndex>();
+    auto* in_off = op->inputOffsets()->as<TensorIndex>()->view();
+    auto* out_off = op->outputOffsets()->as<TensorIndex>()->view();
+    const auto& alloc = out->getMaybeAllocationDomain();
+    line(
+        fmt::format("mf_preprocessGroupedMatmulInputSf<{}, {}>(T{}.data, {} * {}, &T{}[{}], 1, {}, "
+                    "{}, T{}.data, "
+                    "T{}.data, {}, {}, {}, mf_error);",
+                    cudaTypeName(out->dtype()), cudaTypeName(in_off->dtype()), out->name(),
+                    scalar(alloc[0]->extent()), scalar(alloc[1]->extent()), in->view()->name(),
+                    scalar(in->index()), scalar(op->input(5)), scalar(op->input(6)), in_off->name(),
+                    out_off->name(), scalar(out->getLogicalDomain()[0]->extent()), scalar(op->k()),
+                    scalar(op->g())));
+  }
+
+  const Kernel& kernel_;
+  std::unordered_map<const Val*, std::string> extent_names_;
+  std::string out_;
+  int indent_ = 0;
+};
+
+}  // namespace
+
+GeneratedKernel generateCuda(const Kernel& kernel, std::string_view prelude) {
+  // The name hashes the code printed under a placeholder name, so equal kernels share it.
+  constexpr std::string_view kPlaceholder = "MF_KERNEL_NAME";
+  std::string code = CudaPrinter(kernel).run(std::string(kPlaceholder));
+  std::string name = fmt::format("kernel_{:016x}", hashBytes(code));
+  code.replace(code.find(kPlaceholder), kPlaceholder.size(), name);
+  GeneratedKernel g;
+  g.name = name;
+  g.kernel_code = code;
+  g.full_source = fmt::format("// minifuser generated kernel {}\ntypedef {} mf_index_t;\n{}\n{}",
+                              name, cudaTypeName(kernel.indexType()), prelude, code);
+  g.params = kernelParams(kernel);
+  return g;
+}
+
+}  // namespace mf

@@ -1,0 +1,254 @@
+#include "executor/kernel_executor.h"
+
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <ostream>
+
+#include "cuda/device_memory.h"
+#include "cuda/driver.h"
+#include "cuda/kernel_args.h"
+#include "cuda/kernel_cache.h"
+#include "cuda/runtime_sources.h"
+#include "executor/arguments.h"
+#include "ir/exprs.h"
+#include "lower/pipeline.h"
+#include "support/options.h"
+
+namespace mf {
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Tensors read or written with whole-vector copies, and the vector width.
+std::vector<std::pair<TensorView*, int64_t>> vectorizedTensors(const Kernel& kernel) {
+  std::vector<std::pair<TensorView*, int64_t>> out;
+  for (const auto& [e, width] : kernel.vectorWidth())
+    for (Val* v : {e->input(0), e->output(0)}) {
+      TensorView* tv = v->as<TensorIndex>()->view();
+      if (tv->getMemoryType() == MemoryType::Global) out.emplace_back(tv, width);
+    }
+  return out;
+}
+
+void checkVectorizable(TensorView* tv, int64_t width, const std::vector<int64_t>& sizes,
+                       const std::vector<int64_t>& strides) {
+  bool ok = !sizes.empty() && sizes.back() % width == 0 && strides.back() == 1;
+  for (size_t d = 0; d + 1 < strides.size(); ++d) ok = ok && strides[d] % width == 0;
+  MF_CHECK(ok,
+           "vectorized access of {} by {} elements needs its innermost extent divisible by {}, "
+           "its innermost stride 1 and its other strides multiples of {}; got sizes [{}] and "
+           "strides [{}]",
+           tv->toString(), width, width, width, fmt::join(sizes, ", "), fmt::join(strides, ", "));
+}
+
+std::string describeLayoutError(int flag) {
+  std::string what;
+  if (flag & 1) what += " a computed position fell outside the padded output buffer;";
+  if (flag & 2)
+    what +=
+        " input_offsets are not valid group starts (first must be 0, "
+        "non-decreasing, at most M);";
+  if (flag & 4) what += " output_offsets are not each group's start rounded up to 128 rows;";
+  return what;
+}
+
+}  // namespace
+
+KernelExecutor::KernelExecutor() = default;
+KernelExecutor::~KernelExecutor() = default;
+
+DataType chooseIndexType(Fusion& fusion, const std::vector<Tensor>& inputs) {
+  if (inputs.empty()) return DataType::Int64;
+  ExpressionEvaluator ee;
+  bindInputs(fusion, inputs, ee);
+  constexpr int64_t kMax = (int64_t{1} << 31) - 1;
+  for (const Tensor& t : inputs) {
+    int64_t span = 1;
+    for (int64_t d = 0; d < t.dim(); ++d)
+      span += (t.sizes()[d] - 1) * std::max<int64_t>(t.strides()[d], 1);
+    if (t.allocationNumel() > kMax || span > kMax) return DataType::Int64;
+  }
+  for (Val* v : fusion.outputs())
+    if (layoutOf(v->as<TensorView>(), ee).allocNumel() > kMax) return DataType::Int64;
+  return DataType::Int32;
+}
+
+void KernelExecutor::compile(Fusion* fusion, const std::vector<Tensor>& inputs,
+                             const CompileOptions& options) {
+  MF_CHECK(fusion != nullptr, "KernelExecutor::compile: fusion is null");
+  auto start = std::chrono::steady_clock::now();
+  LowerOptions lower;
+  lower.index_type = options.index_type.value_or(chooseIndexType(*fusion, inputs));
+  lower.verify = options.verify_lowering;
+  kernel_ = lowerFusion(*fusion, lower);
+  double lower_ms = msSince(start);
+
+  start = std::chrono::steady_clock::now();
+  generated_ = generateCuda(*kernel_, cuda::runtimePrelude());
+  double codegen_ms = msSince(start);
+  if (isDumpEnabled(DumpOption::CudaKernel)) dumpStream() << generated_.kernel_code;
+  if (isDumpEnabled(DumpOption::CudaFull)) dumpStream() << generated_.full_source;
+  if (isDumpEnabled(DumpOption::CudaToFile)) {
+    std::string path = fmt::format("{}/{}.cu", mf::options().dump_dir, generated_.name);
+    std::ofstream f(path);
+    MF_CHECK(f.good(), "cuda_to_file: cannot write {}", path);
+    f << generated_.full_source;
+    dumpStream() << "wrote " << path << "\n";
+  }
+
+  cuda::NvrtcOptions nvrtc;
+  if (cuda::cudaAvailable()) {
+    nvrtc.arch_major = cuda::deviceInfo().major;
+    nvrtc.arch_minor = cuda::deviceInfo().minor;
+  }
+  compiled_ = cuda::compileCached(generated_.full_source, generated_.name, nvrtc);
+  loaded_.reset();
+  if (isDumpEnabled(DumpOption::CompileTiming))
+    dumpStream() << fmt::format("compile {}: lower {:.3f} ms, codegen {:.3f} ms, nvrtc {:.3f} ms\n",
+                                generated_.name, lower_ms, codegen_ms, compiled_.compile_ms);
+}
+
+std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
+                                        const RunOptions& options) {
+  MF_CHECK(isCompiled(), "KernelExecutor::run: call compile() first");
+  Fusion& ir = kernel_->ir();
+  ExpressionEvaluator ee;
+  bindInputs(ir, inputs, ee);
+  for (auto [tv, width] : vectorizedTensors(*kernel_))
+    if (tv->isFusionInput()) {
+      size_t i = std::find(ir.inputs().begin(), ir.inputs().end(), tv) - ir.inputs().begin();
+      checkVectorizable(tv, width, inputs[i].sizes(), inputs[i].strides());
+    }
+  bool index32 = kernel_->indexType() == DataType::Int32;
+  if (index32)
+    MF_CHECK(chooseIndexType(ir, inputs) == DataType::Int32,
+             "kernel {} was compiled with 32-bit indices but these inputs need 64-bit; "
+             "compile with these inputs or CompileOptions::index_type = Int64",
+             generated_.name);
+
+  // Launch dimensions: each hardware dimension as wide as its widest axis.
+  cuda::LaunchDims dims;
+  bool empty = false;
+  for (const auto& [p, extents] : kernel_->parallelExtents()) {
+    int64_t n = 0;
+    for (Val* e : extents) n = std::max(n, ee.evaluateInt(e, "a parallelized extent"));
+    empty = empty || n == 0;
+    uint32_t v = static_cast<uint32_t>(std::max<int64_t>(n, 1));
+    switch (p) {
+      case ParallelType::TIDx:
+        dims.block_x = v;
+        break;
+      case ParallelType::TIDy:
+        dims.block_y = v;
+        break;
+      case ParallelType::TIDz:
+        dims.block_z = v;
+        break;
+      case ParallelType::BIDx:
+        dims.grid_x = v;
+        break;
+      case ParallelType::BIDy:
+        dims.grid_y = v;
+        break;
+      case ParallelType::BIDz:
+        dims.grid_z = v;
+        break;
+      default:
+        break;
+    }
+  }
+  last_launch_ = dims;
+
+  std::vector<KernelParam> params = kernelParams(*kernel_);
+  std::vector<Tensor> outputs;
+  std::vector<TensorLayout> out_layouts;
+  for (Val* v : ir.outputs()) {
+    out_layouts.push_back(layoutOf(v->as<TensorView>(), ee));
+    outputs.push_back(allocateHost(v->as<TensorView>(), out_layouts.back()));
+  }
+  for (auto [tv, width] : vectorizedTensors(*kernel_))
+    if (tv->isFusionOutput()) {
+      size_t i = std::find(ir.outputs().begin(), ir.outputs().end(), tv) - ir.outputs().begin();
+      checkVectorizable(tv, width, out_layouts[i].alloc_sizes, out_layouts[i].alloc_strides);
+    }
+
+  cuda::requireDevice();
+  if (!loaded_) loaded_ = std::make_unique<cuda::LoadedKernel>(compiled_);
+  std::vector<cuda::DeviceBuffer> buffers;
+  buffers.reserve(params.size());
+  cuda::KernelArgs args;
+  size_t in_i = 0, out_i = 0;
+  for (const KernelParam& p : params) {
+    if (p.is_error_flag) {
+      buffers.emplace_back(sizeof(int));
+      buffers.back().fill(0);
+      args.addPointer(buffers.back().ptr());
+      continue;
+    }
+    auto* tv = dynamic_cast<TensorView*>(p.val);
+    if (tv == nullptr) {
+      const Tensor& t = inputs[in_i++];
+      switch (p.val->dtype()) {
+        case DataType::Bool:
+          args.addScalar<bool>(t.item(0) != 0);
+          break;
+        case DataType::Int32:
+          args.addScalar<int32_t>(static_cast<int32_t>(t.item(0)));
+          break;
+        case DataType::Int64:
+          args.addScalar<int64_t>(static_cast<int64_t>(t.item(0)));
+          break;
+        case DataType::Float:
+          args.addScalar<float>(static_cast<float>(t.item(0)));
+          break;
+        case DataType::Double:
+          args.addScalar<double>(t.item(0));
+          break;
+        default:
+          MF_THROW("scalar input {} of dtype {} is not supported", p.val->toString(),
+                   p.val->dtype());
+      }
+      continue;
+    }
+    if (tv->isFusionInput()) {
+      const Tensor& t = inputs[in_i++];
+      buffers.emplace_back(static_cast<size_t>(t.allocationNumel() * dataTypeSize(t.dtype())));
+      buffers.back().copyFromHost(t.rawData(), buffers.back().size());
+      args.addTensor(buffers.back().ptr(), t.sizes(), t.strides(), index32);
+      continue;
+    }
+    TensorLayout layout = tv->isFusionOutput() ? out_layouts[out_i] : layoutOf(tv, ee);
+    buffers.emplace_back(static_cast<size_t>(layout.allocNumel() * dataTypeSize(tv->dtype())));
+    if (options.poison_outputs) buffers.back().fill(0xFF);
+    if (layout.declared_allocation && options.zero_fill_layout_pads) buffers.back().fill(0);
+    args.addTensor(buffers.back().ptr(), layout.sizes, layout.alloc_strides, index32);
+    if (tv->isFusionOutput()) ++out_i;
+  }
+  if (!empty) loaded_->launch(dims, args.pointers());
+
+  // Copy results back: outputs follow the inputs among the parameters.
+  size_t b = 0;
+  for (const KernelParam& p : params) {
+    auto* tv = dynamic_cast<TensorView*>(p.val);
+    if (p.is_error_flag) {
+      int flag = 0;
+      buffers[b].copyToHost(&flag, sizeof(flag));
+      MF_CHECK(flag == 0,
+               "preprocessGroupedMatmulInputSf: bad offsets detected on the GPU "
+               "(error flag {}):{} no element was written out of bounds",
+               flag, describeLayoutError(flag));
+    } else if (tv && tv->isFusionOutput()) {
+      size_t i = std::find(ir.outputs().begin(), ir.outputs().end(), tv) - ir.outputs().begin();
+      buffers[b].copyToHost(outputs[i].rawData(), buffers[b].size());
+    }
+    if (p.is_error_flag || tv != nullptr) ++b;
+  }
+  return outputs;
+}
+
+}  // namespace mf

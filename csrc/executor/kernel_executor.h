@@ -1,0 +1,76 @@
+//! KernelExecutor: compiles one hand-scheduled fusion into a CUDA kernel and runs it, as
+//! nvFuser's KernelExecutor. compile() needs no GPU (lowering, codegen, NVRTC); run() binds
+//! inputs, computes launch parameters, allocates outputs (from their allocation domains),
+//! launches, and copies results back.
+//!
+//!   KernelExecutor ke;
+//!   ke.compile(&fusion, inputs);
+//!   std::vector<Tensor> outputs = ke.run(inputs);
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/codegen.h"
+#include "cuda/module.h"
+#include "cuda/nvrtc.h"
+#include "reference/tensor.h"
+
+namespace mf {
+
+struct CompileOptions {
+  //! Int32 or Int64; unset: Int32 when every extent and offset of the inputs given to
+  //! compile() fits (Int64 without inputs).
+  std::optional<DataType> index_type;
+  //! Run the kernel-IR verifier after each lowering pass.
+  bool verify_lowering = false;
+};
+
+struct RunOptions {
+  //! Fill every output with 0xFF bytes before the launch (NaN for floats), so tests see any
+  //! element the kernel failed to write.
+  bool poison_outputs = false;
+  //! Zero the layout op's padded buffer before the launch (default: pads left uninitialized,
+  //! as nvFuser; spec Part A).
+  bool zero_fill_layout_pads = false;
+};
+
+class KernelExecutor {
+ public:
+  KernelExecutor();
+  ~KernelExecutor();
+
+  //! Lowers, generates and compiles `fusion` (copied; later edits to it have no effect).
+  void compile(Fusion* fusion, const std::vector<Tensor>& inputs = {},
+               const CompileOptions& options = {});
+  //! Runs the compiled kernel. Throws mf::UserError for bad inputs (count, dtype, rank,
+  //! sizes, strides vs declared contiguity, vectorization divisibility) and, without a GPU,
+  //! the no-device error.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, const RunOptions& options = {});
+
+  bool isCompiled() const { return kernel_ != nullptr; }
+  const std::string& kernelName() const { return generated_.name; }
+  //! The generated kernel function (cuda_kernel dump).
+  const std::string& kernelCode() const { return generated_.kernel_code; }
+  //! Everything NVRTC compiled: index typedef, runtime prelude, kernel.
+  const std::string& fullSource() const { return generated_.full_source; }
+  const std::string& ptx() const { return compiled_.ptx; }
+  const std::string& compileLog() const { return compiled_.log; }
+  const Kernel& kernel() const { return *kernel_; }
+  //! Grid/block of the last run.
+  const cuda::LaunchDims& lastLaunch() const { return last_launch_; }
+
+ private:
+  std::unique_ptr<Kernel> kernel_;
+  GeneratedKernel generated_;
+  cuda::CompiledKernel compiled_;
+  std::unique_ptr<cuda::LoadedKernel> loaded_;
+  cuda::LaunchDims last_launch_;
+};
+
+//! Chooses Int32 when every input's and output's extent and offset fits in 31 bits.
+DataType chooseIndexType(Fusion& fusion, const std::vector<Tensor>& inputs);
+
+}  // namespace mf

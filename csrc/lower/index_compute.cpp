@@ -1,0 +1,105 @@
+#include "lower/index_compute.h"
+
+#include "ir/builder.h"
+
+namespace mf {
+namespace {
+
+bool heldInRegisters(IterDomain* id) {
+  return !isThreadDim(id->parallelType()) && !isBlockDim(id->parallelType()) && !id->isBroadcast();
+}
+
+}  // namespace
+
+std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices) {
+  FusionGuard fg(tv->fusion());
+  std::unordered_map<IterDomain*, Val*> idx;
+  for (size_t i = 0; i < loop_indices.size(); ++i)
+    idx[tv->axis(static_cast<int64_t>(i))] = loop_indices[i];
+  std::vector<Expr*> transforms = tv->domain()->allTransforms();
+  for (auto it = transforms.rbegin(); it != transforms.rend(); ++it) {
+    if (auto* s = dynamic_cast<Split*>(*it)) {
+      if (!idx.count(s->outer()) || !idx.count(s->inner())) continue;
+      idx[s->in()] = SIB::add(SIB::mul(idx[s->outer()], s->inner()->extent()), idx[s->inner()]);
+    } else if (auto* m = dynamic_cast<Merge*>(*it)) {
+      if (!idx.count(m->out())) continue;
+      idx[m->outer()] = SIB::div(idx[m->out()], m->inner()->extent());
+      idx[m->inner()] = SIB::mod(idx[m->out()], m->inner()->extent());
+    }
+  }
+  std::vector<Val*> out;
+  for (IterDomain* id : tv->getLogicalDomain()) {
+    auto it = idx.find(id);
+    // A broadcast axis merged away still has index 0.
+    out.push_back(it != idx.end() ? it->second : constInt(0));
+  }
+  return out;
+}
+
+std::vector<Val*> indicesFromLogical(TensorView* tv, const std::vector<Val*>& logical_indices,
+                                     const std::vector<IterDomain*>& targets) {
+  FusionGuard fg(tv->fusion());
+  std::unordered_map<IterDomain*, Val*> idx;
+  const auto& logical = tv->getLogicalDomain();
+  for (size_t i = 0; i < logical.size(); ++i) idx[logical[i]] = logical_indices[i];
+  for (Expr* e : tv->domain()->allTransforms()) {
+    if (auto* s = dynamic_cast<Split*>(e)) {
+      if (!idx.count(s->in())) continue;
+      idx[s->outer()] = SIB::div(idx[s->in()], s->inner()->extent());
+      idx[s->inner()] = SIB::mod(idx[s->in()], s->inner()->extent());
+    } else if (auto* m = dynamic_cast<Merge*>(e)) {
+      if (!idx.count(m->outer()) || !idx.count(m->inner())) continue;
+      idx[m->out()] = SIB::add(SIB::mul(idx[m->outer()], m->inner()->extent()), idx[m->inner()]);
+    }
+  }
+  std::vector<Val*> out;
+  for (IterDomain* id : targets) {
+    auto it = idx.find(id);
+    MF_ASSERT(it != idx.end(), "no index for {} of {}", id->toString(), tv->toString());
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+Val* globalOffset(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logical_indices) {
+  FusionGuard fg(tv->fusion());
+  const auto& alloc = tv->getMaybeAllocationDomain();
+  std::vector<Val*> alloc_idx = indicesFromLogical(tv, logical_indices, alloc);
+  const Contiguity& contig = tv->getContiguity();
+  Val* offset = constInt(0);
+  // The innermost non-broadcast allocation axis has stride 1 when contiguous.
+  int64_t innermost = -1;
+  for (int64_t j = static_cast<int64_t>(alloc.size()) - 1; j >= 0; --j)
+    if (!alloc[j]->isBroadcast()) {
+      innermost = j;
+      break;
+    }
+  for (size_t j = 0; j < alloc.size(); ++j) {
+    if (alloc[j]->isBroadcast()) continue;
+    bool unit = static_cast<int64_t>(j) == innermost && contig[j].value_or(false);
+    Val* stride = unit ? constInt(1) : kernel.strideOf(tv, static_cast<int64_t>(j));
+    offset = SIB::add(offset, SIB::mul(alloc_idx[j], stride));
+  }
+  return offset;
+}
+
+Val* localOffset(TensorView* tv, const std::vector<Val*>& loop_indices) {
+  FusionGuard fg(tv->fusion());
+  Val* offset = constInt(0);
+  for (int64_t i = tv->computeAtPosition(); i < tv->nDims(); ++i) {
+    IterDomain* id = tv->axis(i);
+    if (!heldInRegisters(id)) continue;
+    offset = SIB::add(SIB::mul(offset, id->extent()), loop_indices[i]);
+  }
+  return offset;
+}
+
+Val* localBufferSize(TensorView* tv) {
+  FusionGuard fg(tv->fusion());
+  Val* size = constInt(1);
+  for (int64_t i = tv->computeAtPosition(); i < tv->nDims(); ++i)
+    if (heldInRegisters(tv->axis(i))) size = SIB::mul(size, tv->axis(i)->extent());
+  return size;
+}
+
+}  // namespace mf

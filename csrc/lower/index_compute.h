@@ -1,0 +1,38 @@
+//! Index math between a tensor's domains: loop indices back to logical indices (through the
+//! loop domain's split/merge history), logical indices forward to allocation or loop
+//! indices, and the final offset into global memory (dot product with strides) or into a
+//! register buffer (linearized over the axes it holds).
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "lower/kernel.h"
+
+namespace mf {
+
+//! Logical indices of `tv` from the indices of its loop axes (`loop_indices[i]` for
+//! tv->axis(i)): Split: in = outer * inner_extent + inner; Merge: outer = out / inner_extent,
+//! inner = out % inner_extent.
+std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices);
+
+//! Indices of `targets` (axes derived from tv's logical domain) given logical indices:
+//! Split: outer = in / inner_extent, inner = in % inner_extent; Merge: outer * inner_extent +
+//! inner.
+std::vector<Val*> indicesFromLogical(TensorView* tv, const std::vector<Val*>& logical_indices,
+                                     const std::vector<IterDomain*>& targets);
+
+//! Element offset of logical element `logical_indices` in a global tensor: the allocation
+//! indices dotted with the tensor's strides (the innermost contiguous stride is 1; broadcast
+//! axes contribute nothing).
+Val* globalOffset(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logical_indices);
+
+//! Offset into the register buffer of a local tensor, given its loop indices: row-major over
+//! the loop axes right of its compute-at position that are not bound to threads or blocks.
+Val* localOffset(TensorView* tv, const std::vector<Val*>& loop_indices);
+
+//! The number of elements of `tv`'s register buffer (product of the extents localOffset
+//! linearizes over).
+Val* localBufferSize(TensorView* tv);
+
+}  // namespace mf

@@ -1,0 +1,103 @@
+// indexTensors: every tensor operand becomes a TensorIndex into its storage.
+#include <algorithm>
+
+#include "ir/builder.h"
+#include "ir/exprs.h"
+#include "ir/inlining.h"
+#include "lower/index_compute.h"
+#include "lower/passes.h"
+
+namespace mf {
+namespace {
+
+Scope& innermostScope(Kernel& kernel, Expr* e) {
+  const std::vector<ForLoop*>& loops = kernel.loopsOf().at(e);
+  return loops.empty() ? kernel.body() : loops.back()->body();
+}
+
+void replaceInScope(Scope& scope, Expr* old_expr, Expr* new_expr) {
+  auto it = std::find(scope.exprs().begin(), scope.exprs().end(), old_expr);
+  MF_ASSERT(it != scope.exprs().end(), "expr not found in its scope: {}", old_expr->toString());
+  *it = new_expr;
+}
+
+// Logical indices of producer `p` read by the expr computing `c` at `c_logical`.
+std::vector<Val*> producerLogical(TensorView* p, TensorView* c,
+                                  const std::vector<Val*>& c_logical) {
+  std::vector<int64_t> map = producerToConsumerPositions(p, c);
+  std::vector<Val*> out;
+  const auto& logical = p->getLogicalDomain();
+  for (size_t j = 0; j < logical.size(); ++j) {
+    size_t cj = map.empty() ? j : static_cast<size_t>(map[j]);
+    out.push_back(logical[j]->isBroadcast() ? constInt(0) : c_logical.at(cj));
+  }
+  return out;
+}
+
+TensorIndex* indexOf(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logical,
+                     const std::vector<Val*>* loop_indices) {
+  Val* offset = nullptr;
+  if (tv->getMemoryType() == MemoryType::Global) {
+    offset = globalOffset(kernel, tv, logical);
+  } else {
+    std::vector<Val*> loop =
+        loop_indices ? *loop_indices : indicesFromLogical(tv, logical, tv->getLoopDomain());
+    offset = localOffset(tv, loop);
+  }
+  return IrBuilder::createIn<TensorIndex>(&kernel.ir(), tv, offset);
+}
+
+}  // namespace
+
+void indexTensors(Kernel& kernel) {
+  Fusion& ir = kernel.ir();
+  FusionGuard fg(&ir);
+  std::unordered_map<Expr*, std::vector<ForLoop*>> lowered_loops;
+  std::vector<Expr*> lowered_order;
+  for (Expr* e : kernel.computeOrder()) {
+    const std::vector<ForLoop*>& loops = kernel.loopsOf().at(e);
+    auto* out = e->output(0)->as<TensorView>();
+    std::vector<Val*> loop_indices;
+    int64_t width = 1;
+    for (int64_t i = 0; i < out->nDims(); ++i) {
+      bool vec = loops[i]->parallelType() == ParallelType::Vectorize;
+      if (vec) width = *out->axis(i)->extent()->constInt();
+      // A whole-vector copy is addressed by its first element.
+      loop_indices.push_back(vec ? constInt(0) : loops[i]->index());
+    }
+    std::vector<Val*> c_logical = logicalIndicesFromLoop(out, loop_indices);
+
+    std::vector<Val*> ins;
+    auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e);
+    for (Val* v : e->inputs()) {
+      auto* p = dynamic_cast<TensorView*>(v);
+      if (p == nullptr) {
+        ins.push_back(v);
+      } else if (layout && v != layout->in()) {
+        // Offsets are read whole by the runtime function: pass the base pointer.
+        ins.push_back(IrBuilder::create<TensorIndex>(p, constInt(0)));
+      } else {
+        ins.push_back(indexOf(kernel, p, producerLogical(p, out, c_logical), nullptr));
+      }
+    }
+    TensorIndex* out_index = nullptr;
+    if (layout) {
+      // The runtime function computes the swizzled position from the logical index.
+      ins.push_back(c_logical[0]);
+      ins.push_back(c_logical[1]);
+      out_index = IrBuilder::create<TensorIndex>(out, constInt(0));
+    } else {
+      out_index = indexOf(kernel, out, c_logical, &loop_indices);
+    }
+    Expr* lowered = e->newObject(&ir, ins, {out_index});
+    replaceInScope(innermostScope(kernel, e), e, lowered);
+    if (width > 1) kernel.vectorWidth()[lowered] = width;
+    kernel.outputLogicalIndices()[lowered] = c_logical;
+    lowered_loops[lowered] = loops;
+    lowered_order.push_back(lowered);
+  }
+  kernel.loopsOf() = std::move(lowered_loops);
+  kernel.computeOrder() = std::move(lowered_order);
+}
+
+}  // namespace mf

@@ -1,0 +1,71 @@
+//! Kernel: the result of lowering one scheduled fusion. It owns a copy of the fusion (the
+//! kernel container, where all kernel-IR nodes and index scalars live) and the kernel-IR
+//! tree (`body`) that codegen prints.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/fusion.h"
+#include "ir/kernel_ir.h"
+
+namespace mf {
+
+class Kernel {
+ public:
+  explicit Kernel(const Fusion& scheduled);
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+
+  Fusion& ir() { return *ir_; }
+  const Fusion& ir() const { return *ir_; }
+  Scope& body() { return body_; }
+  const Scope& body() const { return body_; }
+
+  //! Int32 or Int64: the type of every index and extent in generated code.
+  DataType indexType() const { return index_type_; }
+  void setIndexType(DataType t);
+
+  //! The loops around each tensor expr, outermost first (set by generateLoopNests).
+  std::unordered_map<Expr*, std::vector<ForLoop*>>& loopsOf() { return loops_of_; }
+  //! The tensor exprs in emission order (iterate this, not the maps, for stable output).
+  std::vector<Expr*>& computeOrder() { return compute_order_; }
+  //! Lowered copies (set by indexTensors) that are whole-vector copies, with their width.
+  std::unordered_map<const Expr*, int64_t>& vectorWidth() { return vector_width_; }
+  const std::unordered_map<const Expr*, int64_t>& vectorWidth() const { return vector_width_; }
+  //! Logical indices of each lowered expr's output (set by indexTensors, read by
+  //! insertPredicates). For a whole-vector copy: the indices of the vector's first element.
+  std::unordered_map<const Expr*, std::vector<Val*>>& outputLogicalIndices() {
+    return output_logical_;
+  }
+  //! The extents bound to each hardware dimension (block and grid sizes are their max).
+  std::map<ParallelType, std::vector<Val*>>& parallelExtents() { return parallel_extents_; }
+  const std::map<ParallelType, std::vector<Val*>>& parallelExtents() const {
+    return parallel_extents_;
+  }
+  //! True when a layout op is present: the kernel then takes an error-flag argument.
+  bool hasLayoutOp() const;
+
+  //! `T{n}.size[i]` / `T{n}.stride[i]`: named scalars read from the tensor arguments.
+  Val* sizeOf(TensorView* tv, int64_t axis);
+  Val* strideOf(TensorView* tv, int64_t axis);
+
+  //! The kernel IR as indented text (the `kernel_ir` dump).
+  std::string toString() const;
+
+ private:
+  std::unique_ptr<Fusion> ir_;
+  Scope body_;
+  DataType index_type_ = DataType::Int64;
+  std::unordered_map<Expr*, std::vector<ForLoop*>> loops_of_;
+  std::vector<Expr*> compute_order_;
+  std::unordered_map<const Expr*, int64_t> vector_width_;
+  std::unordered_map<const Expr*, std::vector<Val*>> output_logical_;
+  std::map<ParallelType, std::vector<Val*>> parallel_extents_;
+  std::map<std::pair<const TensorView*, int64_t>, Val*> named_;
+};
+
+}  // namespace mf

@@ -1,0 +1,36 @@
+//! The lowering passes. Each takes the Kernel and transforms it in place; pipeline.cpp runs
+//! them in order. See each pass's comment for what it needs and guarantees.
+#pragma once
+
+#include "lower/kernel.h"
+
+namespace mf {
+
+//! Checks the schedule can be lowered: vectorized axes are innermost, constant, on set()
+//! copies, at most 16 bytes; no hardware dimension is bound twice in one tensor; register
+//! tensors have constant-size buffers. Changes nothing; throws mf::UserError.
+void validateSchedule(Kernel& kernel);
+
+//! Builds the loop nest of every tensor expr from its output's loop domain, sharing the
+//! first compute-at-position loops with the producer computed inside it.
+//!   T2 = T0 + T1 (T2 ca_pos 1), T3 = exp(T2)  ->  FOR i0: { FOR i1: T2 = ..; FOR i2: T3 = .. }
+//! Needs: nothing. Guarantees: body holds ForLoops; loopsOf() maps each expr to its loops.
+void generateLoopNests(Kernel& kernel);
+
+//! Declares register buffers: an Allocate for every non-global tensor, placed in the scope
+//! at its compute-at depth, sized by its loop axes right of that depth that are neither
+//! thread- nor block-parallel.   T2 ca_pos 1 -> FOR i0: { T2 = ALLOCATE(size = 4); ... }
+void insertAllocations(Kernel& kernel);
+
+//! Replaces each tensor operand by a TensorIndex: loop indices are walked back to logical
+//! indices of the consumer, mapped to the producer, then forward to its allocation (global:
+//! dot with strides) or its register buffer.   T3 = exp(T2) -> T3[i0 * T3.stride[0] + i1] =
+//! exp(T2[i1]) Needs: generateLoopNests. Guarantees: no TensorView operand left in compute exprs.
+void indexTensors(Kernel& kernel);
+
+//! Guards every compute expr with `logical index < extent` for each axis its loops may
+//! overrun (non-divisible splits, parallel dims wider than the axis); constant-true
+//! predicates are dropped.   T3[..] = .. -> IF (i0 * 128 + tid) < T3.size[0]: T3[..] = ..
+void insertPredicates(Kernel& kernel);
+
+}  // namespace mf

@@ -1,0 +1,22 @@
+//! The CPU reference of the layout op (internal to reference/; shared/spec/layout_op.md
+//! Part A and Part B §1.3-1.6 define it).
+#pragma once
+
+#include "reference/reference_evaluator.h"
+#include "reference/tensor.h"
+
+namespace mf {
+
+class PreprocessGroupedMatmulInputSf;
+
+//! Scatters `in` [M, K] into a Tensor::withAllocation([M, K], [M + 127*G, ceil(K/4)*4]):
+//! element (row, col) of group e goes to out_off[e]*Kp + (r/128)*Kp*128 + (col/4)*512 +
+//! (r%32)*16 + ((r%128)/32)*4 + col%4, r = row - in_off[e], copied bit for bit. Pads get
+//! `options.layout_pad_fill`. Checks every offset first (UserError naming `op`'s operands):
+//! equal lengths, G > 0 unless M = 0, in_off starts at 0, never decreases, never passes M,
+//! and out_off is exactly each group's start rounded up to 128 rows. Sets usedRows().
+Tensor evalLayoutOp(const PreprocessGroupedMatmulInputSf* op, const Tensor& in,
+                    const Tensor& input_offsets, const Tensor& output_offsets,
+                    const ReferenceOptions& options);
+
+}  // namespace mf

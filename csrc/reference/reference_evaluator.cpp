@@ -1,0 +1,344 @@
+#include "reference/reference_evaluator.h"
+
+#include <fmt/ranges.h>
+
+#include <array>
+#include <cctype>
+#include <unordered_map>
+
+#include "ir/expr_evaluator.h"
+#include "ir/exprs.h"
+#include "ir/fusion.h"
+#include "ir/scalar_ops.h"
+#include "ir/tensor_view.h"
+#include "ops/arith.h"
+#include "reference/layout_reference.h"
+
+namespace mf {
+namespace {
+
+constexpr std::string_view kWho = "ReferenceEvaluator";
+// Operands of a pointwise expr: at most three (where, clamp).
+constexpr size_t kMaxOperands = 3;
+
+std::vector<IterDomain*> logicalNoReductions(const TensorView* tv) {
+  std::vector<IterDomain*> ids;
+  for (IterDomain* id : tv->getLogicalDomain())
+    if (!id->isReduction()) ids.push_back(id);
+  return ids;
+}
+
+// "CeilDiv" -> "ceilDiv": the enumerator spelled as the API function that builds the op.
+std::string apiName(std::string_view enumerator) {
+  std::string s(enumerator);
+  s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
+  return s;
+}
+
+std::string opName(const Expr* e) {
+  if (auto* u = dynamic_cast<const UnaryOp*>(e)) {
+    switch (u->opType()) {
+#define MF_UNARY_NAME(op, s) \
+  case UnaryOpType::op:      \
+    return UnaryOpType::op == UnaryOpType::Cast ? "castOp" : apiName(#op);
+      MF_UNARY_OPS(MF_UNARY_NAME)
+#undef MF_UNARY_NAME
+    }
+  }
+  if (auto* b = dynamic_cast<const BinaryOp*>(e)) {
+    switch (b->opType()) {
+#define MF_BINARY_NAME(op, s) \
+  case BinaryOpType::op:      \
+    return apiName(#op);
+      MF_BINARY_OPS(MF_BINARY_NAME)
+#undef MF_BINARY_NAME
+    }
+  }
+  if (auto* t = dynamic_cast<const TernaryOp*>(e)) return std::string(toString(t->opType()));
+  if (e->isA<LoadStoreOp>()) return "set";
+  if (e->isA<BroadcastOp>()) return "broadcast";
+  return std::string(e->opName());
+}
+
+// One operand of an elementwise loop: a tensor read through per-output-axis strides (0 on
+// broadcast axes), or a scalar value.
+struct Operand {
+  const std::byte* data = nullptr;  // null for a scalar
+  DataType dtype = DataType::Float;
+  int64_t bytes = 0;
+  std::vector<int64_t> strides;
+  ScalarValue scalar;
+};
+
+// Calls body(i, offsets) for every output element i in row-major order over `sizes`, where
+// offsets[k] is operand k's element offset. An odometer: O(1) amortized per element.
+template <typename Body>
+void forEachElement(const std::vector<int64_t>& sizes, const std::vector<Operand>& operands,
+                    Body&& body) {
+  const size_t rank = sizes.size(), n_ops = operands.size();
+  MF_ASSERT(n_ops <= kMaxOperands);
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  std::vector<int64_t> idx(rank, 0);
+  std::array<int64_t, kMaxOperands> off{};
+  for (int64_t i = 0; i < numel; ++i) {
+    body(i, off);
+    for (size_t d = rank; d-- > 0;) {
+      for (size_t k = 0; k < n_ops; ++k) off[k] += operands[k].strides[d];
+      if (++idx[d] < sizes[d]) break;
+      for (size_t k = 0; k < n_ops; ++k) off[k] -= operands[k].strides[d] * sizes[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+// The state of one run: tensor values by TensorView, scalars in the expression evaluator.
+class Run {
+ public:
+  Run(Fusion* fusion, const ReferenceOptions& options) : fusion_(fusion), options_(options) {}
+
+  void bindInputs(const std::vector<Tensor>& inputs);
+  void evaluate(Expr* e);
+  std::vector<Tensor> outputs();
+
+ private:
+  const Tensor& valueOf(const Val* v, const Expr* use) const;
+  // Operands of a pointwise `e` aligned to its output's axes, and the output sizes; two
+  // non-broadcast operand axes of different sizes are a UserError.
+  std::vector<Operand> alignOperands(const Expr* e, std::vector<int64_t>& out_sizes);
+  // Applies f(const ScalarValue* values) -> ScalarValue per element of e's output.
+  template <typename F>
+  Tensor pointwise(const Expr* e, F&& f);
+  // Copies elements bit for bit (set, broadcast): no conversion touches NaN payloads.
+  static Tensor copy(const Operand& src, const std::vector<int64_t>& sizes, DataType dtype);
+  Tensor evalLayout(const PreprocessGroupedMatmulInputSf* op);
+
+  Fusion* fusion_;
+  const ReferenceOptions& options_;
+  ExpressionEvaluator ee_;
+  std::unordered_map<const Val*, Tensor> values_;
+};
+
+void Run::bindInputs(const std::vector<Tensor>& inputs) {
+  const std::vector<Val*>& fins = fusion_->inputs();
+  std::vector<std::string> names;
+  for (Val* v : fins) names.push_back(v->toInlineString());
+  MF_CHECK(inputs.size() == fins.size(), "{}: expected {} inputs ({}), got {}", kWho, fins.size(),
+           fmt::join(names, ", "), inputs.size());
+  // extent -> (input, axis) that bound it first, to name both tensors on a conflict.
+  std::unordered_map<const Val*, std::pair<size_t, size_t>> bound_by;
+  for (size_t i = 0; i < fins.size(); ++i) {
+    const Tensor& t = inputs[i];
+    if (fins[i]->kind() == ValKind::Scalar) {
+      const Val* s = fins[i];
+      const bool ok =
+          s->dtype() == DataType::Index ? isIntegralType(t.dtype()) : t.dtype() == s->dtype();
+      MF_CHECK(t.dim() == 0 && ok,
+               "{}: input {} {} is a {} scalar: expected a 0-dim {} tensor holding its value, "
+               "got {}[{}]",
+               kWho, i, s->toString(), s->dtype(),
+               s->dtype() == DataType::Index ? DataType::Int64 : s->dtype(), t.dtype(),
+               fmt::join(t.sizes(), ", "));
+      ee_.bind(s, t.value(0));
+      continue;
+    }
+    auto* tv = fins[i]->as<TensorView>();
+    const std::vector<IterDomain*> ids = logicalNoReductions(tv);
+    MF_CHECK(t.dim() == static_cast<int64_t>(ids.size()),
+             "{}: input {} {}: expected rank {}, got a tensor of rank {} [{}]", kWho, i,
+             tv->toString(), ids.size(), t.dim(), fmt::join(t.sizes(), ", "));
+    MF_CHECK(t.dtype() == tv->dtype(), "{}: input {} {}: expected dtype {}, got {}", kWho, i,
+             tv->toString(), tv->dtype(), t.dtype());
+    for (size_t d = 0; d < ids.size(); ++d) {
+      const int64_t size = t.sizes()[d];
+      const Val* extent = ids[d]->extent();
+      MF_CHECK(size >= 0, "{}: input {} {}: size {} of axis {} is negative", kWho, i,
+               tv->toString(), size, d);
+      if (std::optional<int64_t> c = extent->constInt()) {
+        MF_CHECK(*c == size,
+                 "{}: input {} {}: axis {} ({}) has the constant extent {}, got size {}", kWho, i,
+                 tv->toString(), d, ids[d]->toString(), *c, size);
+      } else if (auto it = bound_by.find(extent); it != bound_by.end()) {
+        auto [j, dj] = it->second;
+        const int64_t expected = inputs[j].sizes()[dj];
+        MF_CHECK(expected == size,
+                 "{}: input {} {}: axis {} has size {}, but axis {} of input {} {} has size {} "
+                 "and both have the extent {}",
+                 kWho, i, tv->toString(), d, size, dj, j, fins[j]->toInlineString(), expected,
+                 extent->toInlineString());
+      } else {
+        bound_by.emplace(extent, std::pair{i, d});
+      }
+    }
+    // Cannot fail after the checks above, which name the tensors more precisely.
+    ee_.bindTensorSizes(tv, t.sizes());
+    values_.insert_or_assign(tv, t);
+  }
+}
+
+const Tensor& Run::valueOf(const Val* v, const Expr* use) const {
+  auto it = values_.find(v);
+  MF_CHECK(it != values_.end(),
+           "{}: {} (an operand of {}) is neither a fusion input nor computed "
+           "from them",
+           kWho, v->toInlineString(), use->toString());
+  return it->second;
+}
+
+std::vector<Operand> Run::alignOperands(const Expr* e, std::vector<int64_t>& out_sizes) {
+  auto* out_tv = e->output(0)->as<TensorView>();
+  const size_t rank = logicalNoReductions(out_tv).size();
+  out_sizes.assign(rank, 1);
+  std::vector<const Val*> owner(rank, nullptr);  // first operand with a real axis d
+  std::vector<Operand> operands;
+  for (Val* v : e->inputs()) {
+    Operand op;
+    if (v->kind() != ValKind::TensorView) {
+      std::optional<ScalarValue> s = ee_.evaluate(v);
+      MF_CHECK(s.has_value(),
+               "{}: cannot evaluate the scalar operand {} of {}: it depends on "
+               "a value that is not a fusion input",
+               kWho, v->toInlineString(), e->toString());
+      op.scalar = *s;
+      op.strides.assign(rank, 0);
+      operands.push_back(std::move(op));
+      continue;
+    }
+    const Tensor& t = valueOf(v, e);
+    const std::vector<IterDomain*> ids = logicalNoReductions(v->as<TensorView>());
+    MF_ASSERT(ids.size() == rank && t.dim() == static_cast<int64_t>(rank),
+              "{}: operand rank mismatch", e->toString());
+    op.data = static_cast<const std::byte*>(t.rawData());
+    op.dtype = t.dtype();
+    op.bytes = dataTypeSize(t.dtype());
+    op.strides.assign(rank, 0);
+    for (size_t d = 0; d < rank; ++d) {
+      if (ids[d]->isBroadcast()) continue;
+      op.strides[d] = t.strides()[d];
+      if (owner[d] == nullptr) {
+        owner[d] = v;
+        out_sizes[d] = t.sizes()[d];
+      } else {
+        MF_CHECK(out_sizes[d] == t.sizes()[d], "{}: {} and {} disagree on axis {}: {} vs {}",
+                 opName(e), owner[d]->toInlineString(), v->toInlineString(), d, out_sizes[d],
+                 t.sizes()[d]);
+      }
+    }
+    operands.push_back(std::move(op));
+  }
+  return operands;
+}
+
+template <typename F>
+Tensor Run::pointwise(const Expr* e, F&& f) {
+  std::vector<int64_t> sizes;
+  const std::vector<Operand> operands = alignOperands(e, sizes);
+  const DataType dtype = e->output(0)->dtype();
+  Tensor out = Tensor::empty(sizes, dtype);
+  auto* dst = static_cast<std::byte*>(out.rawData());
+  const int64_t out_bytes = dataTypeSize(dtype);
+  std::array<ScalarValue, kMaxOperands> vals;
+  for (size_t k = 0; k < operands.size(); ++k) vals[k] = operands[k].scalar;
+  forEachElement(sizes, operands, [&](int64_t i, const std::array<int64_t, kMaxOperands>& off) {
+    for (size_t k = 0; k < operands.size(); ++k) {
+      const Operand& op = operands[k];
+      if (op.data != nullptr) vals[k] = loadElement(op.data + off[k] * op.bytes, op.dtype);
+    }
+    storeElement(dst + i * out_bytes, dtype, f(vals.data()));
+  });
+  return out;
+}
+
+Tensor Run::copy(const Operand& src, const std::vector<int64_t>& sizes, DataType dtype) {
+  Tensor out = Tensor::empty(sizes, dtype);
+  auto* dst = static_cast<std::byte*>(out.rawData());
+  forEachElement(sizes, {src}, [&](int64_t i, const std::array<int64_t, kMaxOperands>& off) {
+    std::memcpy(dst + i * src.bytes, src.data + off[0] * src.bytes, src.bytes);
+  });
+  return out;
+}
+
+Tensor Run::evalLayout(const PreprocessGroupedMatmulInputSf* op) {
+  Tensor out = evalLayoutOp(op, valueOf(op->in(), op), valueOf(op->inputOffsets(), op),
+                            valueOf(op->outputOffsets(), op), options_);
+  // The IR's allocation extents (expressions of M, K and G) must describe the same buffer.
+  const auto& alloc = op->out()->as<TensorView>()->getMaybeAllocationDomain();
+  MF_ASSERT(alloc.size() == out.allocationSizes().size());
+  for (size_t d = 0; d < alloc.size(); ++d) {
+    std::optional<ScalarValue> extent = ee_.evaluate(alloc[d]->extent());
+    MF_ASSERT(!extent || asInt(*extent) == out.allocationSizes()[d],
+              "allocation axis {} of {} evaluates to {}, the reference allocated {}", d,
+              op->out()->toInlineString(), asInt(*extent), out.allocationSizes()[d]);
+  }
+  return out;
+}
+
+void Run::evaluate(Expr* e) {
+  Tensor out;
+  if (auto* u = dynamic_cast<UnaryOp*>(e)) {
+    const DataType dtype = u->out()->dtype();
+    const UnaryOpType type = u->opType();
+    out = pointwise(e, [&](const ScalarValue* v) { return evalUnary(type, dtype, v[0]); });
+  } else if (auto* b = dynamic_cast<BinaryOp*>(e)) {
+    const DataType dtype = b->out()->dtype(), compute = computeType(b);
+    const BinaryOpType type = b->opType();
+    out = pointwise(e, [&](const ScalarValue* v) {
+      return evalBinary(type, dtype, compute, castScalar(v[0], compute), castScalar(v[1], compute));
+    });
+  } else if (auto* t = dynamic_cast<TernaryOp*>(e)) {
+    const DataType dtype = t->out()->dtype();
+    const TernaryOpType type = t->opType();
+    out = pointwise(
+        e, [&](const ScalarValue* v) { return evalTernary(type, dtype, v[0], v[1], v[2]); });
+  } else if (e->isA<LoadStoreOp>()) {
+    std::vector<int64_t> sizes;
+    std::vector<Operand> operands = alignOperands(e, sizes);
+    out = copy(operands[0], sizes, e->output(0)->dtype());
+  } else if (auto* bc = dynamic_cast<BroadcastOp*>(e)) {
+    const Tensor& in = valueOf(bc->in(), e);
+    Operand src{
+        static_cast<const std::byte*>(in.rawData()), in.dtype(), dataTypeSize(in.dtype()), {}, {}};
+    std::vector<int64_t> sizes;
+    size_t next = 0;
+    for (bool is_bcast : bc->isBroadcastDims()) {
+      sizes.push_back(is_bcast ? 1 : in.sizes()[next]);
+      src.strides.push_back(is_bcast ? 0 : in.strides()[next]);
+      next += is_bcast ? 0 : 1;
+    }
+    MF_ASSERT(next == static_cast<size_t>(in.dim()), "{}: flags do not match the input rank",
+              e->toString());
+    out = copy(src, sizes, in.dtype());
+  } else if (auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) {
+    out = evalLayout(layout);
+  } else {
+    MF_THROW("{}: {} is not supported by the CPU reference: {}", kWho, e->opName(), e->toString());
+  }
+  values_.insert_or_assign(e->output(0), std::move(out));
+}
+
+std::vector<Tensor> Run::outputs() {
+  std::vector<Tensor> result;
+  for (Val* v : fusion_->outputs()) {
+    auto it = values_.find(v);
+    MF_CHECK(it != values_.end(), "{}: output {} is neither a fusion input nor computed from them",
+             kWho, v->toString());
+    result.push_back(it->second);
+  }
+  return result;
+}
+
+}  // namespace
+
+ReferenceEvaluator::ReferenceEvaluator(Fusion* fusion) : fusion_(fusion) {
+  MF_CHECK(fusion != nullptr, "{}: the fusion is null", kWho);
+}
+
+std::vector<Tensor> ReferenceEvaluator::run(const std::vector<Tensor>& inputs,
+                                            const ReferenceOptions& options) const {
+  Run run(fusion_, options);
+  run.bindInputs(inputs);
+  for (Expr* e : fusion_->exprs()) run.evaluate(e);
+  return run.outputs();
+}
+
+}  // namespace mf

@@ -1,0 +1,42 @@
+//! ReferenceEvaluator: runs a Fusion on the CPU, element by element, with the scalar
+//! semantics of ir/scalar_ops.h (the one definition the GPU code must match). It is the
+//! oracle GPU tests compare against; it needs no scheduling and no device, and it checks
+//! its inputs (and the layout op's offsets) completely.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "reference/tensor.h"
+
+namespace mf {
+
+class Fusion;
+
+struct ReferenceOptions {
+  //! The layout op's pad rows, pad columns and unused tail are filled with this value
+  //! (converted to the dtype). nullopt leaves them "uninitialized", as nvFuser does,
+  //! modelled as poison: NaN for floating dtypes, 0xAB bytes otherwise.
+  std::optional<double> layout_pad_fill = 0.0;
+};
+
+class ReferenceEvaluator {
+ public:
+  explicit ReferenceEvaluator(Fusion* fusion);
+
+  //! Evaluates the fusion's outputs from `inputs`, one per fusion input in order: a
+  //! TensorView input takes a tensor of its rank and dtype; a scalar input takes a 0-dim
+  //! tensor holding the value. A mismatch in count, rank, dtype or sizes (against a
+  //! constant extent, or between inputs or operands that must agree) is a UserError naming
+  //! the tensor. Each op computes in its own dtype, as a GPU would: operands are converted
+  //! to the op's compute type, narrow floats compute in float, and results round to the
+  //! output dtype. Outputs are fresh contiguous tensors (a fusion input returned as an
+  //! output shares the input's storage).
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs,
+                          const ReferenceOptions& options = {}) const;
+
+ private:
+  Fusion* fusion_;
+};
+
+}  // namespace mf

@@ -1,0 +1,141 @@
+// GPU: the layout op on the spec's examples and random group sizes (empty groups included)
+// matches the reference on every logical element; bad offsets raise the error flag instead
+// of writing out of bounds.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "cuda/driver.h"
+#include "executor/kernel_executor.h"
+#include "minifuser/minifuser.h"
+
+namespace mf {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+class LayoutOpGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cuda::cudaAvailable()) GTEST_SKIP() << cuda::noDeviceReason();
+  }
+};
+
+// inp -> set -> layout op, axis 0 on BIDx, axis 1 on TIDx (nvFuser's ManualKernel).
+void buildManual(Fusion& f, DataType dtype, DataType offset_dtype) {
+  TensorView* in = makeSymbolicTensor(2, dtype);
+  TensorView* in_off = makeSymbolicTensor(1, offset_dtype);
+  TensorView* out_off = makeSymbolicTensor(1, offset_dtype);
+  f.addInput(in);
+  f.addInput(in_off);
+  f.addInput(out_off);
+  TensorView* cache = set(in);
+  TensorView* out = preprocessGroupedMatmulInputSf(cache, in_off, out_off);
+  f.addOutput(out);
+  for (TensorView* tv : {cache, out}) {
+    tv->axis(0)->parallelize(ParallelType::BIDx);
+    tv->axis(1)->parallelize(ParallelType::TIDx);
+  }
+}
+
+std::pair<std::vector<int64_t>, std::vector<int64_t>> offsetsOf(
+    const std::vector<int64_t>& tokens) {
+  std::vector<int64_t> in_off, out_off;
+  int64_t a = 0, b = 0;
+  for (int64_t t : tokens) {
+    in_off.push_back(a);
+    out_off.push_back(b);
+    a += t;
+    b += (t + 127) / 128 * 128;
+  }
+  return {in_off, out_off};
+}
+
+Tensor offsetTensor(const std::vector<int64_t>& v, DataType dtype) {
+  if (dtype == DataType::Int64)
+    return Tensor::fromVector<int64_t>(v, {static_cast<int64_t>(v.size())});
+  std::vector<int32_t> w(v.begin(), v.end());
+  return Tensor::fromVector<int32_t>(w, {static_cast<int64_t>(v.size())});
+}
+
+// GPU result equals the reference's padded buffer on every logical element's position
+// (pads are uninitialized on the GPU, as in nvFuser, so only written positions compare).
+void runAndCompare(const std::vector<int64_t>& tokens, int64_t k, DataType dtype,
+                   DataType offset_dtype, uint64_t seed) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  buildManual(fusion, dtype, offset_dtype);
+  int64_t m = 0;
+  for (int64_t t : tokens) m += t;
+  auto [in_off, out_off] = offsetsOf(tokens);
+  std::vector<Tensor> inputs = {Tensor::random({m, k}, dtype, seed),
+                                offsetTensor(in_off, offset_dtype),
+                                offsetTensor(out_off, offset_dtype)};
+  KernelExecutor ke;
+  ke.compile(&fusion, inputs);
+  Tensor out = ke.run(inputs, {.poison_outputs = true})[0];
+  // The reference with NaN pads marks exactly the positions that must be written.
+  Tensor ref = ReferenceEvaluator(&fusion).run(inputs, {.layout_pad_fill = std::nullopt})[0];
+  Tensor zero_pads = ReferenceEvaluator(&fusion).run(inputs, {.layout_pad_fill = 0.0})[0];
+  Tensor one_pads = ReferenceEvaluator(&fusion).run(inputs, {.layout_pad_fill = 1.0})[0];
+  ASSERT_EQ(out.allocationSizes(), ref.allocationSizes());
+  EXPECT_EQ(out.sizes(), (std::vector<int64_t>{m, k}));
+  int64_t checked = 0, bad = 0;
+  for (int64_t p = 0; p < ref.allocationNumel() && bad < 5; ++p) {
+    // A position is logical when the pad fill does not show through.
+    if (zero_pads.allocationItem(p) != one_pads.allocationItem(p)) continue;
+    ++checked;
+    if (out.allocationItem(p) != zero_pads.allocationItem(p) && ++bad)
+      ADD_FAILURE() << "position " << p << ": gpu " << out.allocationItem(p) << " reference "
+                    << zero_pads.allocationItem(p);
+  }
+  EXPECT_EQ(checked, m * k);
+}
+
+// Spec example: tokens [2, 3, 5], K = 4.
+TEST_F(LayoutOpGpu, SpecExampleSmall) {
+  runAndCompare({2, 3, 5}, 4, DataType::Float, DataType::Int32, 1);
+}
+
+// Spec example: tokens [100, 150, 262], K = 9 (element (300, 5) at 5413).
+TEST_F(LayoutOpGpu, SpecExampleNvfuserTestData) {
+  runAndCompare({100, 150, 262}, 9, DataType::Float, DataType::Int32, 2);
+}
+
+// fp8 scale factors (bytes), Int64 offsets, an empty group.
+TEST_F(LayoutOpGpu, Fp8WithEmptyGroupAndInt64Offsets) {
+  runAndCompare({3, 0, 130, 1}, 7, DataType::Float8_e4m3fn, DataType::Int64, 3);
+}
+
+// Random group sizes, some empty, K prime.
+TEST_F(LayoutOpGpu, RandomGroups) {
+  std::mt19937_64 rng(99);
+  for (int trial = 0; trial < 4; ++trial) {
+    std::vector<int64_t> tokens;
+    for (int g = 0; g < 1 + trial * 3; ++g)
+      tokens.push_back(static_cast<int64_t>(rng() % 300) * (rng() % 4 != 0));
+    tokens.push_back(1);
+    runAndCompare(tokens, 13 + trial * 4, DataType::Float, DataType::Int32, 10 + trial);
+  }
+}
+
+// Output offsets that do not leave room for a group: the flag is raised, nothing is
+// written outside the buffer, and the run throws a UserError naming the op.
+TEST_F(LayoutOpGpu, BadOffsetsRaiseErrorFlag) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  buildManual(fusion, DataType::Float, DataType::Int32);
+  std::vector<Tensor> inputs = {Tensor::random({300, 5}, DataType::Float, 5),
+                                Tensor::fromVector<int32_t>({0, 100, 250}, {3}),
+                                Tensor::fromVector<int32_t>({0, 64, 9000}, {3})};
+  KernelExecutor ke;
+  ke.compile(&fusion, inputs);
+  EXPECT_THAT([&] { ke.run(inputs); },
+              ThrowsMessage<UserError>(
+                  AllOf(HasSubstr("preprocessGroupedMatmulInputSf"), HasSubstr("output_offsets"))));
+}
+
+}  // namespace
+}  // namespace mf

@@ -1,0 +1,167 @@
+#include "unit/codegen/golden_fusions.h"
+
+#include "ir/inlining.h"
+
+namespace mf::testing {
+namespace {
+
+void gridBlock(TensorView* tv) {
+  tv->axis(0)->parallelize(ParallelType::BIDx);
+  tv->axis(1)->parallelize(ParallelType::TIDx);
+}
+
+// Flatten, split by 128: [BIDx, TIDx].
+void flatten128(TensorView* tv) {
+  tv->merge(0)->split(0, 128);
+  gridBlock(tv);
+}
+
+std::vector<Tensor> twoMatrices(int64_t n, uint64_t seed) {
+  int64_t m = n % 7 + 3;
+  return {Tensor::random({n, m}, DataType::Float, seed),
+          Tensor::random({n, m}, DataType::Float, seed + 1)};
+}
+
+}  // namespace
+
+const std::vector<GoldenFusion>& goldenFusions() {
+  static const std::vector<GoldenFusion> cases = {
+      {"pointwise_chain",
+       [](Fusion& f) {
+         TensorView* t0 = makeSymbolicTensor(2);
+         TensorView* t1 = makeSymbolicTensor(2);
+         f.addInput(t0);
+         f.addInput(t1);
+         TensorView* t2 = add(t0, t1);
+         TensorView* t3 = mul(t2, constFloat(0.5, DataType::Float));
+         TensorView* t4 = relu(sub(t3, t1));
+         f.addOutput(t4);
+         for (TensorView* tv : f.allTvs())
+           if (!tv->isFusionInput()) flatten128(tv);
+         inlineMost();
+       },
+       twoMatrices},
+      {"bf16_float_math",
+       [](Fusion& f) {
+         TensorView* t0 = makeContigTensor(1, DataType::BFloat16);
+         f.addInput(t0);
+         TensorView* t1 = castOp(DataType::Float, t0);
+         TensorView* t2 = mul(exp(t1), t1);
+         TensorView* t3 = castOp(DataType::BFloat16, t2);
+         f.addOutput(t3);
+         for (TensorView* tv : f.allTvs()) {
+           if (tv->isFusionInput()) continue;
+           tv->split(0, 128);
+           gridBlock(tv);
+         }
+         inlineMost();
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n * 3}, DataType::BFloat16, seed)};
+       },
+       1e-2},
+      {"broadcast_row_add",
+       [](Fusion& f) {
+         TensorView* t0 = makeSymbolicTensor(2);
+         TensorView* t1 = makeSymbolicTensor(1);
+         f.addInput(t0);
+         f.addInput(t1);
+         TensorView* t2 = broadcast(t1, {true, false});
+         TensorView* t3 = add(t0, t2);
+         f.addOutput(t3);
+         t2->axis(1)->parallelize(ParallelType::TIDx);
+         gridBlock(t3);
+       },
+       [](int64_t n, uint64_t seed) {
+         int64_t m = n % 61 + 1;
+         return std::vector<Tensor>{Tensor::random({n, m}, DataType::Float, seed),
+                                    Tensor::random({m}, DataType::Float, seed + 1)};
+       }},
+      {"split_merge_grid_block",
+       [](Fusion& f) {
+         TensorView* t0 = makeSymbolicTensor(2);
+         f.addInput(t0);
+         TensorView* t1 = neg(t0);
+         f.addOutput(t1);
+         t1->merge(0)->split(0, 256)->split(1, 64);
+         t1->axis(0)->parallelize(ParallelType::BIDx);
+         t1->axis(1)->parallelize(ParallelType::Unroll);
+         t1->axis(2)->parallelize(ParallelType::TIDx);
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n, n % 5 + 2}, DataType::Float, seed)};
+       }},
+      {"nondivisible_split",
+       [](Fusion& f) {
+         TensorView* t0 = makeContigTensor(1);
+         f.addInput(t0);
+         TensorView* t1 = sin(t0);
+         f.addOutput(t1);
+         t1->split(0, 96);
+         gridBlock(t1);
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n}, DataType::Float, seed)};
+       },
+       1e-6},
+      {"vectorized_inner",
+       [](Fusion& f) {
+         TensorView* t0 = makeContigTensor(2);
+         f.addInput(t0);
+         TensorView* t1 = set(t0);
+         TensorView* t2 = mul(t1, constFloat(3.0, DataType::Float));
+         TensorView* t3 = set(t2);
+         f.addOutput(t3);
+         for (TensorView* tv : {t1, t2, t3}) {
+           tv->merge(0)->split(0, 4)->split(0, 128);
+           gridBlock(tv);
+         }
+         t1->axis(2)->parallelize(ParallelType::Vectorize);
+         t3->axis(2)->parallelize(ParallelType::Vectorize);
+         inlineMost();
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n, 4 * (n % 3 + 1)}, DataType::Float, seed)};
+       }},
+      {"permuted_output_allocation",
+       [](Fusion& f) {
+         TensorView* t0 = makeSymbolicTensor(2);
+         f.addInput(t0);
+         TensorView* t1 = abs(t0);
+         f.addOutput(t1);
+         t1->setAllocationDomain({t1->axis(1), t1->axis(0)}, true);
+         gridBlock(t1);
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n, n % 13 + 1}, DataType::Float, seed)};
+       }},
+      {"layout_op_manual",
+       [](Fusion& f) {
+         TensorView* in = makeSymbolicTensor(2);
+         TensorView* in_off = makeSymbolicTensor(1, DataType::Int32);
+         TensorView* out_off = makeSymbolicTensor(1, DataType::Int32);
+         f.addInput(in);
+         f.addInput(in_off);
+         f.addInput(out_off);
+         TensorView* cache = set(in);
+         TensorView* out = preprocessGroupedMatmulInputSf(cache, in_off, out_off);
+         f.addOutput(out);
+         gridBlock(cache);
+         gridBlock(out);
+       },
+       [](int64_t n, uint64_t seed) {
+         // Three groups of n/3, n/3 and the rest rows (the first may be empty).
+         int64_t a = n / 3, b = n / 3;
+         int32_t ob = static_cast<int32_t>((a + 127) / 128 * 128);
+         int32_t oc = ob + static_cast<int32_t>((b + 127) / 128 * 128);
+         return std::vector<Tensor>{
+             Tensor::random({n, 9}, DataType::Float, seed),
+             Tensor::fromVector<int32_t>({0, static_cast<int32_t>(a), static_cast<int32_t>(a + b)},
+                                         {3}),
+             Tensor::fromVector<int32_t>({0, ob, oc}, {3})};
+       }},
+  };
+  return cases;
+}
+
+}  // namespace mf::testing

@@ -1,0 +1,102 @@
+// KernelExecutor on the CPU: input checks happen before any device work, so their errors
+// are testable without a GPU; without a device, run() says so clearly.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "cuda/driver.h"
+#include "minifuser/minifuser.h"
+
+namespace mf {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+// A vectorized input whose inner extent is not a multiple of the width is a clear error.
+TEST(VectorizedInput, MisalignedInnerExtentIsUserError) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(2);
+  fusion.addInput(t0);
+  TensorView* t1 = set(t0);
+  TensorView* t2 = set(t1);
+  fusion.addOutput(t2);
+  for (TensorView* tv : {t1, t2}) {
+    tv->merge(0)->split(0, 4)->split(0, 128);
+    tv->axis(0)->parallelize(ParallelType::BIDx);
+    tv->axis(1)->parallelize(ParallelType::TIDx);
+  }
+  t1->axis(2)->parallelize(ParallelType::Vectorize);
+  inlineMost();
+  std::vector<Tensor> inputs = {Tensor::random({5, 7}, DataType::Float, 3)};
+  KernelExecutor ke;
+  ke.compile(&fusion, inputs);
+  EXPECT_THAT([&] { ke.run(inputs); },
+              ThrowsMessage<UserError>(HasSubstr("innermost extent divisible by 4")));
+}
+
+// Input count, dtype, rank and declared contiguity are checked with clear messages.
+TEST(KernelExecutorInputs, BadInputsAreUserErrors) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(2);
+  fusion.addInput(t0);
+  TensorView* t1 = neg(t0);
+  fusion.addOutput(t1);
+  t1->axis(0)->parallelize(ParallelType::BIDx);
+  t1->axis(1)->parallelize(ParallelType::TIDx);
+  KernelExecutor ke;
+  ke.compile(&fusion);
+  EXPECT_THAT([&] { ke.run({}); },
+              ThrowsMessage<UserError>(HasSubstr("fusion expects 1 inputs, got 0")));
+  EXPECT_THAT(
+      [&] {
+        ke.run({Tensor::random({2, 3}, DataType::Double, 1)});
+      },
+      ThrowsMessage<UserError>(HasSubstr("expected dtype float, got double")));
+  EXPECT_THAT([&] { ke.run({Tensor::random({6}, DataType::Float, 1)}); },
+              ThrowsMessage<UserError>(HasSubstr("expected rank 2, got rank 1")));
+  Tensor transposed = Tensor::emptyStrided({3, 2}, {1, 3}, 6, DataType::Float);
+  EXPECT_THAT([&] { ke.run({transposed}); },
+              ThrowsMessage<UserError>(
+                  HasSubstr("is declared contiguous, so its stride must be 1, got 3")));
+}
+
+// Without a device, run() throws the no-device error; compile() still produced the kernel.
+TEST(KernelExecutorNoDevice, RunSaysNoDevice) {
+  if (cuda::cudaAvailable()) GTEST_SKIP() << "a device is present";
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  fusion.addInput(t0);
+  TensorView* t1 = exp(t0);
+  fusion.addOutput(t1);
+  t1->split(0, 32);
+  t1->axis(1)->parallelize(ParallelType::TIDx);
+  KernelExecutor ke;
+  ke.compile(&fusion);
+  EXPECT_THAT(ke.kernelCode(), HasSubstr("mf_exp("));
+  EXPECT_FALSE(ke.ptx().empty());
+  EXPECT_THAT([&] { ke.run({Tensor::random({5}, DataType::Float, 1)}); },
+              ThrowsMessage<UserError>(HasSubstr("no CUDA device available")));
+}
+
+// MINIFUSER_DUMP=cuda_kernel prints the generated kernel when compiling.
+TEST(KernelExecutorDumps, CudaKernelDumpPrintsKernel) {
+  OptionsGuard guard;
+  guard.enableDump(DumpOption::CudaKernel);
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  fusion.addInput(t0);
+  TensorView* t1 = relu(t0);
+  fusion.addOutput(t1);
+  KernelExecutor ke;
+  ::testing::internal::CaptureStdout();
+  ke.compile(&fusion);
+  std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_THAT(out, HasSubstr("__global__ void " + ke.kernelName()));
+}
+
+}  // namespace
+}  // namespace mf

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# tools/build.sh [target...]: gets a Debian 12 machine ready and builds minifuser.
+#   1. installs the Debian packages that are missing (apt-get update only then; needs root
+#      or sudo): cmake g++ make libfmt-dev libgtest-dev libgmock-dev;
+#   2. checks the CUDA toolkit (nvcc, NVRTC, headers; no GPU needed) and exits 1 with
+#      instructions when it is absent;
+#   3. configures <repo>/build (reused when present) and builds it (all, or the targets).
+# Runs from any working directory; tools/demo.sh and tools/test.sh start with it.
+# Environment:
+#   MINIFUSER_BUILD_DIR=dir           build folder (default <repo>/build)
+#   MINIFUSER_JOBS=n                  parallel build jobs (default 2)
+#   MINIFUSER_SETUP_DRY_RUN=1         print (and simulate with apt-get -s) what would be
+#                                     installed, install nothing, stop before building
+#   MINIFUSER_SETUP_PRETEND_MISSING="pkg ..."  treat these packages as missing (to test step 1)
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${MINIFUSER_BUILD_DIR:-$root/build}"
+jobs="${MINIFUSER_JOBS:-2}"
+dry_run="${MINIFUSER_SETUP_DRY_RUN:-0}"
+packages=(cmake g++ make libfmt-dev libgtest-dev libgmock-dev)
+
+say() { echo "minifuser: $*"; }
+die() {
+  echo "minifuser: error: $*" >&2
+  exit 1
+}
+
+# ---- 1. Debian packages ---------------------------------------------------------------
+installed() {
+  [[ " ${MINIFUSER_SETUP_PRETEND_MISSING:-} " != *" $1 "* ]] &&
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'
+}
+
+if command -v dpkg-query >/dev/null; then
+  missing=()
+  for pkg in "${packages[@]}"; do
+    installed "$pkg" || missing+=("$pkg")
+  done
+  if ((${#missing[@]})); then
+    if [[ $(id -u) -eq 0 ]]; then
+      sudo=()
+    elif command -v sudo >/dev/null; then
+      sudo=(sudo)
+    else
+      die "missing packages: ${missing[*]}; run as root, or: apt-get install ${missing[*]}"
+    fi
+    if [[ $dry_run == 1 ]]; then
+      say "dry run: would run: ${sudo[*]:+${sudo[*]} }apt-get update &&" \
+          "${sudo[*]:+${sudo[*]} }apt-get install -y --no-install-recommends ${missing[*]}"
+      apt-get -s install -y --no-install-recommends "${missing[@]}" | grep -E '^(Inst|Conf) |^[0-9]+ upgraded' || true
+    else
+      say "installing missing packages: ${missing[*]}"
+      export DEBIAN_FRONTEND=noninteractive
+      "${sudo[@]}" apt-get update
+      "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+    fi
+  fi
+else
+  say "no dpkg (not Debian?): make sure these are installed: ${packages[*]}"
+fi
+
+# ---- 2. CUDA toolkit --------------------------------------------------------------------
+if ! command -v nvcc >/dev/null; then
+  for dir in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda; do
+    if [[ -n $dir && -x $dir/bin/nvcc ]]; then
+      export PATH="$dir/bin:$PATH"
+      break
+    fi
+  done
+fi
+if ! command -v nvcc >/dev/null; then
+  cat >&2 <<'MSG'
+minifuser: error: the CUDA toolkit is required, and was not found (no nvcc on PATH, in
+$CUDA_HOME or in /usr/local/cuda). minifuser compiles its kernels with NVRTC and needs the
+toolkit's nvcc, NVRTC and headers to build, even its CPU-only tests; a GPU is not needed.
+Install CUDA 13 (or 12) from NVIDIA's Debian 12 repository, as root:
+  wget https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/cuda-keyring_1.1-1_all.deb
+  dpkg -i cuda-keyring_1.1-1_all.deb && apt-get update && apt-get install -y cuda-toolkit-13-0
+(or see https://developer.nvidia.com/cuda-downloads), then rerun this script; set CUDA_HOME
+if the toolkit is not in /usr/local/cuda.
+MSG
+  exit 1
+fi
+cuda_root="$(cd "$(dirname "$(readlink -f "$(command -v nvcc)")")/.." && pwd)"
+if ! compgen -G "$cuda_root/include/nvrtc.h" >/dev/null &&
+   ! compgen -G "$cuda_root/targets/*/include/nvrtc.h" >/dev/null; then
+  die "the CUDA toolkit in $cuda_root lacks NVRTC (nvrtc.h); install its NVRTC development" \
+      "package (e.g. cuda-nvrtc-dev-13-0) or the whole cuda-toolkit-13-0"
+fi
+say "CUDA toolkit: $cuda_root ($(nvcc --version | grep -o 'release [0-9.]*'))"
+
+if [[ $dry_run == 1 ]]; then
+  say "dry run: stopping before configure and build"
+  exit 0
+fi
+
+# ---- 3. configure and build -------------------------------------------------------------
+if [[ -f $build_dir/CMakeCache.txt ]]; then
+  cached_source="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build_dir/CMakeCache.txt")"
+  [[ $cached_source == "$root" ]] ||
+    die "$build_dir was configured for another source tree ($cached_source); remove it"
+  say "reusing $build_dir"
+else
+  cmake -S "$root" -B "$build_dir" -DCUDAToolkit_ROOT="$cuda_root"
+fi
+if (($#)); then
+  cmake --build "$build_dir" -j "$jobs" --target "$@"
+else
+  cmake --build "$build_dir" -j "$jobs"
+fi
