@@ -102,9 +102,11 @@ ScalarValue evalBinary(BinaryOpType op, DataType dtype, DataType compute, const 
       case BinaryOpType::Mul: return wrap(u(x) * u(y));
       case BinaryOpType::Div:
         MF_CHECK(y != 0, "integer division by zero");
+        if (y == -1) return wrap(0ull - u(x));  // INT64_MIN / -1 wraps (it traps in C++)
         return castScalar(x / y, dtype);
       case BinaryOpType::Mod:
         MF_CHECK(y != 0, "integer modulo by zero");
+        if (y == -1) return castScalar(int64_t{0}, dtype);
         return castScalar(x % y, dtype);
       case BinaryOpType::CeilDiv:
         MF_CHECK(y != 0, "integer ceilDiv by zero");

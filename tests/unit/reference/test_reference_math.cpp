@@ -204,6 +204,11 @@ TEST(ReferenceMath, Int64Arithmetic) {
   EXPECT_EQ(outs[0].data<int64_t>()[1], (int64_t{1} << 53) + 2);  // exact past 2^53
   EXPECT_EQ(outs[0].data<int64_t>()[2], -5);
   EXPECT_EQ(outs[1].data<int64_t>()[2], -2);
+  // INT64_MIN / -1 wraps to INT64_MIN (a trap in C++; regression test).
+  Tensor wrapped = ReferenceEvaluator(&fusion).run(
+      {Tensor::fromVector<int64_t>({std::numeric_limits<int64_t>::min()}, {1}),
+       Tensor::fromVector<int64_t>({-1}, {1})})[1];
+  EXPECT_EQ(wrapped.data<int64_t>()[0], std::numeric_limits<int64_t>::min());
 }
 
 TEST(ReferenceMath, IntegerDivisionByZeroIsAnError) {

@@ -244,6 +244,21 @@ TEST(ReferenceOps, SetCopiesBits) {
   EXPECT_EQ(outs[1].rawData(), in.rawData());
 }
 
+// Inputs are read through their strides: a [2, 3] view of a column-major buffer.
+TEST(ReferenceOps, StridedInput) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* tv0 = makeSymbolicTensor(2);
+  fusion.addInput(tv0);
+  fusion.addOutput(mul(tv0, constFloat(10.0)));
+  Tensor in = Tensor::emptyStrided({2, 3}, {1, 2}, 6, DataType::Float);
+  for (int i = 0; i < 6; ++i) in.data<float>()[i] = static_cast<float>(i);  // column-major
+  EXPECT_FALSE(in.isContiguous());
+  Tensor out = runOne(fusion, {in});
+  EXPECT_TRUE(out.isContiguous());
+  EXPECT_EQ(values(out), (std::vector<double>{0, 20, 40, 10, 30, 50}));
+}
+
 // A chain over a million elements runs in linear time (no per-element allocation); this
 // checks the result, not the time (benchmarks report times).
 TEST(ReferenceOps, MillionElements) {
