@@ -9,8 +9,8 @@ namespace mf {
 void IrVisitor::dispatch(Statement* s) {
   if (auto* v = dynamic_cast<Val*>(s)) {
     switch (v->kind()) {
-#define MF_CASE(T)  \
-  case ValKind::T:  \
+#define MF_CASE(T)              \
+  case ValKind::T:              \
     handle(static_cast<T*>(v)); \
     return;
       MF_FOR_ALL_VALS(MF_CASE)
@@ -19,8 +19,8 @@ void IrVisitor::dispatch(Statement* s) {
   }
   auto* e = static_cast<Expr*>(s);
   switch (e->kind()) {
-#define MF_CASE(T)   \
-  case ExprKind::T:  \
+#define MF_CASE(T)              \
+  case ExprKind::T:             \
     handle(static_cast<T*>(e)); \
     return;
     MF_FOR_ALL_EXPRS(MF_CASE)
@@ -28,8 +28,10 @@ void IrVisitor::dispatch(Statement* s) {
   }
 }
 
-#define MF_DEFAULT_HANDLE(T) \
-  void IrVisitor::handle(T* node) { unhandled(node, #T); }
+#define MF_DEFAULT_HANDLE(T)        \
+  void IrVisitor::handle(T* node) { \
+    unhandled(node, #T);            \
+  }
 MF_FOR_ALL_VALS(MF_DEFAULT_HANDLE)
 MF_FOR_ALL_EXPRS(MF_DEFAULT_HANDLE)
 #undef MF_DEFAULT_HANDLE

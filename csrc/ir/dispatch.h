@@ -16,8 +16,7 @@ class IrVisitor {
   //! Calls the handle() overload of `s`'s class.
   void dispatch(Statement* s);
 
-#define MF_VISIT(T) \
-  virtual void handle(T* node);
+#define MF_VISIT(T) virtual void handle(T* node);
   MF_FOR_ALL_VALS(MF_VISIT)
   MF_FOR_ALL_EXPRS(MF_VISIT)
 #undef MF_VISIT

@@ -39,11 +39,15 @@ bool isNarrowFloat(DataType t) {
   return t == DataType::Half || t == DataType::BFloat16 || t == DataType::Float8_e4m3fn;
 }
 
-bool isTensorDataType(DataType t) { return t != DataType::Index; }
+bool isTensorDataType(DataType t) {
+  return t != DataType::Index;
+}
 
 namespace {
 // Category: 0 bool, 1 integral, 2 floating.
-int category(DataType t) { return t == DataType::Bool ? 0 : isIntegralType(t) ? 1 : 2; }
+int category(DataType t) {
+  return t == DataType::Bool ? 0 : isIntegralType(t) ? 1 : 2;
+}
 }  // namespace
 
 DataType promoteTypes(DataType a, DataType b) {

@@ -10,15 +10,15 @@ namespace mf {
 
 // X(enumerator, printed name, bytes). Index is the scalar type of extents and indices; the
 // code generator lowers it to int32 or int64 per kernel. It is never a tensor dtype.
-#define MF_DATA_TYPES(X)            \
-  X(Bool, "bool", 1)                \
-  X(Int32, "int32", 4)              \
-  X(Int64, "int64", 8)              \
-  X(Index, "index", 8)              \
-  X(Half, "half", 2)                \
-  X(BFloat16, "bfloat16", 2)        \
-  X(Float, "float", 4)              \
-  X(Double, "double", 8)            \
+#define MF_DATA_TYPES(X)     \
+  X(Bool, "bool", 1)         \
+  X(Int32, "int32", 4)       \
+  X(Int64, "int64", 8)       \
+  X(Index, "index", 8)       \
+  X(Half, "half", 2)         \
+  X(BFloat16, "bfloat16", 2) \
+  X(Float, "float", 4)       \
+  X(Double, "double", 8)     \
   X(Float8_e4m3fn, "float8_e4m3fn", 1)
 
 enum class DataType {
@@ -29,9 +29,9 @@ enum class DataType {
 
 std::string_view toString(DataType t);
 int64_t dataTypeSize(DataType t);
-bool isIntegralType(DataType t);  //!< Int32, Int64, Index
-bool isFloatingType(DataType t);  //!< Half, BFloat16, Float, Double, Float8_e4m3fn
-bool isNarrowFloat(DataType t);   //!< Half, BFloat16, Float8_e4m3fn: computed in float
+bool isIntegralType(DataType t);    //!< Int32, Int64, Index
+bool isFloatingType(DataType t);    //!< Half, BFloat16, Float, Double, Float8_e4m3fn
+bool isNarrowFloat(DataType t);     //!< Half, BFloat16, Float8_e4m3fn: computed in float
 bool isTensorDataType(DataType t);  //!< every type but Index
 
 //! The type a binary op of `a` and `b` computes in, as PyTorch's type promotion for two

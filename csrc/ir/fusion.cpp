@@ -12,9 +12,15 @@ namespace {
 thread_local Fusion* active_fusion = nullptr;
 }  // namespace
 
-FusionGuard::FusionGuard(Fusion* fusion) : previous_(active_fusion) { active_fusion = fusion; }
-FusionGuard::~FusionGuard() { active_fusion = previous_; }
-Fusion* FusionGuard::current() { return active_fusion; }
+FusionGuard::FusionGuard(Fusion* fusion) : previous_(active_fusion) {
+  active_fusion = fusion;
+}
+FusionGuard::~FusionGuard() {
+  active_fusion = previous_;
+}
+Fusion* FusionGuard::current() {
+  return active_fusion;
+}
 
 Fusion::Fusion() = default;
 Fusion::~Fusion() = default;
@@ -59,7 +65,8 @@ void Fusion::addInput(Val* v) {
   MF_CHECK(v->fusion() == this, "addInput: {} belongs to another fusion", v->toString());
   MF_CHECK(!v->isConst(), "addInput: {} is a constant; only symbolic values can be inputs",
            v->toString());
-  MF_CHECK(v->definition() == nullptr, "addInput: {} is computed by `{}`; an input cannot have a definition",
+  MF_CHECK(v->definition() == nullptr,
+           "addInput: {} is computed by `{}`; an input cannot have a definition",
            v->toInlineString(), v->definition() ? v->definition()->toString() : "");
   MF_CHECK(std::find(inputs_.begin(), inputs_.end(), v) == inputs_.end(),
            "addInput: {} is already an input", v->toInlineString());
@@ -79,7 +86,9 @@ void Fusion::addOutput(Val* v) {
   outputs_.push_back(v);
 }
 
-std::vector<Expr*> Fusion::exprs() const { return tensorExprs(outputs_); }
+std::vector<Expr*> Fusion::exprs() const {
+  return tensorExprs(outputs_);
+}
 
 std::vector<TensorView*> Fusion::allTvs() const {
   std::vector<Val*> roots = inputs_;
@@ -98,7 +107,11 @@ void Fusion::removeExpr(Expr* e) {
   statements_.erase(it);
 }
 
-void Fusion::printMath() const { std::cout << mathString() << std::flush; }
-void Fusion::printTransforms() const { std::cout << transformsString() << std::flush; }
+void Fusion::printMath() const {
+  std::cout << mathString() << std::flush;
+}
+void Fusion::printTransforms() const {
+  std::cout << transformsString() << std::flush;
+}
 
 }  // namespace mf

@@ -7,25 +7,38 @@ namespace mf {
 
 std::string_view toString(IterType t) {
   switch (t) {
-    case IterType::Iteration: return "Iteration";
-    case IterType::Reduction: return "Reduction";
-    case IterType::Broadcast: return "Broadcast";
-    case IterType::Symbolic: return "Symbolic";
+    case IterType::Iteration:
+      return "Iteration";
+    case IterType::Reduction:
+      return "Reduction";
+    case IterType::Broadcast:
+      return "Broadcast";
+    case IterType::Symbolic:
+      return "Symbolic";
   }
   return "?";
 }
 
 std::string_view toString(ParallelType p) {
   switch (p) {
-    case ParallelType::Serial: return "S";
-    case ParallelType::BIDx: return "blockIdx.x";
-    case ParallelType::BIDy: return "blockIdx.y";
-    case ParallelType::BIDz: return "blockIdx.z";
-    case ParallelType::TIDx: return "threadIdx.x";
-    case ParallelType::TIDy: return "threadIdx.y";
-    case ParallelType::TIDz: return "threadIdx.z";
-    case ParallelType::Vectorize: return "V";
-    case ParallelType::Unroll: return "UR";
+    case ParallelType::Serial:
+      return "S";
+    case ParallelType::BIDx:
+      return "blockIdx.x";
+    case ParallelType::BIDy:
+      return "blockIdx.y";
+    case ParallelType::BIDz:
+      return "blockIdx.z";
+    case ParallelType::TIDx:
+      return "threadIdx.x";
+    case ParallelType::TIDy:
+      return "threadIdx.y";
+    case ParallelType::TIDz:
+      return "threadIdx.z";
+    case ParallelType::Vectorize:
+      return "V";
+    case ParallelType::Unroll:
+      return "UR";
   }
   return "?";
 }

@@ -39,8 +39,7 @@ class IterDomain : public Val {
 
   //! Inner split: inner extent = factor, outer = ceilDiv(extent, factor). An outer split
   //! puts the factor on the outer axis instead.
-  static std::pair<IterDomain*, IterDomain*> split(IterDomain* in, Val* factor,
-                                                   bool inner_split);
+  static std::pair<IterDomain*, IterDomain*> split(IterDomain* in, Val* factor, bool inner_split);
   //! One axis of extent outer * inner; outer's index varies slowest.
   static IterDomain* merge(IterDomain* outer, IterDomain* inner);
 

@@ -11,17 +11,17 @@
   X(TensorIndex)
 
 // Expressions: fusion math, IterDomain transforms, and kernel-IR structure.
-#define MF_FOR_ALL_EXPRS(X)           \
-  X(UnaryOp)                          \
-  X(BinaryOp)                         \
-  X(TernaryOp)                        \
-  X(LoadStoreOp)                      \
-  X(BroadcastOp)                      \
-  X(PreprocessGroupedMatmulInputSf)   \
-  X(Split)                            \
-  X(Merge)                            \
-  X(ForLoop)                          \
-  X(IfThenElse)                       \
+#define MF_FOR_ALL_EXPRS(X)         \
+  X(UnaryOp)                        \
+  X(BinaryOp)                       \
+  X(TernaryOp)                      \
+  X(LoadStoreOp)                    \
+  X(BroadcastOp)                    \
+  X(PreprocessGroupedMatmulInputSf) \
+  X(Split)                          \
+  X(Merge)                          \
+  X(ForLoop)                        \
+  X(IfThenElse)                     \
   X(Allocate)
 
 namespace mf {

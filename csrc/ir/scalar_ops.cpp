@@ -18,27 +18,43 @@ int64_t floatToInt(double d, DataType dtype) {
   return static_cast<int64_t>(std::trunc(d));
 }
 
-bool computesInFloat(DataType t) { return t == DataType::Float || isNarrowFloat(t); }
+bool computesInFloat(DataType t) {
+  return t == DataType::Float || isNarrowFloat(t);
+}
 
 double unaryFloating(UnaryOpType op, double x, bool in_float) {
   float f = static_cast<float>(x);
   switch (op) {
-    case UnaryOpType::Neg: return -x;
-    case UnaryOpType::Abs: return std::fabs(x);
-    case UnaryOpType::Exp: return in_float ? std::exp(f) : std::exp(x);
-    case UnaryOpType::Log: return in_float ? std::log(f) : std::log(x);
-    case UnaryOpType::Sqrt: return in_float ? std::sqrt(f) : std::sqrt(x);
-    case UnaryOpType::Rsqrt: return in_float ? 1.0f / std::sqrt(f) : 1.0 / std::sqrt(x);
-    case UnaryOpType::Reciprocal: return in_float ? 1.0f / f : 1.0 / x;
-    case UnaryOpType::Tanh: return in_float ? std::tanh(f) : std::tanh(x);
+    case UnaryOpType::Neg:
+      return -x;
+    case UnaryOpType::Abs:
+      return std::fabs(x);
+    case UnaryOpType::Exp:
+      return in_float ? std::exp(f) : std::exp(x);
+    case UnaryOpType::Log:
+      return in_float ? std::log(f) : std::log(x);
+    case UnaryOpType::Sqrt:
+      return in_float ? std::sqrt(f) : std::sqrt(x);
+    case UnaryOpType::Rsqrt:
+      return in_float ? 1.0f / std::sqrt(f) : 1.0 / std::sqrt(x);
+    case UnaryOpType::Reciprocal:
+      return in_float ? 1.0f / f : 1.0 / x;
+    case UnaryOpType::Tanh:
+      return in_float ? std::tanh(f) : std::tanh(x);
     case UnaryOpType::Sigmoid:
       return in_float ? 1.0f / (1.0f + std::exp(-f)) : 1.0 / (1.0 + std::exp(-x));
-    case UnaryOpType::Relu: return std::isnan(x) ? x : (x > 0 ? x : 0.0);
-    case UnaryOpType::Sin: return in_float ? std::sin(f) : std::sin(x);
-    case UnaryOpType::Cos: return in_float ? std::cos(f) : std::cos(x);
-    case UnaryOpType::Floor: return std::floor(x);
-    case UnaryOpType::Ceil: return std::ceil(x);
-    default: break;
+    case UnaryOpType::Relu:
+      return std::isnan(x) ? x : (x > 0 ? x : 0.0);
+    case UnaryOpType::Sin:
+      return in_float ? std::sin(f) : std::sin(x);
+    case UnaryOpType::Cos:
+      return in_float ? std::cos(f) : std::cos(x);
+    case UnaryOpType::Floor:
+      return std::floor(x);
+    case UnaryOpType::Ceil:
+      return std::ceil(x);
+    default:
+      break;
   }
   MF_ASSERT(false, "unary op {} has no floating semantics", toString(op));
 }
@@ -47,7 +63,8 @@ double unaryFloating(UnaryOpType op, double x, bool in_float) {
 
 ScalarValue castScalar(const ScalarValue& v, DataType dtype) {
   switch (dtype) {
-    case DataType::Bool: return asBool(v);
+    case DataType::Bool:
+      return asBool(v);
     case DataType::Int32:
     case DataType::Int64:
     case DataType::Index: {
@@ -55,9 +72,12 @@ ScalarValue castScalar(const ScalarValue& v, DataType dtype) {
       int64_t i = asInt(v);
       return dtype == DataType::Int32 ? static_cast<int64_t>(static_cast<int32_t>(i)) : i;
     }
-    case DataType::Double: return asDouble(v);
-    case DataType::Float: return static_cast<double>(static_cast<float>(asDouble(v)));
-    case DataType::Half: return static_cast<double>(halfToFloat(doubleToHalf(asDouble(v))));
+    case DataType::Double:
+      return asDouble(v);
+    case DataType::Float:
+      return static_cast<double>(static_cast<float>(asDouble(v)));
+    case DataType::Half:
+      return static_cast<double>(halfToFloat(doubleToHalf(asDouble(v))));
     case DataType::BFloat16:
       return static_cast<double>(bfloat16ToFloat(doubleToBFloat16(asDouble(v))));
     case DataType::Float8_e4m3fn:
@@ -72,12 +92,17 @@ ScalarValue evalUnary(UnaryOpType op, DataType dtype, const ScalarValue& v) {
   if (isIntegralType(dtype) || dtype == DataType::Bool) {
     int64_t i = asInt(v);
     switch (op) {
-      case UnaryOpType::Neg: return castScalar(static_cast<int64_t>(0ull - static_cast<uint64_t>(i)), dtype);
-      case UnaryOpType::Abs: return castScalar(i < 0 ? static_cast<int64_t>(0ull - static_cast<uint64_t>(i)) : i, dtype);
-      case UnaryOpType::Relu: return i > 0 ? i : int64_t{0};
+      case UnaryOpType::Neg:
+        return castScalar(static_cast<int64_t>(0ull - static_cast<uint64_t>(i)), dtype);
+      case UnaryOpType::Abs:
+        return castScalar(i < 0 ? static_cast<int64_t>(0ull - static_cast<uint64_t>(i)) : i, dtype);
+      case UnaryOpType::Relu:
+        return i > 0 ? i : int64_t{0};
       case UnaryOpType::Floor:
-      case UnaryOpType::Ceil: return i;
-      default: break;
+      case UnaryOpType::Ceil:
+        return i;
+      default:
+        break;
     }
     MF_THROW("{} is not defined for integer operands", toString(op));
   }
@@ -87,9 +112,12 @@ ScalarValue evalUnary(UnaryOpType op, DataType dtype, const ScalarValue& v) {
 ScalarValue evalBinary(BinaryOpType op, DataType dtype, DataType compute, const ScalarValue& a,
                        const ScalarValue& b) {
   switch (op) {
-    case BinaryOpType::LogicalAnd: return asBool(a) && asBool(b);
-    case BinaryOpType::LogicalOr: return asBool(a) || asBool(b);
-    default: break;
+    case BinaryOpType::LogicalAnd:
+      return asBool(a) && asBool(b);
+    case BinaryOpType::LogicalOr:
+      return asBool(a) || asBool(b);
+    default:
+      break;
   }
   if (isIntegralType(compute) || compute == DataType::Bool) {
     // Two's complement wrap-around, computed without signed overflow.
@@ -97,9 +125,12 @@ ScalarValue evalBinary(BinaryOpType op, DataType dtype, DataType compute, const 
     auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
     auto wrap = [&](uint64_t r) { return castScalar(static_cast<int64_t>(r), dtype); };
     switch (op) {
-      case BinaryOpType::Add: return wrap(u(x) + u(y));
-      case BinaryOpType::Sub: return wrap(u(x) - u(y));
-      case BinaryOpType::Mul: return wrap(u(x) * u(y));
+      case BinaryOpType::Add:
+        return wrap(u(x) + u(y));
+      case BinaryOpType::Sub:
+        return wrap(u(x) - u(y));
+      case BinaryOpType::Mul:
+        return wrap(u(x) * u(y));
       case BinaryOpType::Div:
         MF_CHECK(y != 0, "integer division by zero");
         if (y == -1) return wrap(0ull - u(x));  // INT64_MIN / -1 wraps (it traps in C++)
@@ -111,8 +142,10 @@ ScalarValue evalBinary(BinaryOpType op, DataType dtype, DataType compute, const 
       case BinaryOpType::CeilDiv:
         MF_CHECK(y != 0, "integer ceilDiv by zero");
         return castScalar((x + y - 1) / y, dtype);
-      case BinaryOpType::Maximum: return castScalar(x > y ? x : y, dtype);
-      case BinaryOpType::Minimum: return castScalar(x < y ? x : y, dtype);
+      case BinaryOpType::Maximum:
+        return castScalar(x > y ? x : y, dtype);
+      case BinaryOpType::Minimum:
+        return castScalar(x < y ? x : y, dtype);
       case BinaryOpType::Pow: {
         MF_CHECK(y >= 0, "integer pow with negative exponent {}", y);
         uint64_t r = 1, base = u(x);
@@ -120,13 +153,20 @@ ScalarValue evalBinary(BinaryOpType op, DataType dtype, DataType compute, const 
           if (e & 1) r *= base;
         return wrap(r);
       }
-      case BinaryOpType::Eq: return x == y;
-      case BinaryOpType::Ne: return x != y;
-      case BinaryOpType::Lt: return x < y;
-      case BinaryOpType::Le: return x <= y;
-      case BinaryOpType::Gt: return x > y;
-      case BinaryOpType::Ge: return x >= y;
-      default: break;
+      case BinaryOpType::Eq:
+        return x == y;
+      case BinaryOpType::Ne:
+        return x != y;
+      case BinaryOpType::Lt:
+        return x < y;
+      case BinaryOpType::Le:
+        return x <= y;
+      case BinaryOpType::Gt:
+        return x > y;
+      case BinaryOpType::Ge:
+        return x >= y;
+      default:
+        break;
     }
     MF_ASSERT(false, "unhandled integer op {}", toString(op));
   }
@@ -135,23 +175,48 @@ ScalarValue evalBinary(BinaryOpType op, DataType dtype, DataType compute, const 
   float fx = static_cast<float>(x), fy = static_cast<float>(y);
   double r = 0;
   switch (op) {
-    case BinaryOpType::Add: r = f32 ? fx + fy : x + y; break;
-    case BinaryOpType::Sub: r = f32 ? fx - fy : x - y; break;
-    case BinaryOpType::Mul: r = f32 ? fx * fy : x * y; break;
-    case BinaryOpType::Div: r = f32 ? fx / fy : x / y; break;
-    case BinaryOpType::Mod: r = f32 ? std::fmod(fx, fy) : std::fmod(x, y); break;
-    case BinaryOpType::CeilDiv: r = f32 ? std::ceil(fx / fy) : std::ceil(x / y); break;
+    case BinaryOpType::Add:
+      r = f32 ? fx + fy : x + y;
+      break;
+    case BinaryOpType::Sub:
+      r = f32 ? fx - fy : x - y;
+      break;
+    case BinaryOpType::Mul:
+      r = f32 ? fx * fy : x * y;
+      break;
+    case BinaryOpType::Div:
+      r = f32 ? fx / fy : x / y;
+      break;
+    case BinaryOpType::Mod:
+      r = f32 ? std::fmod(fx, fy) : std::fmod(x, y);
+      break;
+    case BinaryOpType::CeilDiv:
+      r = f32 ? std::ceil(fx / fy) : std::ceil(x / y);
+      break;
     // NaN-propagating, as torch.maximum / torch.minimum.
-    case BinaryOpType::Maximum: r = (std::isnan(x) || std::isnan(y)) ? NAN : (x > y ? x : y); break;
-    case BinaryOpType::Minimum: r = (std::isnan(x) || std::isnan(y)) ? NAN : (x < y ? x : y); break;
-    case BinaryOpType::Pow: r = f32 ? std::pow(fx, fy) : std::pow(x, y); break;
-    case BinaryOpType::Eq: return x == y;
-    case BinaryOpType::Ne: return x != y;
-    case BinaryOpType::Lt: return x < y;
-    case BinaryOpType::Le: return x <= y;
-    case BinaryOpType::Gt: return x > y;
-    case BinaryOpType::Ge: return x >= y;
-    default: MF_ASSERT(false, "unhandled floating op {}", toString(op));
+    case BinaryOpType::Maximum:
+      r = (std::isnan(x) || std::isnan(y)) ? NAN : (x > y ? x : y);
+      break;
+    case BinaryOpType::Minimum:
+      r = (std::isnan(x) || std::isnan(y)) ? NAN : (x < y ? x : y);
+      break;
+    case BinaryOpType::Pow:
+      r = f32 ? std::pow(fx, fy) : std::pow(x, y);
+      break;
+    case BinaryOpType::Eq:
+      return x == y;
+    case BinaryOpType::Ne:
+      return x != y;
+    case BinaryOpType::Lt:
+      return x < y;
+    case BinaryOpType::Le:
+      return x <= y;
+    case BinaryOpType::Gt:
+      return x > y;
+    case BinaryOpType::Ge:
+      return x >= y;
+    default:
+      MF_ASSERT(false, "unhandled floating op {}", toString(op));
   }
   return castScalar(r, dtype);
 }

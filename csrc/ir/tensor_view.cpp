@@ -7,9 +7,12 @@ namespace mf {
 
 std::string_view toString(MemoryType t) {
   switch (t) {
-    case MemoryType::Global: return "g";
-    case MemoryType::Local: return "l";
-    case MemoryType::Shared: return "s";
+    case MemoryType::Global:
+      return "g";
+    case MemoryType::Local:
+      return "l";
+    case MemoryType::Shared:
+      return "s";
   }
   return "?";
 }
@@ -56,8 +59,8 @@ TensorView* TensorView::setAllocationDomain(std::vector<IterDomain*> ids, bool c
 }
 
 void TensorView::setComputeAtPosition(int64_t pos) {
-  MF_CHECK(pos >= 0 && pos <= nDims(), "compute-at position {} of {} is out of range [0, {}]",
-           pos, toString(), nDims());
+  MF_CHECK(pos >= 0 && pos <= nDims(), "compute-at position {} of {} is out of range [0, {}]", pos,
+           toString(), nDims());
   compute_at_pos_ = pos;
 }
 

@@ -18,20 +18,25 @@ std::vector<Statement*> dependenciesOf(Statement* s, bool members) {
   if (v->definition()) deps.push_back(v->definition());
   if (!members) return deps;
   switch (v->kind()) {
-    case ValKind::TensorView: deps.push_back(v->as<TensorView>()->domain()); break;
+    case ValKind::TensorView:
+      deps.push_back(v->as<TensorView>()->domain());
+      break;
     case ValKind::TensorDomain: {
       const auto* td = v->as<TensorDomain>();
       for (IterDomain* id : td->allIds()) deps.push_back(id);
       break;
     }
-    case ValKind::IterDomain: deps.push_back(v->as<IterDomain>()->extent()); break;
+    case ValKind::IterDomain:
+      deps.push_back(v->as<IterDomain>()->extent());
+      break;
     case ValKind::TensorIndex: {
       const auto* ti = v->as<TensorIndex>();
       deps.push_back(ti->view());
       deps.push_back(ti->index());
       break;
     }
-    case ValKind::Scalar: break;
+    case ValKind::Scalar:
+      break;
   }
   return deps;
 }

@@ -31,8 +31,8 @@ void verifyFusion(const Fusion& fusion) {
     }
     for (Expr* use : v->uses()) {
       const auto& ins = use->inputs();
-      MF_ASSERT(std::find(ins.begin(), ins.end(), v) != ins.end(),
-                "{}'s use `{}` does not list it", v->toInlineString(), use->toString());
+      MF_ASSERT(std::find(ins.begin(), ins.end(), v) != ins.end(), "{}'s use `{}` does not list it",
+                v->toInlineString(), use->toString());
     }
   }
   for (Val* in : fusion.inputs())

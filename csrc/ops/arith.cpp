@@ -10,7 +10,6 @@
 namespace mf {
 namespace {
 
-
 std::vector<IterDomain*> logicalNoReductions(TensorView* tv) {
   std::vector<IterDomain*> ids;
   for (IterDomain* id : tv->getLogicalDomain())
@@ -67,8 +66,10 @@ bool isFloatOnly(UnaryOpType op) {
     case UnaryOpType::Tanh:
     case UnaryOpType::Sigmoid:
     case UnaryOpType::Sin:
-    case UnaryOpType::Cos: return true;
-    default: return false;
+    case UnaryOpType::Cos:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -130,9 +131,13 @@ Val* binaryOp(BinaryOpType op, Val* a, Val* b) {
   return out;
 }
 
-#define MF_DEFINE_UNARY(name, op)                                                   \
-  TensorView* name(TensorView* x) { return unaryOp(UnaryOpType::op, x); }           \
-  Val* name(Val* x) { return unaryOp(UnaryOpType::op, x); }
+#define MF_DEFINE_UNARY(name, op)       \
+  TensorView* name(TensorView* x) {     \
+    return unaryOp(UnaryOpType::op, x); \
+  }                                     \
+  Val* name(Val* x) {                   \
+    return unaryOp(UnaryOpType::op, x); \
+  }
 MF_DEFINE_UNARY(neg, Neg)
 MF_DEFINE_UNARY(abs, Abs)
 MF_DEFINE_UNARY(exp, Exp)
@@ -150,16 +155,18 @@ MF_DEFINE_UNARY(ceil, Ceil)
 MF_DEFINE_UNARY(logicalNot, LogicalNot)
 #undef MF_DEFINE_UNARY
 
-#define MF_DEFINE_BINARY(name, op)                                                      \
-  Val* name(Val* a, Val* b) { return binaryOp(BinaryOpType::op, a, b); }                \
-  TensorView* name(TensorView* a, TensorView* b) {                                      \
-    return binaryOp(BinaryOpType::op, a, b)->as<TensorView>();                          \
-  }                                                                                     \
-  TensorView* name(TensorView* a, Val* b) {                                             \
-    return binaryOp(BinaryOpType::op, a, b)->as<TensorView>();                          \
-  }                                                                                     \
-  TensorView* name(Val* a, TensorView* b) {                                             \
-    return binaryOp(BinaryOpType::op, a, b)->as<TensorView>();                          \
+#define MF_DEFINE_BINARY(name, op)                             \
+  Val* name(Val* a, Val* b) {                                  \
+    return binaryOp(BinaryOpType::op, a, b);                   \
+  }                                                            \
+  TensorView* name(TensorView* a, TensorView* b) {             \
+    return binaryOp(BinaryOpType::op, a, b)->as<TensorView>(); \
+  }                                                            \
+  TensorView* name(TensorView* a, Val* b) {                    \
+    return binaryOp(BinaryOpType::op, a, b)->as<TensorView>(); \
+  }                                                            \
+  TensorView* name(Val* a, TensorView* b) {                    \
+    return binaryOp(BinaryOpType::op, a, b)->as<TensorView>(); \
   }
 MF_DEFINE_BINARY(add, Add)
 MF_DEFINE_BINARY(sub, Sub)

@@ -22,7 +22,7 @@ TensorView* unaryOp(UnaryOpType op, TensorView* x);
 //! lhs op rhs; either side may be a scalar.
 Val* binaryOp(BinaryOpType op, Val* lhs, Val* rhs);
 
-#define MF_DECLARE_UNARY(name) \
+#define MF_DECLARE_UNARY(name)     \
   TensorView* name(TensorView* x); \
   Val* name(Val* x);
 MF_DECLARE_UNARY(neg)

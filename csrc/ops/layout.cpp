@@ -20,8 +20,8 @@ TensorView* preprocessGroupedMatmulInputSf(TensorView* input, TensorView* input_
     if (!id->isReduction()) in_ids.push_back(id);
   MF_CHECK(in_ids.size() == 2, "{}: input {} must be 2-D [M, K], got rank {}", kOp,
            input->toString(), in_ids.size());
-  for (auto [name, off] : {std::pair{"input_offsets", input_offsets},
-                           std::pair{"output_offsets", output_offsets}}) {
+  for (auto [name, off] :
+       {std::pair{"input_offsets", input_offsets}, std::pair{"output_offsets", output_offsets}}) {
     MF_CHECK(off->getLogicalDomain().size() == 1, "{}: {} {} must be 1-D [G], got rank {}", kOp,
              name, off->toString(), off->getLogicalDomain().size());
     MF_CHECK(off->dtype() == DataType::Int32 || off->dtype() == DataType::Int64,

@@ -34,8 +34,8 @@ TensorView* TensorViewBuilder::build() const {
   std::vector<IterDomain*> ids;
   for (int64_t i = 0; i < rank; ++i) {
     int64_t s = shape_.empty() ? -1 : shape_[i];
-    MF_CHECK(s >= -1, "TensorViewBuilder: size {} of axis {} is invalid (use -1 for symbolic)",
-             s, i);
+    MF_CHECK(s >= -1, "TensorViewBuilder: size {} of axis {} is invalid (use -1 for symbolic)", s,
+             i);
     if (s == -1)
       ids.push_back(IrBuilder::create<IterDomain>(newScalar(DataType::Index)));
     else if (s == 1)

@@ -35,7 +35,6 @@ TensorView* makeContigTensor(int64_t rank, DataType dtype = DataType::Float);
 //! Constant extents (-1 symbolic, 1 broadcast), arbitrary strides.
 TensorView* makeConcreteTensor(std::vector<int64_t> sizes, DataType dtype = DataType::Float);
 //! Constant extents, contiguous row-major.
-TensorView* makeContigConcreteTensor(std::vector<int64_t> sizes,
-                                     DataType dtype = DataType::Float);
+TensorView* makeContigConcreteTensor(std::vector<int64_t> sizes, DataType dtype = DataType::Float);
 
 }  // namespace mf

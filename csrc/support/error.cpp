@@ -2,7 +2,9 @@
 
 namespace mf::detail {
 
-void throwUserError(std::string msg) { throw UserError(std::move(msg)); }
+void throwUserError(std::string msg) {
+  throw UserError(std::move(msg));
+}
 
 void throwInternalError(const char* cond, const char* file, int line, std::string msg) {
   std::string text = fmt::format("minifuser internal error: {} failed at {}:{}", cond, file, line);

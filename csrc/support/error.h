@@ -31,32 +31,31 @@ namespace detail {
 }  // namespace mf
 
 //! MF_CHECK(cond, "fmt {}", args...): throws mf::UserError with the formatted message.
-#define MF_CHECK(cond, ...)                                         \
-  do {                                                              \
-    if (!(cond)) [[unlikely]]                                       \
-      ::mf::detail::throwUserError(::fmt::format(__VA_ARGS__));     \
+#define MF_CHECK(cond, ...)                                     \
+  do {                                                          \
+    if (!(cond)) [[unlikely]]                                   \
+      ::mf::detail::throwUserError(::fmt::format(__VA_ARGS__)); \
   } while (0)
 
 //! MF_THROW("fmt {}", args...): an unconditional user error.
 #define MF_THROW(...) ::mf::detail::throwUserError(::fmt::format(__VA_ARGS__))
 
 //! MF_ASSERT(cond [, "fmt {}", args...]): throws mf::InternalError naming the condition.
-#define MF_ASSERT(cond, ...)                                                      \
-  do {                                                                            \
-    if (!(cond)) [[unlikely]]                                                     \
-      ::mf::detail::throwInternalError(#cond, __FILE__, __LINE__ __VA_OPT__(, ) \
-                                           __VA_OPT__(::fmt::format(__VA_ARGS__))); \
+#define MF_ASSERT(cond, ...)                                                                \
+  do {                                                                                      \
+    if (!(cond)) [[unlikely]]                                                               \
+      ::mf::detail::throwInternalError(                                                     \
+          #cond, __FILE__, __LINE__ __VA_OPT__(, ) __VA_OPT__(::fmt::format(__VA_ARGS__))); \
   } while (0)
 
 //! MF_CHECK_EQ(a, b, "context fmt", args...): user error "<context>: expected <b>, got <a>".
-#define MF_CHECK_EQ(actual, expected, ...)                                           \
-  do {                                                                              \
-    const auto& mf_actual_ = (actual);                                              \
-    const auto& mf_expected_ = (expected);                                          \
-    if (!(mf_actual_ == mf_expected_)) [[unlikely]]                                 \
-      ::mf::detail::throwUserError(::fmt::format("{}: expected {}, got {}",         \
-                                                 ::fmt::format(__VA_ARGS__),        \
-                                                 mf_expected_, mf_actual_));        \
+#define MF_CHECK_EQ(actual, expected, ...)                                                   \
+  do {                                                                                       \
+    const auto& mf_actual_ = (actual);                                                       \
+    const auto& mf_expected_ = (expected);                                                   \
+    if (!(mf_actual_ == mf_expected_)) [[unlikely]]                                          \
+      ::mf::detail::throwUserError(::fmt::format(                                            \
+          "{}: expected {}, got {}", ::fmt::format(__VA_ARGS__), mf_expected_, mf_actual_)); \
   } while (0)
 
 //! MF_ASSERT_EQ(a, b): internal error printing both sides.

@@ -69,7 +69,8 @@ std::vector<bool> parseDumpList(std::string_view dump_list, std::ostream& help_o
     }
     MF_CHECK(found, "MINIFUSER_DUMP: unknown option '{}'; valid options: help, {}", item, [] {
       std::string names;
-      for (const DumpEntry& e : kDumpEntries) names += (names.empty() ? "" : ", ") + std::string(e.name);
+      for (const DumpEntry& e : kDumpEntries)
+        names += (names.empty() ? "" : ", ") + std::string(e.name);
       return names;
     }());
   }
@@ -80,21 +81,36 @@ std::string dumpHelp() {
   std::ostringstream os;
   os << "MINIFUSER_DUMP=opt1,opt2,... prints stages of compilation. Options:\n";
   for (const DumpEntry& e : kDumpEntries) os << fmt::format("  {:<18} {}\n", e.name, e.description);
-  os << "Related: MINIFUSER_DUMP_DIR (folder for cuda_to_file), MINIFUSER_CACHE_DIR (kernel cache).\n";
+  os << "Related: MINIFUSER_DUMP_DIR (folder for cuda_to_file), MINIFUSER_CACHE_DIR (kernel "
+        "cache).\n";
   return os.str();
 }
 
-std::string_view dumpName(DumpOption opt) { return kDumpEntries[static_cast<size_t>(opt)].name; }
+std::string_view dumpName(DumpOption opt) {
+  return kDumpEntries[static_cast<size_t>(opt)].name;
+}
 
-const Options& options() { return mutableOptions(); }
+const Options& options() {
+  return mutableOptions();
+}
 
-bool isDumpEnabled(DumpOption opt) { return options().dump[static_cast<size_t>(opt)]; }
+bool isDumpEnabled(DumpOption opt) {
+  return options().dump[static_cast<size_t>(opt)];
+}
 
-std::ostream& dumpStream() { return std::cout; }
+std::ostream& dumpStream() {
+  return std::cout;
+}
 
 OptionsGuard::OptionsGuard() : saved_(mutableOptions()) {}
-OptionsGuard::~OptionsGuard() { mutableOptions() = saved_; }
-Options& OptionsGuard::get() { return mutableOptions(); }
-void OptionsGuard::enableDump(DumpOption opt) { get().dump[static_cast<size_t>(opt)] = true; }
+OptionsGuard::~OptionsGuard() {
+  mutableOptions() = saved_;
+}
+Options& OptionsGuard::get() {
+  return mutableOptions();
+}
+void OptionsGuard::enableDump(DumpOption opt) {
+  get().dump[static_cast<size_t>(opt)] = true;
+}
 
 }  // namespace mf

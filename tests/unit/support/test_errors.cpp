@@ -20,8 +20,7 @@ TEST(Errors, AssertThrowsInternalError) {
   EXPECT_THAT([] { MF_ASSERT(2 < 1, "context {}", 7); },
               ThrowsMessage<InternalError>(AllOf(HasSubstr("2 < 1"), HasSubstr("context 7"),
                                                  HasSubstr("bug in minifuser"))));
-  EXPECT_THAT([] { MF_ASSERT(false); },
-              ThrowsMessage<InternalError>(HasSubstr("false failed")));
+  EXPECT_THAT([] { MF_ASSERT(false); }, ThrowsMessage<InternalError>(HasSubstr("false failed")));
 }
 
 // The _EQ forms print expected and actual.

@@ -24,9 +24,10 @@ TEST(Options, ParsesDumpList) {
 // An unknown option is a user error that lists the valid names.
 TEST(Options, UnknownDumpOptionListsValidOnes) {
   std::ostringstream help;
-  EXPECT_THAT([&] { parseDumpList("fusion_ir,kernal_ir", help); },
-              ThrowsMessage<UserError>(AllOf(HasSubstr("unknown option 'kernal_ir'"),
-                                             HasSubstr("kernel_ir"), HasSubstr("fusion_transforms"))));
+  EXPECT_THAT(
+      [&] { parseDumpList("fusion_ir,kernal_ir", help); },
+      ThrowsMessage<UserError>(AllOf(HasSubstr("unknown option 'kernal_ir'"),
+                                     HasSubstr("kernel_ir"), HasSubstr("fusion_transforms"))));
 }
 
 // help prints every option with its description and enables nothing.
