@@ -12,20 +12,46 @@ namespace mf {
 
 class TensorView;
 
-#define MF_UNARY_OPS(X)                                                                 \
-  X(Neg, "neg")                                                                         \
-  X(Abs, "abs") X(Exp, "exp") X(Log, "log") X(Sqrt, "sqrt") X(Rsqrt, "rsqrt")           \
-      X(Reciprocal, "reciprocal") X(Tanh, "tanh") X(Sigmoid, "sigmoid") X(Relu, "relu") \
-          X(Sin, "sin") X(Cos, "cos") X(Floor, "floor") X(Ceil, "ceil")                 \
-              X(LogicalNot, "logical_not") X(Cast, "cast")
+#define MF_UNARY_OPS(X)        \
+  X(Neg, "neg")                \
+  X(Abs, "abs")                \
+  X(Exp, "exp")                \
+  X(Log, "log")                \
+  X(Sqrt, "sqrt")              \
+  X(Rsqrt, "rsqrt")            \
+  X(Reciprocal, "reciprocal")  \
+  X(Tanh, "tanh")              \
+  X(Sigmoid, "sigmoid")        \
+  X(Relu, "relu")              \
+  X(Sin, "sin")                \
+  X(Cos, "cos")                \
+  X(Floor, "floor")            \
+  X(Ceil, "ceil")              \
+  X(LogicalNot, "logical_not") \
+  X(Cast, "cast")
 
-#define MF_BINARY_OPS(X)                                                                      \
-  X(Add, "+")                                                                                 \
-  X(Sub, "-") X(Mul, "*") X(Div, "/") X(Mod, "%") X(CeilDiv, "ceilDiv") X(Maximum, "maximum") \
-      X(Minimum, "minimum") X(Pow, "pow") X(Eq, "==") X(Ne, "!=") X(Lt, "<") X(Le, "<=")      \
-          X(Gt, ">") X(Ge, ">=") X(LogicalAnd, "&&") X(LogicalOr, "||")
+#define MF_BINARY_OPS(X) \
+  X(Add, "+")            \
+  X(Sub, "-")            \
+  X(Mul, "*")            \
+  X(Div, "/")            \
+  X(Mod, "%")            \
+  X(CeilDiv, "ceilDiv")  \
+  X(Maximum, "maximum")  \
+  X(Minimum, "minimum")  \
+  X(Pow, "pow")          \
+  X(Eq, "==")            \
+  X(Ne, "!=")            \
+  X(Lt, "<")             \
+  X(Le, "<=")            \
+  X(Gt, ">")             \
+  X(Ge, ">=")            \
+  X(LogicalAnd, "&&")    \
+  X(LogicalOr, "||")
 
-#define MF_TERNARY_OPS(X) X(Where, "where") X(Clamp, "clamp")
+#define MF_TERNARY_OPS(X) \
+  X(Where, "where")       \
+  X(Clamp, "clamp")
 
 #define MF_OP_ENUM(e, s) e,
 enum class UnaryOpType { MF_UNARY_OPS(MF_OP_ENUM) };
