@@ -15,6 +15,7 @@
 #include "executor/arguments.h"
 #include "ir/exprs.h"
 #include "lower/pipeline.h"
+#include "reference/layout_reference.h"
 #include "support/options.h"
 
 namespace mf {
@@ -55,6 +56,23 @@ std::string describeLayoutError(int flag) {
         "non-decreasing, at most M);";
   if (flag & 4) what += " output_offsets are not each group's start rounded up to 128 rows;";
   return what;
+}
+
+// The layout op's result reports how many rows of its padded buffer hold data.
+void setLayoutUsedRows(const Fusion& ir, const std::vector<Tensor>& inputs,
+                       std::vector<Tensor>& outputs) {
+  auto inputOf = [&](Val* v) {
+    auto it = std::find(ir.inputs().begin(), ir.inputs().end(), v);
+    return it == ir.inputs().end() ? nullptr : &inputs[it - ir.inputs().begin()];
+  };
+  for (size_t i = 0; i < ir.outputs().size(); ++i) {
+    auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(ir.outputs()[i]->definition());
+    if (op == nullptr) continue;
+    const Tensor* in_off = inputOf(op->inputOffsets());
+    const Tensor* out_off = inputOf(op->outputOffsets());
+    if (in_off && out_off)
+      outputs[i].setUsedRows(layoutUsedRows(*in_off, *out_off, outputs[i].sizes()[0]));
+  }
 }
 
 }  // namespace
@@ -248,6 +266,7 @@ std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
     }
     if (p.is_error_flag || tv != nullptr) ++b;
   }
+  setLayoutUsedRows(ir, inputs, outputs);
   return outputs;
 }
 

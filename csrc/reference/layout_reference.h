@@ -19,4 +19,8 @@ Tensor evalLayoutOp(const PreprocessGroupedMatmulInputSf* op, const Tensor& in,
                     const Tensor& input_offsets, const Tensor& output_offsets,
                     const ReferenceOptions& options);
 
+//! Rows of the padded buffer a layout op actually uses: out_off[G-1] + roundup(M -
+//! in_off[G-1], 128), or 0 without groups (spec Part B §1.4).
+int64_t layoutUsedRows(const Tensor& input_offsets, const Tensor& output_offsets, int64_t m);
+
 }  // namespace mf

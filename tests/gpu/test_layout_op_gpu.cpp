@@ -82,6 +82,7 @@ void runAndCompare(const std::vector<int64_t>& tokens, int64_t k, DataType dtype
   Tensor one_pads = ReferenceEvaluator(&fusion).run(inputs, {.layout_pad_fill = 1.0})[0];
   ASSERT_EQ(out.allocationSizes(), ref.allocationSizes());
   EXPECT_EQ(out.sizes(), (std::vector<int64_t>{m, k}));
+  EXPECT_EQ(out.usedRows(), ref.usedRows());
   int64_t checked = 0, bad = 0;
   for (int64_t p = 0; p < ref.allocationNumel() && bad < 5; ++p) {
     // A position is logical when the pad fill does not show through.
@@ -92,6 +93,13 @@ void runAndCompare(const std::vector<int64_t>& tokens, int64_t k, DataType dtype
                     << zero_pads.allocationItem(p);
   }
   EXPECT_EQ(checked, m * k);
+
+  // With zero-filled pads the whole padded buffer is deterministic and equals the reference.
+  Tensor zeroed = ke.run(inputs, {.zero_fill_layout_pads = true})[0];
+  for (int64_t p = 0, bad_pads = 0; p < ref.allocationNumel() && bad_pads < 5; ++p)
+    if (zeroed.allocationItem(p) != zero_pads.allocationItem(p) && ++bad_pads)
+      ADD_FAILURE() << "zero-filled run, position " << p << ": gpu " << zeroed.allocationItem(p)
+                    << " reference " << zero_pads.allocationItem(p);
 }
 
 // Spec example: tokens [2, 3, 5], K = 4.
