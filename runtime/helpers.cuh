@@ -6,7 +6,7 @@
 // -prec-sqrt=true, no -use_fast_math and --fmad=false). Not bit-exact: exp, log, tanh, sin,
 // cos, pow, sigmoid (CUDA's libdevice and glibc differ by a few ulp; docs/numerics.md).
 
-// ---- integers (sizes and indices: a >= 0, b > 0) ----
+// ---- integers (mf_ceilDiv: sizes and indices, a >= 0, b > 0; mf_min/mf_max also clamp) ----
 
 __device__ inline int mf_ceilDiv(int a, int b) {
   return (a + b - 1) / b;

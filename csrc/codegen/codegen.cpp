@@ -7,7 +7,7 @@
 
 #include "ir/dispatch.h"
 #include "ir/exprs.h"
-#include "ops/arith.h"
+#include "ir/scalar_ops.h"
 #include "support/hash.h"
 
 namespace mf {
@@ -49,11 +49,6 @@ std::vector<KernelParam> kernelParams(const Kernel& kernel) {
 }
 
 namespace {
-
-// Compute type of an op producing `out`: narrow floats compute in float.
-DataType computeOf(DataType out) {
-  return isNarrowFloat(out) ? DataType::Float : out;
-}
 
 std::string floatLiteral(double v, DataType t) {
   bool f32 = t != DataType::Double;
@@ -124,9 +119,14 @@ class CudaPrinter final : public IrVisitor {
         case BinaryOpType::CeilDiv:
           return fmt::format("(({} + {} - 1) / {})", l, r, r);
         case BinaryOpType::Maximum:
-          return fmt::format("({0} > {1} ? {0} : {1})", l, r);
         case BinaryOpType::Minimum:
-          return fmt::format("({0} < {1} ? {0} : {1})", l, r);
+          if (DataType compute = computeType(b); isFloatingType(compute)) {
+            // NaN and signed zeros as tensors' maximum/minimum (and the host's).
+            return fmt::format("mf_{}({}, {})", toString(b->opType()), operand(b->lhs(), compute),
+                               operand(b->rhs(), compute));
+          }
+          return fmt::format("({0} {2} {1} ? {0} : {1})", l, r,
+                             b->opType() == BinaryOpType::Maximum ? ">" : "<");
         default:
           MF_ASSERT(isInfix(b->opType()), "scalar {} in generated code", toString(b->opType()));
           return fmt::format("({} {} {})", l, toString(b->opType()), r);
@@ -151,7 +151,11 @@ class CudaPrinter final : public IrVisitor {
     if (auto* ti = dynamic_cast<TensorIndex*>(v)) {
       s = fmt::format("T{}[{}]", ti->view()->name(), scalar(ti->index()));
     } else if (auto c = v->constValue(); c && isFloatingType(to)) {
-      return floatLiteral(asDouble(*c), to);
+      // Converted here with the device's rules (castScalar), printed exactly. No literal has a
+      // narrow type: those are written as the exact float and converted with mf_cast.
+      std::string literal = floatLiteral(asDouble(castScalar(*c, to)), to);
+      if (!isNarrowFloat(to)) return literal;
+      return fmt::format("mf_cast<{}>({})", cudaTypeName(to), literal);
     } else {
       s = scalar(v);
     }
@@ -221,7 +225,7 @@ class CudaPrinter final : public IrVisitor {
       line(fmt::format("{} = {};", target(op->out()), operand(op->in(), out)));
       return;
     }
-    DataType compute = computeOf(out);
+    DataType compute = computeType(out);
     std::string x = operand(op->in(), compute);
     std::string value;
     if (isFloatingType(compute)) {
@@ -281,12 +285,18 @@ class CudaPrinter final : public IrVisitor {
                          operand(op->input(1), out), operand(op->input(2), out)));
       return;
     }
-    DataType compute = computeOf(out);
+    DataType compute = computeType(out);
     std::string x = operand(op->input(0), compute), lo = operand(op->input(1), compute),
                 hi = operand(op->input(2), compute);
-    std::string value = isFloatingType(compute)
-                            ? fmt::format("mf_minimum(mf_maximum({}, {}), {})", x, lo, hi)
-                            : fmt::format("({0} < {1} ? {1} : ({0} > {2} ? {2} : {0}))", x, lo, hi);
+    // clamp(x, lo, hi) = minimum(maximum(x, lo), hi), also for integers (lo > hi gives hi).
+    std::string value;
+    if (isFloatingType(compute)) {
+      value = fmt::format("mf_minimum(mf_maximum({}, {}), {})", x, lo, hi);
+    } else {
+      // An integer literal is an int: name the type to pick the mf_max / mf_min overload.
+      value =
+          fmt::format("mf_min(mf_max({0}, ({3}){1}), ({3}){2})", x, lo, hi, cudaTypeName(compute));
+    }
     assign(op->out(), compute, value);
   }
 

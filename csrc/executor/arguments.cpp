@@ -25,9 +25,7 @@ void bindInputs(const Fusion& fusion, const std::vector<Tensor>& inputs, Express
     if (tv == nullptr) {
       MF_CHECK(t.dim() == 0, "input {} ({}) is a scalar: expected a 0-dim tensor, got rank {}", i,
                v->toString(), t.dim());
-      ee.bind(v, isFloatingType(t.dtype())     ? ScalarValue{t.item(0)}
-                 : t.dtype() == DataType::Bool ? ScalarValue{t.item(0) != 0}
-                                               : ScalarValue{static_cast<int64_t>(t.item(0))});
+      ee.bind(v, t.value(0));  // exact: an int64 past 2^53 must not go through double
       continue;
     }
     ee.bindTensorSizes(tv, t.sizes());

@@ -131,8 +131,60 @@ void KernelExecutor::compile(Fusion* fusion, const std::vector<Tensor>& inputs,
                                 generated_.name, lower_ms, codegen_ms, compiled_.compile_ms);
 }
 
-std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
-                                        const RunOptions& options) {
+// Everything one launch needs, with its device buffers (parameters in signature order).
+struct KernelExecutor::PreparedLaunch {
+  cuda::LaunchDims dims;
+  bool empty = false;  // some parallel extent is 0: nothing to launch
+  std::vector<cuda::DeviceBuffer> buffers;
+  cuda::KernelArgs args;
+  std::vector<Tensor> outputs;
+};
+
+namespace {
+
+// The element read exactly (value(), not item(): an int64 past 2^53 must not go through
+// double); the dtype was checked against the parameter's.
+void addScalarArg(cuda::KernelArgs& args, const Val* param, const Tensor& t) {
+  const ScalarValue v = t.value(0);
+  switch (param->dtype()) {
+    case DataType::Bool:
+      return args.addScalar<bool>(asBool(v));
+    case DataType::Int32:
+      return args.addScalar<int32_t>(static_cast<int32_t>(asInt(v)));
+    case DataType::Int64:
+      return args.addScalar<int64_t>(asInt(v));
+    case DataType::Float:
+      return args.addScalar<float>(static_cast<float>(asDouble(v)));
+    case DataType::Double:
+      return args.addScalar<double>(asDouble(v));
+    default:
+      MF_THROW("scalar input {} of dtype {} is not supported", param->toString(), param->dtype());
+  }
+}
+
+// Grid and block sizes: each hardware dimension as wide as its widest axis.
+cuda::LaunchDims launchDims(const Kernel& kernel, ExpressionEvaluator& ee, bool& empty) {
+  cuda::LaunchDims dims;
+  empty = false;
+  for (const auto& [p, extents] : kernel.parallelExtents()) {
+    int64_t n = 0;
+    for (Val* e : extents) n = std::max(n, ee.evaluateInt(e, "a parallelized extent"));
+    empty = empty || n == 0;
+    uint32_t v = static_cast<uint32_t>(std::max<int64_t>(n, 1));
+    uint32_t* slot[] = {&dims.block_x, &dims.block_y, &dims.block_z,
+                        &dims.grid_x,  &dims.grid_y,  &dims.grid_z};
+    ParallelType order[] = {ParallelType::TIDx, ParallelType::TIDy, ParallelType::TIDz,
+                            ParallelType::BIDx, ParallelType::BIDy, ParallelType::BIDz};
+    for (int i = 0; i < 6; ++i)
+      if (order[i] == p) *slot[i] = v;
+  }
+  return dims;
+}
+
+}  // namespace
+
+KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>& inputs,
+                                                       const RunOptions& options) {
   MF_CHECK(isCompiled(), "KernelExecutor::run: call compile() first");
   Fusion& ir = kernel_->ir();
   ExpressionEvaluator ee;
@@ -149,45 +201,13 @@ std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
              "compile with these inputs or CompileOptions::index_type = Int64",
              generated_.name);
 
-  // Launch dimensions: each hardware dimension as wide as its widest axis.
-  cuda::LaunchDims dims;
-  bool empty = false;
-  for (const auto& [p, extents] : kernel_->parallelExtents()) {
-    int64_t n = 0;
-    for (Val* e : extents) n = std::max(n, ee.evaluateInt(e, "a parallelized extent"));
-    empty = empty || n == 0;
-    uint32_t v = static_cast<uint32_t>(std::max<int64_t>(n, 1));
-    switch (p) {
-      case ParallelType::TIDx:
-        dims.block_x = v;
-        break;
-      case ParallelType::TIDy:
-        dims.block_y = v;
-        break;
-      case ParallelType::TIDz:
-        dims.block_z = v;
-        break;
-      case ParallelType::BIDx:
-        dims.grid_x = v;
-        break;
-      case ParallelType::BIDy:
-        dims.grid_y = v;
-        break;
-      case ParallelType::BIDz:
-        dims.grid_z = v;
-        break;
-      default:
-        break;
-    }
-  }
-  last_launch_ = dims;
-
-  std::vector<KernelParam> params = kernelParams(*kernel_);
-  std::vector<Tensor> outputs;
+  PreparedLaunch launch;
+  launch.dims = launchDims(*kernel_, ee, launch.empty);
+  last_launch_ = launch.dims;
   std::vector<TensorLayout> out_layouts;
   for (Val* v : ir.outputs()) {
     out_layouts.push_back(layoutOf(v->as<TensorView>(), ee));
-    outputs.push_back(allocateHost(v->as<TensorView>(), out_layouts.back()));
+    launch.outputs.push_back(allocateHost(v->as<TensorView>(), out_layouts.back()));
   }
   for (auto [tv, width] : vectorizedTensors(*kernel_))
     if (tv->isFusionOutput()) {
@@ -197,77 +217,75 @@ std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
 
   cuda::requireDevice();
   if (!loaded_) loaded_ = std::make_unique<cuda::LoadedKernel>(compiled_);
-  std::vector<cuda::DeviceBuffer> buffers;
-  buffers.reserve(params.size());
-  cuda::KernelArgs args;
+  std::vector<KernelParam> params = kernelParams(*kernel_);
+  launch.buffers.reserve(params.size());
   size_t in_i = 0, out_i = 0;
   for (const KernelParam& p : params) {
     if (p.is_error_flag) {
-      buffers.emplace_back(sizeof(int));
-      buffers.back().fill(0);
-      args.addPointer(buffers.back().ptr());
+      launch.buffers.emplace_back(sizeof(int));
+      launch.buffers.back().fill(0);
+      launch.args.addPointer(launch.buffers.back().ptr());
       continue;
     }
     auto* tv = dynamic_cast<TensorView*>(p.val);
     if (tv == nullptr) {
-      const Tensor& t = inputs[in_i++];
-      switch (p.val->dtype()) {
-        case DataType::Bool:
-          args.addScalar<bool>(t.item(0) != 0);
-          break;
-        case DataType::Int32:
-          args.addScalar<int32_t>(static_cast<int32_t>(t.item(0)));
-          break;
-        case DataType::Int64:
-          args.addScalar<int64_t>(static_cast<int64_t>(t.item(0)));
-          break;
-        case DataType::Float:
-          args.addScalar<float>(static_cast<float>(t.item(0)));
-          break;
-        case DataType::Double:
-          args.addScalar<double>(t.item(0));
-          break;
-        default:
-          MF_THROW("scalar input {} of dtype {} is not supported", p.val->toString(),
-                   p.val->dtype());
-      }
+      addScalarArg(launch.args, p.val, inputs[in_i++]);
       continue;
     }
     if (tv->isFusionInput()) {
       const Tensor& t = inputs[in_i++];
-      buffers.emplace_back(static_cast<size_t>(t.allocationNumel() * dataTypeSize(t.dtype())));
-      buffers.back().copyFromHost(t.rawData(), buffers.back().size());
-      args.addTensor(buffers.back().ptr(), t.sizes(), t.strides(), index32);
+      launch.buffers.emplace_back(
+          static_cast<size_t>(t.allocationNumel() * dataTypeSize(t.dtype())));
+      launch.buffers.back().copyFromHost(t.rawData(), launch.buffers.back().size());
+      launch.args.addTensor(launch.buffers.back().ptr(), t.sizes(), t.strides(), index32);
       continue;
     }
-    TensorLayout layout = tv->isFusionOutput() ? out_layouts[out_i] : layoutOf(tv, ee);
-    buffers.emplace_back(static_cast<size_t>(layout.allocNumel() * dataTypeSize(tv->dtype())));
-    if (options.poison_outputs) buffers.back().fill(0xFF);
-    if (layout.declared_allocation && options.zero_fill_layout_pads) buffers.back().fill(0);
-    args.addTensor(buffers.back().ptr(), layout.sizes, layout.alloc_strides, index32);
-    if (tv->isFusionOutput()) ++out_i;
+    TensorLayout layout = tv->isFusionOutput() ? out_layouts[out_i++] : layoutOf(tv, ee);
+    launch.buffers.emplace_back(
+        static_cast<size_t>(layout.allocNumel() * dataTypeSize(tv->dtype())));
+    if (options.poison_outputs) launch.buffers.back().fill(0xFF);
+    if (layout.declared_allocation && options.zero_fill_layout_pads) launch.buffers.back().fill(0);
+    launch.args.addTensor(launch.buffers.back().ptr(), layout.sizes, layout.alloc_strides, index32);
   }
-  if (!empty) loaded_->launch(dims, args.pointers());
+  return launch;
+}
 
-  // Copy results back: outputs follow the inputs among the parameters.
+std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
+                                        const RunOptions& options) {
+  PreparedLaunch launch = prepare(inputs, options);
+  if (!launch.empty) loaded_->launch(launch.dims, launch.args.pointers());
+
+  // Copy results back; buffers follow the tensor and error-flag parameters in order.
+  const Fusion& ir = kernel_->ir();
   size_t b = 0;
-  for (const KernelParam& p : params) {
+  for (const KernelParam& p : kernelParams(*kernel_)) {
     auto* tv = dynamic_cast<TensorView*>(p.val);
     if (p.is_error_flag) {
       int flag = 0;
-      buffers[b].copyToHost(&flag, sizeof(flag));
+      launch.buffers[b].copyToHost(&flag, sizeof(flag));
       MF_CHECK(flag == 0,
                "preprocessGroupedMatmulInputSf: bad offsets detected on the GPU "
                "(error flag {}):{} no element was written out of bounds",
                flag, describeLayoutError(flag));
     } else if (tv && tv->isFusionOutput()) {
       size_t i = std::find(ir.outputs().begin(), ir.outputs().end(), tv) - ir.outputs().begin();
-      buffers[b].copyToHost(outputs[i].rawData(), buffers[b].size());
+      launch.buffers[b].copyToHost(launch.outputs[i].rawData(), launch.buffers[b].size());
     }
     if (p.is_error_flag || tv != nullptr) ++b;
   }
-  setLayoutUsedRows(ir, inputs, outputs);
-  return outputs;
+  setLayoutUsedRows(ir, inputs, launch.outputs);
+  return std::move(launch.outputs);
+}
+
+std::vector<float> KernelExecutor::benchmark(const std::vector<Tensor>& inputs, int warmup,
+                                             int iterations) {
+  PreparedLaunch launch = prepare(inputs, {});
+  MF_CHECK(!launch.empty, "KernelExecutor::benchmark: the inputs are empty; nothing to time");
+  for (int i = 0; i < warmup; ++i) loaded_->launch(launch.dims, launch.args.pointers());
+  std::vector<float> ms;
+  for (int i = 0; i < iterations; ++i)
+    ms.push_back(loaded_->launchTimed(launch.dims, launch.args.pointers()));
+  return ms;
 }
 
 }  // namespace mf

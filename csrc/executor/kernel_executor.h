@@ -50,6 +50,11 @@ class KernelExecutor {
   //! the no-device error.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, const RunOptions& options = {});
 
+  //! Times the kernel alone: inputs are copied to the device once, then `warmup` untimed
+  //! and `iterations` timed launches (CUDA events); returns each launch's milliseconds.
+  std::vector<float> benchmark(const std::vector<Tensor>& inputs, int warmup = 5,
+                               int iterations = 50);
+
   bool isCompiled() const { return kernel_ != nullptr; }
   const std::string& kernelName() const { return generated_.name; }
   //! The generated kernel function (cuda_kernel dump).
@@ -63,6 +68,10 @@ class KernelExecutor {
   const cuda::LaunchDims& lastLaunch() const { return last_launch_; }
 
  private:
+  struct PreparedLaunch;
+  //! Checks inputs, computes launch dims, allocates and fills device buffers, packs args.
+  PreparedLaunch prepare(const std::vector<Tensor>& inputs, const RunOptions& options);
+
   std::unique_ptr<Kernel> kernel_;
   GeneratedKernel generated_;
   cuda::CompiledKernel compiled_;

@@ -43,6 +43,10 @@ bool isTensorDataType(DataType t) {
   return t != DataType::Index;
 }
 
+DataType computeType(DataType t) {
+  return isNarrowFloat(t) ? DataType::Float : t;
+}
+
 namespace {
 // Category: 0 bool, 1 integral, 2 floating.
 int category(DataType t) {

@@ -34,6 +34,10 @@ bool isFloatingType(DataType t);    //!< Half, BFloat16, Float, Double, Float8_e
 bool isNarrowFloat(DataType t);     //!< Half, BFloat16, Float8_e4m3fn: computed in float
 bool isTensorDataType(DataType t);  //!< every type but Index
 
+//! The type arithmetic producing a value of type `t` computes in: narrow floats compute in
+//! Float (then round once to `t`), every other type in itself (docs/numerics.md).
+DataType computeType(DataType t);
+
 //! The type a binary op of `a` and `b` computes in, as PyTorch's type promotion for two
 //! tensors: bool < integers < floating; among integers the wider; among floats the wider,
 //! where Half and BFloat16 together promote to Float and float8 with anything floating

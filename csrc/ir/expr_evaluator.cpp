@@ -53,8 +53,7 @@ std::optional<ScalarValue> ExpressionEvaluator::evaluate(const Val* v) {
   if (auto* u = dynamic_cast<const UnaryOp*>(def)) {
     result = evalUnary(u->opType(), v->dtype(), ins[0]);
   } else if (auto* b = dynamic_cast<const BinaryOp*>(def)) {
-    DataType compute = promoteTypes(b->lhs()->dtype(), b->rhs()->dtype());
-    result = evalBinary(b->opType(), v->dtype(), compute, ins[0], ins[1]);
+    result = evalBinary(b->opType(), v->dtype(), computeType(b), ins[0], ins[1]);
   } else if (auto* t = dynamic_cast<const TernaryOp*>(def)) {
     result = evalTernary(t->opType(), v->dtype(), ins[0], ins[1], ins[2]);
   } else {

@@ -58,6 +58,18 @@ bool isInfix(BinaryOpType t) {
   }
 }
 
+DataType computeType(const BinaryOp* op) {
+  DataType t = op->out()->dtype();
+  if (isPredicateOp(op->opType())) {
+    // Kernel IR operands (TensorIndex) count as tensors.
+    bool ta = op->lhs()->kind() != ValKind::Scalar, tb = op->rhs()->kind() != ValKind::Scalar;
+    t = (ta == tb) ? promoteTypes(op->lhs()->dtype(), op->rhs()->dtype())
+        : ta       ? promoteWithScalar(op->lhs()->dtype(), op->rhs()->dtype())
+                   : promoteWithScalar(op->rhs()->dtype(), op->lhs()->dtype());
+  }
+  return computeType(t);
+}
+
 bool isPredicateOp(BinaryOpType t) {
   switch (t) {
     case BinaryOpType::Eq:

@@ -96,6 +96,11 @@ class BinaryOp : public Expr {
   BinaryOpType op_;
 };
 
+//! The dtype a binary op computes in, in generated code and on the host: comparisons in the
+//! promoted operand type (a scalar operand only changes the category, as for tensors), other
+//! ops in the output's dtype; narrow floats (half, bf16, fp8) compute in Float.
+DataType computeType(const BinaryOp* op);
+
 //! where(cond, a, b) or clamp(x, lo, hi).
 class TernaryOp : public Expr {
  public:

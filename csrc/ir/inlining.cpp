@@ -42,12 +42,51 @@ bool isOffsetOfLayoutOp(const TensorView* tv) {
   return false;
 }
 
+// The logical axes of `logical` that `id` is derived from.
+void logicalSources(IterDomain* id, const std::vector<IterDomain*>& logical,
+                    std::vector<int64_t>& out) {
+  if (auto it = std::find(logical.begin(), logical.end(), id); it != logical.end()) {
+    out.push_back(it - logical.begin());
+    return;
+  }
+  Expr* def = id->definition();
+  MF_ASSERT(def != nullptr, "loop axis {} is not derived from the logical domain", id->toString());
+  if (auto* s = dynamic_cast<Split*>(def)) {
+    logicalSources(s->in(), logical, out);
+  } else {
+    logicalSources(def->as<Merge>()->outer(), logical, out);
+    logicalSources(def->as<Merge>()->inner(), logical, out);
+  }
+}
+
+}  // namespace
+
+bool coversBroadcastAgainst(const TensorView* producer, int64_t axis, const TensorView* consumer) {
+  std::vector<int64_t> map = producerToConsumerPositions(producer, consumer);
+  std::vector<int64_t> sources;
+  logicalSources(producer->axis(axis), producer->getLogicalDomain(), sources);
+  for (int64_t j : sources) {
+    size_t cj = static_cast<size_t>(map.empty() ? j : map[j]);
+    if (producer->getLogicalDomain()[j]->isBroadcast() &&
+        !consumer->getLogicalDomain().at(cj)->isBroadcast())
+      return true;
+  }
+  return false;
+}
+
+namespace {
+
 // Why `producer` axis `i` cannot share a loop with `consumer`, or empty.
 std::string mismatch(const TensorView* producer, const TensorView* consumer, int64_t i) {
   if (i >= consumer->nDims())
     return fmt::format("its consumer {} has only {} axes", consumer->toString(), consumer->nDims());
   IterDomain* p = producer->axis(i);
   IterDomain* c = consumer->axis(i);
+  // A vectorized axis is one whole-vector copy, not a loop: the producer's buffer must hold
+  // the vector.
+  if (p->parallelType() == ParallelType::Vectorize)
+    return fmt::format("axis {} ({}) is vectorized; a vectorized axis cannot be inlined", i,
+                       p->toString());
   std::vector<int64_t> map = producerToConsumerPositions(producer, consumer);
   if (loopAxisSignature(producer, i, map) != loopAxisSignature(consumer, i) ||
       p->parallelType() != c->parallelType()) {
@@ -56,6 +95,12 @@ std::string mismatch(const TensorView* producer, const TensorView* consumer, int
         "same split/merge/parallelize to both",
         i, p->toString(), i, c->toString(), consumer->toString());
   }
+  // The shared loop would run over the producer's extent 1 instead of the consumer's.
+  if (coversBroadcastAgainst(producer, i, consumer))
+    return fmt::format(
+        "axis {} ({}) covers a broadcast axis where axis {} ({}) of its consumer {} does "
+        "not; inlining across a broadcast is not supported",
+        i, p->toString(), i, c->toString(), consumer->toString());
   return {};
 }
 
@@ -78,10 +123,10 @@ std::string loopAxisSignature(const TensorView* tv, int64_t axis,
   return signatureOf(tv->axis(axis), tv->getLogicalDomain(), position_map);
 }
 
-void TensorView::inlineAt(int64_t pos) {
-  if (pos < 0) pos += nDims() + 1;
-  MF_CHECK(pos >= 0 && pos <= nDims(), "inlineAt: position {} of {} is out of range [0, {}]", pos,
-           toString(), nDims());
+void TensorView::inlineAt(int64_t given) {
+  int64_t pos = given < 0 ? given + nDims() + 1 : given;
+  MF_CHECK(pos >= 0 && pos <= nDims(), "inlineAt: position {} of {} is out of range [-{}, {}]",
+           given, toString(), nDims() + 1, nDims());
   MF_CHECK(pos == 0 || !isFusionInput(),
            "inlineAt: {} is a fusion input; inputs live in global "
            "memory and cannot be inlined",

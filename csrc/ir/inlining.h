@@ -20,7 +20,14 @@ std::string loopAxisSignature(const TensorView* tv, int64_t axis,
 std::vector<int64_t> producerToConsumerPositions(const TensorView* producer,
                                                  const TensorView* consumer);
 
-//! Number of leading loop axes of `producer` that map to every consumer's (ignoring `pos`).
+//! Whether loop axis `axis` of `producer` is derived from a broadcast axis whose mapped
+//! axis in `consumer` is not a broadcast (the producer's extent there is 1, the consumer's
+//! is not).
+bool coversBroadcastAgainst(const TensorView* producer, int64_t axis, const TensorView* consumer);
+
+//! Number of leading loop axes of `producer` that map to every consumer's (ignoring `pos`):
+//! same split/merge history and parallel type, not vectorized, and not a broadcast where the
+//! consumer iterates.
 int64_t maxInlinePosition(const TensorView* producer);
 
 //! Sets the compute-at position of every TensorView of the current fusion that is neither

@@ -1,208 +1,120 @@
 #include "ir/scalar_ops.h"
 
+#include <algorithm>
 #include <cmath>
-#include <limits>
+#include <type_traits>
 
 #include "support/numerics.h"
+#include "support/scalar_math.h"
 
 namespace mf {
 namespace {
 
-// Float -> integer as cvt.rzi.sat: truncate, saturate at the type's limits, NaN -> 0.
-int64_t floatToInt(double d, DataType dtype) {
-  if (std::isnan(d)) return 0;
-  double lo = dtype == DataType::Int32 ? -2147483648.0 : -9223372036854775808.0;
-  double hi = dtype == DataType::Int32 ? 2147483647.0 : 9223372036854775807.0;
-  if (d <= lo) return static_cast<int64_t>(lo);
-  if (d >= hi) return dtype == DataType::Int32 ? 2147483647 : std::numeric_limits<int64_t>::max();
-  return static_cast<int64_t>(std::trunc(d));
+// A value of a host scalar type as a ScalarValue: integers as int64_t, floating point (narrow
+// included) as the double it represents (exact).
+template <typename T>
+ScalarValue toScalarValue(T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v;
+  } else if constexpr (std::is_integral_v<T>) {
+    return int64_t{v};
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return double{v};
+  } else {
+    return double{castValue<float>(v)};
+  }
 }
 
-bool computesInFloat(DataType t) {
-  return t == DataType::Float || isNarrowFloat(t);
+// castValue<To> applied to the bool, int64_t or double a ScalarValue holds. That is mf_cast
+// from the value's device type too: an int32 value converts like the same int64 value, and
+// a double holding a float (or narrow) value rounds once from the same number, as the float
+// would (a narrow source widens to float exactly first).
+template <typename To>
+ScalarValue castTo(const ScalarValue& v) {
+  return std::visit([](auto x) { return toScalarValue(castValue<To>(x)); }, v);
 }
 
-double unaryFloating(UnaryOpType op, double x, bool in_float) {
-  float f = static_cast<float>(x);
+// op(x) in float or double: the mf_<op> helper's formula, mirrored in mf::math.
+template <typename T>
+T floatingUnary(UnaryOpType op, T x) {
   switch (op) {
     case UnaryOpType::Neg:
-      return -x;
+      return math::neg(x);
     case UnaryOpType::Abs:
-      return std::fabs(x);
+      return math::abs(x);
     case UnaryOpType::Exp:
-      return in_float ? std::exp(f) : std::exp(x);
+      return math::exp(x);
     case UnaryOpType::Log:
-      return in_float ? std::log(f) : std::log(x);
+      return math::log(x);
     case UnaryOpType::Sqrt:
-      return in_float ? std::sqrt(f) : std::sqrt(x);
+      return math::sqrt(x);
     case UnaryOpType::Rsqrt:
-      return in_float ? 1.0f / std::sqrt(f) : 1.0 / std::sqrt(x);
+      return math::rsqrt(x);
     case UnaryOpType::Reciprocal:
-      return in_float ? 1.0f / f : 1.0 / x;
+      return math::reciprocal(x);
     case UnaryOpType::Tanh:
-      return in_float ? std::tanh(f) : std::tanh(x);
+      return math::tanh(x);
     case UnaryOpType::Sigmoid:
-      return in_float ? 1.0f / (1.0f + std::exp(-f)) : 1.0 / (1.0 + std::exp(-x));
+      return math::sigmoid(x);
     case UnaryOpType::Relu:
-      return std::isnan(x) ? x : (x > 0 ? x : 0.0);
+      return math::relu(x);
     case UnaryOpType::Sin:
-      return in_float ? std::sin(f) : std::sin(x);
+      return math::sin(x);
     case UnaryOpType::Cos:
-      return in_float ? std::cos(f) : std::cos(x);
+      return math::cos(x);
     case UnaryOpType::Floor:
-      return std::floor(x);
+      return math::floor(x);
     case UnaryOpType::Ceil:
-      return std::ceil(x);
-    default:
+      return math::ceil(x);
+    case UnaryOpType::LogicalNot:
+    case UnaryOpType::Cast:
       break;
   }
   MF_ASSERT(false, "unary op {} has no floating semantics", toString(op));
 }
 
-}  // namespace
-
-ScalarValue castScalar(const ScalarValue& v, DataType dtype) {
-  switch (dtype) {
-    case DataType::Bool:
-      return asBool(v);
-    case DataType::Int32:
-    case DataType::Int64:
-    case DataType::Index: {
-      if (std::holds_alternative<double>(v)) return floatToInt(std::get<double>(v), dtype);
-      int64_t i = asInt(v);
-      return dtype == DataType::Int32 ? static_cast<int64_t>(static_cast<int32_t>(i)) : i;
-    }
-    case DataType::Double:
-      return asDouble(v);
-    case DataType::Float:
-      return static_cast<double>(static_cast<float>(asDouble(v)));
-    case DataType::Half:
-      return static_cast<double>(halfToFloat(doubleToHalf(asDouble(v))));
-    case DataType::BFloat16:
-      return static_cast<double>(bfloat16ToFloat(doubleToBFloat16(asDouble(v))));
-    case DataType::Float8_e4m3fn:
-      return static_cast<double>(float8e4m3ToFloat(doubleToFloat8e4m3(asDouble(v))));
-  }
-  MF_ASSERT(false, "unknown dtype");
-}
-
-ScalarValue evalUnary(UnaryOpType op, DataType dtype, const ScalarValue& v) {
-  if (op == UnaryOpType::Cast) return castScalar(v, dtype);
-  if (op == UnaryOpType::LogicalNot) return !asBool(v);
-  if (isIntegralType(dtype) || dtype == DataType::Bool) {
-    int64_t i = asInt(v);
-    switch (op) {
-      case UnaryOpType::Neg:
-        return castScalar(static_cast<int64_t>(0ull - static_cast<uint64_t>(i)), dtype);
-      case UnaryOpType::Abs:
-        return castScalar(i < 0 ? static_cast<int64_t>(0ull - static_cast<uint64_t>(i)) : i, dtype);
-      case UnaryOpType::Relu:
-        return i > 0 ? i : int64_t{0};
-      case UnaryOpType::Floor:
-      case UnaryOpType::Ceil:
-        return i;
-      default:
-        break;
-    }
-    MF_THROW("{} is not defined for integer operands", toString(op));
-  }
-  return castScalar(unaryFloating(op, asDouble(v), computesInFloat(dtype)), dtype);
-}
-
-ScalarValue evalBinary(BinaryOpType op, DataType dtype, DataType compute, const ScalarValue& a,
-                       const ScalarValue& b) {
+// op(x) for an integer or bool compute type, as codegen prints it inline; wraps in `compute`.
+ScalarValue integerUnary(UnaryOpType op, DataType compute, int64_t x) {
+  const auto negated = static_cast<int64_t>(0ull - static_cast<uint64_t>(x));
   switch (op) {
-    case BinaryOpType::LogicalAnd:
-      return asBool(a) && asBool(b);
-    case BinaryOpType::LogicalOr:
-      return asBool(a) || asBool(b);
+    case UnaryOpType::Neg:  // (-x)
+      return castScalar(negated, compute);
+    case UnaryOpType::Abs:  // (x < 0 ? -x : x)
+      return castScalar(x < 0 ? negated : x, compute);
+    case UnaryOpType::Relu:  // (x > 0 ? x : 0)
+      return x > 0 ? x : int64_t{0};
+    case UnaryOpType::Floor:
+    case UnaryOpType::Ceil:
+      return x;
     default:
       break;
   }
-  if (isIntegralType(compute) || compute == DataType::Bool) {
-    // Two's complement wrap-around, computed without signed overflow.
-    int64_t x = asInt(a), y = asInt(b);
-    auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
-    auto wrap = [&](uint64_t r) { return castScalar(static_cast<int64_t>(r), dtype); };
-    switch (op) {
-      case BinaryOpType::Add:
-        return wrap(u(x) + u(y));
-      case BinaryOpType::Sub:
-        return wrap(u(x) - u(y));
-      case BinaryOpType::Mul:
-        return wrap(u(x) * u(y));
-      case BinaryOpType::Div:
-        MF_CHECK(y != 0, "integer division by zero");
-        if (y == -1) return wrap(0ull - u(x));  // INT64_MIN / -1 wraps (it traps in C++)
-        return castScalar(x / y, dtype);
-      case BinaryOpType::Mod:
-        MF_CHECK(y != 0, "integer modulo by zero");
-        if (y == -1) return castScalar(int64_t{0}, dtype);
-        return castScalar(x % y, dtype);
-      case BinaryOpType::CeilDiv:
-        MF_CHECK(y != 0, "integer ceilDiv by zero");
-        return castScalar((x + y - 1) / y, dtype);
-      case BinaryOpType::Maximum:
-        return castScalar(x > y ? x : y, dtype);
-      case BinaryOpType::Minimum:
-        return castScalar(x < y ? x : y, dtype);
-      case BinaryOpType::Pow: {
-        MF_CHECK(y >= 0, "integer pow with negative exponent {}", y);
-        uint64_t r = 1, base = u(x);
-        for (int64_t e = y; e > 0; e >>= 1, base *= base)
-          if (e & 1) r *= base;
-        return wrap(r);
-      }
-      case BinaryOpType::Eq:
-        return x == y;
-      case BinaryOpType::Ne:
-        return x != y;
-      case BinaryOpType::Lt:
-        return x < y;
-      case BinaryOpType::Le:
-        return x <= y;
-      case BinaryOpType::Gt:
-        return x > y;
-      case BinaryOpType::Ge:
-        return x >= y;
-      default:
-        break;
-    }
-    MF_ASSERT(false, "unhandled integer op {}", toString(op));
-  }
-  double x = asDouble(a), y = asDouble(b);
-  bool f32 = computesInFloat(compute);
-  float fx = static_cast<float>(x), fy = static_cast<float>(y);
-  double r = 0;
+  MF_THROW("{} is not defined for integer operands", toString(op));
+}
+
+// a op b in float or double (mf_maximum, mf_minimum, mf_pow, or the C++ operator).
+template <typename T>
+ScalarValue floatingBinary(BinaryOpType op, T x, T y) {
   switch (op) {
     case BinaryOpType::Add:
-      r = f32 ? fx + fy : x + y;
-      break;
+      return double{x + y};
     case BinaryOpType::Sub:
-      r = f32 ? fx - fy : x - y;
-      break;
+      return double{x - y};
     case BinaryOpType::Mul:
-      r = f32 ? fx * fy : x * y;
-      break;
+      return double{x * y};
     case BinaryOpType::Div:
-      r = f32 ? fx / fy : x / y;
-      break;
+      return double{x / y};
+    // Codegen rejects these two on floating tensors; constant folding keeps C's meaning.
     case BinaryOpType::Mod:
-      r = f32 ? std::fmod(fx, fy) : std::fmod(x, y);
-      break;
+      return double{std::fmod(x, y)};
     case BinaryOpType::CeilDiv:
-      r = f32 ? std::ceil(fx / fy) : std::ceil(x / y);
-      break;
-    // NaN-propagating, as torch.maximum / torch.minimum.
+      return double{math::ceil(x / y)};
     case BinaryOpType::Maximum:
-      r = (std::isnan(x) || std::isnan(y)) ? NAN : (x > y ? x : y);
-      break;
+      return double{math::maximum(x, y)};
     case BinaryOpType::Minimum:
-      r = (std::isnan(x) || std::isnan(y)) ? NAN : (x < y ? x : y);
-      break;
+      return double{math::minimum(x, y)};
     case BinaryOpType::Pow:
-      r = f32 ? std::pow(fx, fy) : std::pow(x, y);
-      break;
+      return double{math::pow(x, y)};
     case BinaryOpType::Eq:
       return x == y;
     case BinaryOpType::Ne:
@@ -215,19 +127,145 @@ ScalarValue evalBinary(BinaryOpType op, DataType dtype, DataType compute, const 
       return x > y;
     case BinaryOpType::Ge:
       return x >= y;
-    default:
-      MF_ASSERT(false, "unhandled floating op {}", toString(op));
+    case BinaryOpType::LogicalAnd:
+    case BinaryOpType::LogicalOr:
+      break;
+  }
+  MF_ASSERT(false, "unhandled floating op {}", toString(op));
+}
+
+// x / y truncating toward zero, as C++ and CUDA; INT64_MIN / -1 wraps (a trap in C++).
+int64_t divide(int64_t x, int64_t y) {
+  return y == -1 ? static_cast<int64_t>(0ull - static_cast<uint64_t>(x)) : x / y;
+}
+
+// a op b for an integer or bool compute type, as codegen prints it (C++ operators and
+// ternaries); results wrap around in `compute` (two's complement, as the GPU).
+ScalarValue integerBinary(BinaryOpType op, DataType compute, int64_t x, int64_t y) {
+  auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  auto wrap = [&](uint64_t r) { return castScalar(static_cast<int64_t>(r), compute); };
+  switch (op) {
+    case BinaryOpType::Add:
+      return wrap(u(x) + u(y));
+    case BinaryOpType::Sub:
+      return wrap(u(x) - u(y));
+    case BinaryOpType::Mul:
+      return wrap(u(x) * u(y));
+    case BinaryOpType::Div:
+      MF_CHECK(y != 0, "integer division by zero");
+      return wrap(u(divide(x, y)));
+    case BinaryOpType::Mod:
+      MF_CHECK(y != 0, "integer modulo by zero");
+      return y == -1 ? int64_t{0} : x % y;
+    case BinaryOpType::CeilDiv:  // ((x + y - 1) / y)
+      MF_CHECK(y != 0, "integer ceilDiv by zero");
+      return wrap(u(divide(asInt(wrap(u(x) + u(y) - 1)), y)));
+    case BinaryOpType::Maximum:
+      return x > y ? x : y;
+    case BinaryOpType::Minimum:
+      return x < y ? x : y;
+    case BinaryOpType::Pow: {
+      MF_CHECK(y >= 0, "integer pow with negative exponent {}", y);
+      uint64_t r = 1, base = u(x);
+      for (int64_t e = y; e > 0; e >>= 1, base *= base)
+        if (e & 1) r *= base;
+      return wrap(r);
+    }
+    case BinaryOpType::Eq:
+      return x == y;
+    case BinaryOpType::Ne:
+      return x != y;
+    case BinaryOpType::Lt:
+      return x < y;
+    case BinaryOpType::Le:
+      return x <= y;
+    case BinaryOpType::Gt:
+      return x > y;
+    case BinaryOpType::Ge:
+      return x >= y;
+    case BinaryOpType::LogicalAnd:
+    case BinaryOpType::LogicalOr:
+      break;
+  }
+  MF_ASSERT(false, "unhandled integer op {}", toString(op));
+}
+
+}  // namespace
+
+ScalarValue castScalar(const ScalarValue& v, DataType dtype) {
+  switch (dtype) {
+    case DataType::Bool:
+      return castTo<bool>(v);
+    case DataType::Int32:
+      return castTo<int32_t>(v);
+    case DataType::Int64:
+    case DataType::Index:
+      return castTo<int64_t>(v);
+    case DataType::Half:
+      return castTo<Half>(v);
+    case DataType::BFloat16:
+      return castTo<BFloat16>(v);
+    case DataType::Float:
+      return castTo<float>(v);
+    case DataType::Double:
+      return castTo<double>(v);
+    case DataType::Float8_e4m3fn:
+      return castTo<Float8e4m3>(v);
+  }
+  MF_ASSERT(false, "unknown dtype");
+}
+
+ScalarValue evalUnary(UnaryOpType op, DataType dtype, const ScalarValue& v) {
+  if (op == UnaryOpType::Cast) return castScalar(v, dtype);
+  if (op == UnaryOpType::LogicalNot) return !asBool(v);
+  const DataType compute = computeType(dtype);
+  const ScalarValue x = castScalar(v, compute);
+  ScalarValue r;
+  if (compute == DataType::Float) {
+    r = double{floatingUnary(op, static_cast<float>(asDouble(x)))};
+  } else if (compute == DataType::Double) {
+    r = floatingUnary(op, asDouble(x));
+  } else {
+    r = integerUnary(op, compute, asInt(x));
+  }
+  return castScalar(r, dtype);
+}
+
+ScalarValue evalBinary(BinaryOpType op, DataType dtype, DataType compute, const ScalarValue& a,
+                       const ScalarValue& b) {
+  if (op == BinaryOpType::LogicalAnd) return asBool(a) && asBool(b);
+  if (op == BinaryOpType::LogicalOr) return asBool(a) || asBool(b);
+  compute = computeType(compute);
+  const ScalarValue x = castScalar(a, compute), y = castScalar(b, compute);
+  ScalarValue r;
+  if (compute == DataType::Float) {
+    r = floatingBinary(op, static_cast<float>(asDouble(x)), static_cast<float>(asDouble(y)));
+  } else if (compute == DataType::Double) {
+    r = floatingBinary(op, asDouble(x), asDouble(y));
+  } else {
+    r = integerBinary(op, compute, asInt(x), asInt(y));
   }
   return castScalar(r, dtype);
 }
 
 ScalarValue evalTernary(TernaryOpType op, DataType dtype, const ScalarValue& a,
                         const ScalarValue& b, const ScalarValue& c) {
-  if (op == TernaryOpType::Where) return castScalar(asBool(a) ? b : c, dtype);
-  // clamp(x, lo, hi) = minimum(maximum(x, lo), hi), NaN-propagating in x.
-  DataType compute = dtype;
-  ScalarValue lo = evalBinary(BinaryOpType::Maximum, dtype, compute, a, b);
-  return evalBinary(BinaryOpType::Minimum, dtype, compute, lo, c);
+  // Generated code converts both branches to the output type, then selects.
+  if (op == TernaryOpType::Where) return asBool(a) ? castScalar(b, dtype) : castScalar(c, dtype);
+  // clamp(x, lo, hi) = minimum(maximum(x, lo), hi) in the compute type, rounded once.
+  const DataType compute = computeType(dtype);
+  const ScalarValue x = castScalar(a, compute), lo = castScalar(b, compute),
+                    hi = castScalar(c, compute);
+  ScalarValue r;
+  if (compute == DataType::Float) {
+    auto f = [](const ScalarValue& v) { return static_cast<float>(asDouble(v)); };
+    r = double{math::minimum(math::maximum(f(x), f(lo)), f(hi))};
+  } else if (compute == DataType::Double) {
+    r = math::minimum(math::maximum(asDouble(x), asDouble(lo)), asDouble(hi));
+  } else {
+    r = std::min(std::max(asInt(x), asInt(lo)), asInt(hi));
+  }
+  return castScalar(r, dtype);
 }
 
 }  // namespace mf

@@ -1,6 +1,8 @@
 //! The semantics of scalar ops on the host, shared by constant folding, the expression
-//! evaluator and the CPU reference evaluator, so all three agree with each other and with
-//! the device code (docs/numerics.md).
+//! evaluator and the CPU reference evaluator. Each op is the device's: conversions are
+//! castValue (support/numerics.h, the host mf_cast) and floating-point math is mf::math
+//! (support/scalar_math.h, the host mf_<op>), applied in the compute type codegen uses, so
+//! the host agrees with generated kernels by construction (docs/numerics.md).
 #pragma once
 
 #include <optional>
@@ -10,15 +12,23 @@
 
 namespace mf {
 
-//! Converts `v` to `dtype` with the GPU's rules (narrow floats round to nearest even and
-//! are returned as the double they represent; float->int truncates toward zero).
+//! Converts `v` to `dtype` as mf_cast does from v's type (a bool, an int64 or a double; an
+//! int32 or a float value converts the same from either width). Narrow floats are returned
+//! as the double they represent; Index converts as Int64.
 ScalarValue castScalar(const ScalarValue& v, DataType dtype);
-//! op(v), computed in `dtype` (the result type).
+//! op(v) producing a `dtype` value, as generated code computes it: `v` is converted to
+//! computeType(dtype) (narrow floats compute in Float), op is applied there, and the result
+//! is converted to `dtype`. Cast is castScalar; logicalNot yields Bool.
 ScalarValue evalUnary(UnaryOpType op, DataType dtype, const ScalarValue& v);
-//! a op b; `dtype` is the result type, `compute` the type the operands are promoted to.
-//! Integer division or modulo by zero throws mf::UserError naming `what`.
+//! a op b producing a `dtype` value: both operands are converted to computeType(compute)
+//! (pass computeType(const BinaryOp*) or the promoted operand type), the op is applied there
+//! (integers wrap around in that type), and the result is converted to `dtype`.
+//! Integer division, modulo or ceilDiv by zero and a negative integer power throw
+//! mf::UserError.
 ScalarValue evalBinary(BinaryOpType op, DataType dtype, DataType compute, const ScalarValue& a,
                        const ScalarValue& b);
+//! where(a, b, c): b and c converted to `dtype`, then selected by a. clamp(a, b, c) =
+//! minimum(maximum(a, b), c), computed in computeType(dtype).
 ScalarValue evalTernary(TernaryOpType op, DataType dtype, const ScalarValue& a,
                         const ScalarValue& b, const ScalarValue& c);
 

@@ -1,44 +1,129 @@
 // generateLoopNests and insertAllocations: the loop structure of the kernel.
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "ir/builder.h"
-#include "ir/inlining.h"
 #include "lower/index_compute.h"
 #include "lower/passes.h"
 
 namespace mf {
 namespace {
 
-struct OpenLoop {
-  ForLoop* loop;
-  std::vector<TensorView*> members;  // tensors computed inside this loop
+// Loop `d` of a tensor is named (tensor, d). A producer's loop d < ca_pos IS each of its
+// consumers' loop d, so loops form classes; the classes nest (sharing loop d implies
+// sharing every outer loop).
+class LoopClasses {
+ public:
+  using Key = std::pair<const TensorView*, int64_t>;
+
+  explicit LoopClasses(const std::vector<Expr*>& exprs) {
+    for (Expr* e : exprs) {
+      auto* c = e->output(0)->as<TensorView>();
+      for (Val* v : e->inputs()) {
+        auto* p = dynamic_cast<TensorView*>(v);
+        if (p == nullptr) continue;
+        for (int64_t d = 0; d < p->computeAtPosition(); ++d) {
+          MF_ASSERT(d < c->nDims(), "{} is inlined past the axes of its consumer {}", p->toString(),
+                    c->toString());
+          unite({p, d}, {c, d});
+        }
+      }
+    }
+  }
+
+  Key find(Key k) {
+    auto it = parent_.find(k);
+    if (it == parent_.end() || it->second == k) return k;
+    Key root = find(it->second);
+    parent_[k] = root;
+    return root;
+  }
+
+ private:
+  void unite(Key a, Key b) {
+    a = find(a);
+    b = find(b);
+    if (a != b) parent_[a] = b;
+  }
+
+  std::map<Key, Key> parent_;
 };
 
-bool isProducerOf(const TensorView* p, Expr* e) {
-  return std::find(e->inputs().begin(), e->inputs().end(), p) != e->inputs().end();
-}
-
-bool shareConsumer(const TensorView* a, const TensorView* b) {
-  for (Expr* ua : a->uses())
-    for (Expr* ub : b->uses())
-      if (ua->output(0) == ub->output(0)) return true;
-  return false;
-}
-
-// Loop `depth` (opened for `open.members`) can hold `out`'s axis `depth` when one of its
-// members is inlined there into `out` (or next to it, into a common consumer) and the axes
-// map.
-bool canReuse(const OpenLoop& open, int64_t depth, Expr* e, TensorView* out) {
-  for (TensorView* m : open.members) {
-    if (m->computeAtPosition() <= depth) continue;
-    bool related =
-        isProducerOf(m, e) || (out->computeAtPosition() > depth && shareConsumer(m, out));
-    if (!related || depth >= out->nDims()) continue;
-    std::vector<int64_t> map =
-        isProducerOf(m, e) ? producerToConsumerPositions(m, out) : std::vector<int64_t>{};
-    if (loopAxisSignature(m, depth, map) == loopAxisSignature(out, depth)) return true;
+// Every group left waits on another one left, so they wait in a cycle; a group of the cycle
+// holds two exprs (a loop) and one of them reads a tensor of the next group, which is
+// computed outside that loop and waits on it.
+[[noreturn]] void throwNoLoopOrder(const std::vector<std::vector<Expr*>>& groups,
+                                   const std::vector<std::set<size_t>>& preds,
+                                   const std::vector<bool>& done,
+                                   const std::unordered_map<const Val*, size_t>& group_of_tv,
+                                   int64_t depth) {
+  auto waitsOn = [&](size_t g) {
+    return *std::find_if(preds[g].begin(), preds[g].end(), [&](size_t p) { return !done[p]; });
+  };
+  std::vector<bool> seen(groups.size(), false);
+  size_t g = std::find(done.begin(), done.end(), false) - done.begin();
+  while (!seen[g]) {
+    seen[g] = true;
+    g = waitsOn(g);
   }
-  return false;
+  // g is on the cycle: walk it once.
+  for (size_t a = g, n = 0; n < groups.size(); a = waitsOn(a), ++n) {
+    if (groups[a].size() < 2) continue;
+    size_t b = waitsOn(a);
+    for (Expr* e : groups[a])
+      for (Val* v : e->inputs())
+        if (auto it = group_of_tv.find(v); it != group_of_tv.end() && it->second == b) {
+          Expr* other = groups[a].front() != e ? groups[a].front() : groups[a].back();
+          MF_THROW(
+              "generateLoopNests: {} shares loop {} with {} but reads {}, which is computed "
+              "outside that loop from tensors computed inside it; inline {} too, or lower the "
+              "compute-at positions",
+              e->output(0)->toString(), depth, other->output(0)->toString(), v->toString(),
+              v->toString());
+        }
+  }
+  MF_ASSERT(false, "a cycle of loop groups without a loop");
+}
+
+// Orders `exprs` (a topological order) so that the exprs of each loop class at `depth` and
+// deeper are contiguous, keeping the original order where dependencies allow.
+void orderForLoops(const std::vector<Expr*>& exprs, int64_t depth, LoopClasses& classes,
+                   std::vector<Expr*>& order) {
+  std::vector<std::vector<Expr*>> groups;
+  std::map<LoopClasses::Key, size_t> group_of_class;
+  std::unordered_map<const Val*, size_t> group_of_tv;
+  for (Expr* e : exprs) {
+    auto* out = e->output(0)->as<TensorView>();
+    size_t g = groups.size();
+    if (depth < out->nDims())
+      g = group_of_class.try_emplace(classes.find({out, depth}), g).first->second;
+    if (g == groups.size()) groups.emplace_back();
+    groups[g].push_back(e);
+    group_of_tv[out] = g;
+  }
+  std::vector<std::set<size_t>> preds(groups.size());
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (Expr* e : groups[g])
+      for (Val* v : e->inputs())
+        if (auto it = group_of_tv.find(v); it != group_of_tv.end() && it->second != g)
+          preds[g].insert(it->second);
+  std::vector<bool> done(groups.size(), false);
+  for (size_t n = 0; n < groups.size(); ++n) {
+    size_t next = 0;
+    while (next < groups.size() &&
+           (done[next] || std::any_of(preds[next].begin(), preds[next].end(),
+                                      [&](size_t p) { return !done[p]; })))
+      ++next;
+    if (next == groups.size()) throwNoLoopOrder(groups, preds, done, group_of_tv, depth);
+    done[next] = true;
+    if (groups[next].size() == 1 &&
+        depth >= groups[next].front()->output(0)->as<TensorView>()->nDims()) {
+      order.push_back(groups[next].front());
+    } else {
+      orderForLoops(groups[next], depth + 1, classes, order);
+    }
+  }
 }
 
 Val* loopIndex(Fusion& ir, IterDomain* id) {
@@ -62,32 +147,34 @@ Val* loopIndex(Fusion& ir, IterDomain* id) {
 
 void generateLoopNests(Kernel& kernel) {
   Fusion& ir = kernel.ir();
-  std::vector<OpenLoop> stack;
-  for (Expr* e : ir.exprs()) {
+  std::vector<Expr*> exprs = ir.exprs();
+  LoopClasses classes(exprs);
+  std::vector<Expr*> order;
+  orderForLoops(exprs, 0, classes, order);
+
+  std::vector<std::pair<ForLoop*, LoopClasses::Key>> stack;  // the open loops
+  for (Expr* e : order) {
     auto* out = e->output(0)->as<TensorView>();
     size_t share = 0;
-    while (share < stack.size() && canReuse(stack[share], static_cast<int64_t>(share), e, out))
+    while (share < stack.size() && static_cast<int64_t>(share) < out->nDims() &&
+           stack[share].second == classes.find({out, static_cast<int64_t>(share)}))
       ++share;
     stack.resize(share);
     for (int64_t i = static_cast<int64_t>(share); i < out->nDims(); ++i) {
       IterDomain* id = out->axis(i);
       auto* loop = IrBuilder::createIn<ForLoop>(&ir, id, loopIndex(ir, id), id->extent());
-      (stack.empty() ? kernel.body() : stack.back().loop->body()).push_back(loop);
-      stack.push_back({loop, {}});
+      (stack.empty() ? kernel.body() : stack.back().first->body()).push_back(loop);
+      stack.emplace_back(loop, classes.find({out, i}));
       ParallelType p = id->parallelType();
       if (isThreadDim(p) || isBlockDim(p)) kernel.parallelExtents()[p].push_back(id->extent());
     }
-    (stack.empty() ? kernel.body() : stack.back().loop->body()).push_back(e);
+    (stack.empty() ? kernel.body() : stack.back().first->body()).push_back(e);
     std::vector<ForLoop*> loops;
-    for (size_t i = 0; i < static_cast<size_t>(out->nDims()); ++i) {
-      stack[i].members.push_back(out);
-      loops.push_back(stack[i].loop);
-    }
+    for (int64_t i = 0; i < out->nDims(); ++i) loops.push_back(stack[i].first);
     kernel.loopsOf()[e] = std::move(loops);
     kernel.computeOrder().push_back(e);
   }
 }
-
 void insertAllocations(Kernel& kernel) {
   for (Expr* e : kernel.computeOrder()) {
     auto* tv = e->output(0)->as<TensorView>();

@@ -7,12 +7,19 @@
 namespace mf {
 
 //! Checks the schedule can be lowered: vectorized axes are innermost, constant, on set()
-//! copies, at most 16 bytes; no hardware dimension is bound twice in one tensor; register
-//! tensors have constant-size buffers. Changes nothing; throws mf::UserError.
+//! copies, at most 16 bytes and run along the innermost allocation axis of the global
+//! operands; no hardware dimension is bound twice in one tensor; a tensor read by a consumer
+//! binds each thread/block axis to the consumer's matching axis (the thread that computes an
+//! element reads it); compute-at positions still map to the consumers; register tensors have
+//! constant-size buffers; the layout op's offsets are fusion inputs and its output is not
+//! read. Changes nothing; throws mf::UserError.
 void validateSchedule(Kernel& kernel);
 
 //! Builds the loop nest of every tensor expr from its output's loop domain, sharing the
-//! first compute-at-position loops with the producer computed inside it.
+//! first compute-at-position loops with the producer computed inside it. Exprs are ordered
+//! (topologically) so that all exprs sharing a loop are emitted inside it; a schedule where
+//! no such order exists (a tensor outside a shared loop both reads from and feeds it) is a
+//! UserError.
 //!   T2 = T0 + T1 (T2 ca_pos 1), T3 = exp(T2)  ->  FOR i0: { FOR i1: T2 = ..; FOR i2: T3 = .. }
 //! Needs: nothing. Guarantees: body holds ForLoops; loopsOf() maps each expr to its loops.
 void generateLoopNests(Kernel& kernel);
@@ -28,9 +35,11 @@ void insertAllocations(Kernel& kernel);
 //! exp(T2[i1]) Needs: generateLoopNests. Guarantees: no TensorView operand left in compute exprs.
 void indexTensors(Kernel& kernel);
 
-//! Guards every compute expr with `logical index < extent` for each axis its loops may
-//! overrun (non-divisible splits, parallel dims wider than the axis); constant-true
-//! predicates are dropped.   T3[..] = .. -> IF (i0 * 128 + tid) < T3.size[0]: T3[..] = ..
+//! Guards every compute expr with `logical index < extent` for each logical axis its loops
+//! may overrun (a split not provably divisible on the way to the loop axes) and with
+//! `index < extent` for each parallel loop whose dimension is launched wider (bound to other
+//! extents elsewhere); constant-true predicates are dropped.
+//!   T3[..] = .. -> IF (i0 * 128 + tid) < T3.size[0]: T3[..] = ..
 void insertPredicates(Kernel& kernel);
 
 }  // namespace mf

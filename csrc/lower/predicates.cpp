@@ -15,16 +15,32 @@ bool parallelDimMayOverrun(Kernel& kernel, ForLoop* loop) {
   return extents.size() > 1;
 }
 
-// The logical axis is iterated directly by one loop that cannot overrun it.
-bool boundedByLoop(Kernel& kernel, IterDomain* id, const std::vector<ForLoop*>& loops) {
-  for (ForLoop* loop : loops) {
-    if (loop->iterDomain()->extent() != id->extent() || id->definition() != nullptr) continue;
-    ParallelType p = loop->parallelType();
-    bool hw = isThreadDim(p) || isBlockDim(p);
-    if (loop->iterDomain()->definition() != nullptr) continue;
-    if (!hw || !parallelDimMayOverrun(kernel, loop)) return true;
+bool divisible(Split* s) {
+  std::optional<int64_t> in = s->in()->extent()->constInt();
+  std::optional<int64_t> factor = s->factor()->constInt();
+  return in && factor && *factor != 0 && *in % *factor == 0;
+}
+
+// Whether the index of each axis of `tv`, computed from its loop indices the way
+// logicalIndicesFromLoop does, can reach past the axis's extent. Loop indices cannot (a
+// parallel loop launched wider is guarded by its own predicate); a split's input can when
+// the split is not provably divisible or an output can; a merge's outer when the merge's
+// output can; a merge's inner never (it is a remainder).
+std::unordered_map<IterDomain*, bool> mayOverrun(TensorView* tv) {
+  std::unordered_map<IterDomain*, bool> over;
+  for (IterDomain* id : tv->getLoopDomain()) over[id] = false;
+  std::vector<Expr*> transforms = tv->domain()->allTransforms();
+  for (auto it = transforms.rbegin(); it != transforms.rend(); ++it) {
+    if (auto* s = dynamic_cast<Split*>(*it)) {
+      if (!over.count(s->outer()) || !over.count(s->inner())) continue;
+      over[s->in()] = over[s->outer()] || over[s->inner()] || !divisible(s);
+    } else if (auto* m = dynamic_cast<Merge*>(*it)) {
+      if (!over.count(m->out())) continue;
+      over[m->outer()] = over[m->out()];
+      over[m->inner()] = false;
+    }
   }
-  return false;
+  return over;
 }
 
 }  // namespace
@@ -36,14 +52,13 @@ void insertPredicates(Kernel& kernel) {
     const std::vector<ForLoop*>& loops = kernel.loopsOf().at(e);
     auto* out = e->output(0)->as<TensorIndex>()->view();
     const std::vector<Val*>& logical = kernel.outputLogicalIndices().at(e);
+    std::unordered_map<IterDomain*, bool> over = mayOverrun(out);
     Val* pred = constBool(true);
     const auto& ids = out->getLogicalDomain();
     for (size_t i = 0; i < ids.size(); ++i) {
       if (ids[i]->isBroadcast()) continue;
-      // Logical axes that are loop axes themselves are bounded by their loop.
-      bool is_loop_axis = std::find(out->getLoopDomain().begin(), out->getLoopDomain().end(),
-                                    ids[i]) != out->getLoopDomain().end();
-      if (is_loop_axis && boundedByLoop(kernel, ids[i], loops)) continue;
+      auto it = over.find(ids[i]);
+      if (it != over.end() && !it->second) continue;
       pred = SIB::logicalAnd(pred, SIB::lt(logical[i], ids[i]->extent()));
     }
     for (ForLoop* loop : loops) {

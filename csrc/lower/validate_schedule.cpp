@@ -1,14 +1,94 @@
 // validateSchedule: reject schedules the later passes cannot lower, with a message that
 // names the tensor and the axis.
+#include <algorithm>
 #include <set>
 
 #include "ir/exprs.h"
+#include "ir/inlining.h"
 #include "lower/index_compute.h"
 #include "lower/passes.h"
 
 namespace mf {
+namespace {
+
+// Consecutive indices of `id` are consecutive indices of logical axis `target`: `id` is
+// `target`, a split's inner of such an axis, or a merge whose inner is one.
+bool runsAlong(IterDomain* id, IterDomain* target) {
+  if (id == target) return true;
+  Expr* def = id->definition();
+  if (auto* s = dynamic_cast<Split*>(def); s && s->inner() == id) return runsAlong(s->in(), target);
+  if (auto* m = dynamic_cast<Merge*>(def)) return runsAlong(m->inner(), target);
+  return false;
+}
+
+// A whole-vector copy reads and writes adjacent elements: the vectorized axis of `tv` must
+// run along the innermost allocation axis of each global operand.
+void checkVectorContiguity(TensorView* tv, IterDomain* vec) {
+  for (Val* v : {static_cast<Val*>(tv), tv->definition()->input(0)}) {
+    auto* g = v->as<TensorView>();
+    if (g->getMemoryType() != MemoryType::Global) continue;
+    const auto& alloc = g->getMaybeAllocationDomain();
+    auto inner = std::find_if(alloc.rbegin(), alloc.rend(),
+                              [](IterDomain* id) { return !id->isBroadcast(); });
+    if (inner == alloc.rend()) continue;
+    const auto& logical = g->getLogicalDomain();
+    auto q = std::find(logical.begin(), logical.end(), *inner);
+    MF_CHECK(q != logical.end() && runsAlong(vec, tv->getLogicalDomain()[q - logical.begin()]),
+             "{}: vectorized axis {} does not run along {}, the innermost allocation axis of {}, "
+             "so the elements of a vector are not adjacent in memory; vectorize an inner split "
+             "of that axis",
+             tv->toString(), vec->toString(), (*inner)->toString(), g->toString());
+  }
+}
+
+// Registers are per thread and nothing synchronizes global writes within the kernel: the
+// thread that computes an element must be the one that reads it.
+void checkSameThread(TensorView* tv) {
+  for (Expr* use : tv->uses()) {
+    auto* c = use->output(0)->as<TensorView>();
+    std::vector<int64_t> map = producerToConsumerPositions(tv, c);
+    for (int64_t i = 0; i < tv->nDims(); ++i) {
+      ParallelType p = tv->axis(i)->parallelType();
+      if (!isThreadDim(p) && !isBlockDim(p)) continue;
+      std::string sig = loopAxisSignature(tv, i, map);
+      bool mapped = false;
+      for (int64_t j = 0; j < c->nDims(); ++j)
+        mapped = mapped || (c->axis(j)->parallelType() == p && loopAxisSignature(c, j) == sig);
+      MF_CHECK(!coversBroadcastAgainst(tv, i, c),
+               "{}: axis {} ({}) is bound to {} but covers a broadcast axis that its consumer {} "
+               "iterates, so one thread would compute what every thread reads; leave broadcast "
+               "axes serial",
+               tv->toString(), i, tv->axis(i)->toString(), toString(p), c->toString());
+      MF_CHECK(mapped,
+               "{}: axis {} ({}) is bound to {} but its consumer {} binds no matching axis to "
+               "{}, so threads would read elements other threads computed; split, merge and "
+               "parallelize the two alike",
+               tv->toString(), i, tv->axis(i)->toString(), toString(p), c->toString(), toString(p));
+    }
+  }
+}
+
+// The layout op reads its offsets whole and writes a data-dependent swizzled position: the
+// offsets must be in global memory when the kernel starts and nothing else may read its output.
+void checkLayoutOp(PreprocessGroupedMatmulInputSf* op) {
+  for (auto [name, v] : {std::pair{"input_offsets", op->inputOffsets()},
+                         std::pair{"output_offsets", op->outputOffsets()}})
+    MF_CHECK(v->isFusionInput(),
+             "preprocessGroupedMatmulInputSf: {} {} is computed in the kernel, but the op reads "
+             "the offsets whole, so they must be fusion inputs",
+             name, v->toString());
+  const std::vector<Expr*>& uses = op->out()->uses();
+  MF_CHECK(uses.empty(),
+           "preprocessGroupedMatmulInputSf: its output {} is read by {}, but only a block-scaled "
+           "grouped GEMM can read the padded, swizzled layout; do not use it in the fusion",
+           op->out()->toString(), uses.front()->output(0)->toString());
+}
+
+}  // namespace
 
 void validateSchedule(Kernel& kernel) {
+  for (Expr* e : kernel.ir().exprs())
+    if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) checkLayoutOp(op);
   for (TensorView* tv : kernel.ir().allTvs()) {
     std::set<ParallelType> bound;
     for (int64_t i = 0; i < tv->nDims(); ++i) {
@@ -30,8 +110,17 @@ void validateSchedule(Kernel& kernel) {
                "{}: only the output of a set() copy can be vectorized; vectorize the copy that "
                "stages it and compute on registers",
                tv->toString());
+      if (is_copy) checkVectorContiguity(tv, id);
     }
-    if (tv->isFusionInput() || tv->getMemoryType() == MemoryType::Global) continue;
+    if (tv->isFusionInput()) continue;
+    checkSameThread(tv);
+    int64_t max_pos = tv->uses().empty() ? tv->nDims() : maxInlinePosition(tv);
+    MF_CHECK(tv->computeAtPosition() <= max_pos,
+             "{}: compute-at position {} is past {}, the last position whose axes map to all its "
+             "consumers' (scheduled after inlineAt?); inline after the last split, merge or "
+             "parallelize",
+             tv->toString(), tv->computeAtPosition(), max_pos);
+    if (tv->getMemoryType() == MemoryType::Global) continue;
     Val* size = localBufferSize(tv);
     MF_CHECK(size->constInt().has_value(),
              "{} is held in registers but needs a buffer of symbolic size {}; inline it "

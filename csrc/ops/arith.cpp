@@ -97,17 +97,6 @@ DataType binaryOutType(BinaryOpType op, Val* a, Val* b) {
 
 }  // namespace
 
-DataType computeType(const BinaryOp* op) {
-  DataType t = op->out()->dtype();
-  if (isPredicateOp(op->opType())) {
-    bool ta = op->lhs()->kind() != ValKind::Scalar, tb = op->rhs()->kind() != ValKind::Scalar;
-    t = (ta == tb) ? promoteTypes(op->lhs()->dtype(), op->rhs()->dtype())
-        : ta       ? promoteWithScalar(op->lhs()->dtype(), op->rhs()->dtype())
-                   : promoteWithScalar(op->rhs()->dtype(), op->lhs()->dtype());
-  }
-  return isNarrowFloat(t) ? DataType::Float : t;
-}
-
 Val* unaryOp(UnaryOpType op, Val* x) {
   if (auto* tv = dynamic_cast<TensorView*>(x)) return unaryOp(op, tv);
   Val* out = IrBuilder::create<Scalar>(unaryOutType(op, x));

@@ -76,8 +76,7 @@ TensorView* set(TensorView* x);
 //! be as many as x's axes.
 TensorView* broadcast(TensorView* x, const std::vector<bool>& is_broadcast_dim);
 
-//! The dtype a binary op computes in before producing `out`: comparisons compare in the
-//! promoted operand type; narrow floats (half, bf16, fp8) compute in Float.
-DataType computeType(const BinaryOp* op);
+// computeType(const BinaryOp*), the dtype a binary op computes in, is declared in ir/exprs.h
+// (included above): codegen, the reference evaluator and the expression evaluator share it.
 
 }  // namespace mf

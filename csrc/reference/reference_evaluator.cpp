@@ -11,7 +11,6 @@
 #include "ir/fusion.h"
 #include "ir/scalar_ops.h"
 #include "ir/tensor_view.h"
-#include "ops/arith.h"
 #include "reference/layout_reference.h"
 
 namespace mf {
@@ -109,8 +108,12 @@ class Run {
   // Applies f(const ScalarValue* values) -> ScalarValue per element of e's output.
   template <typename F>
   Tensor pointwise(const Expr* e, F&& f);
-  // Copies elements bit for bit (set, broadcast): no conversion touches NaN payloads.
+  // Copies elements bit for bit (set, broadcast, a cast to the same dtype): no conversion
+  // touches NaN payloads.
   static Tensor copy(const Operand& src, const std::vector<int64_t>& sizes, DataType dtype);
+  // where(cond, a, b): a branch of the output's dtype is copied bit for bit, as generated code
+  // does (a narrow NaN keeps its payload); another is converted with castScalar.
+  Tensor select(const Expr* e);
   Tensor evalLayout(const PreprocessGroupedMatmulInputSf* op);
 
   Fusion* fusion_;
@@ -258,6 +261,27 @@ Tensor Run::copy(const Operand& src, const std::vector<int64_t>& sizes, DataType
   return out;
 }
 
+Tensor Run::select(const Expr* e) {
+  std::vector<int64_t> sizes;
+  const std::vector<Operand> operands = alignOperands(e, sizes);
+  const DataType dtype = e->output(0)->dtype();
+  Tensor out = Tensor::empty(sizes, dtype);
+  auto* dst = static_cast<std::byte*>(out.rawData());
+  const int64_t out_bytes = dataTypeSize(dtype);
+  auto load = [&](const Operand& op, int64_t off) {
+    return op.data != nullptr ? loadElement(op.data + off * op.bytes, op.dtype) : op.scalar;
+  };
+  forEachElement(sizes, operands, [&](int64_t i, const std::array<int64_t, kMaxOperands>& off) {
+    const size_t k = asBool(load(operands[0], off[0])) ? 1 : 2;
+    const Operand& op = operands[k];
+    if (op.data != nullptr && op.dtype == dtype)
+      std::memcpy(dst + i * out_bytes, op.data + off[k] * op.bytes, out_bytes);
+    else
+      storeElement(dst + i * out_bytes, dtype, load(op, off[k]));  // castScalar first
+  });
+  return out;
+}
+
 Tensor Run::evalLayout(const PreprocessGroupedMatmulInputSf* op) {
   Tensor out = evalLayoutOp(op, valueOf(op->in(), op), valueOf(op->inputOffsets(), op),
                             valueOf(op->outputOffsets(), op), options_);
@@ -275,17 +299,23 @@ Tensor Run::evalLayout(const PreprocessGroupedMatmulInputSf* op) {
 
 void Run::evaluate(Expr* e) {
   Tensor out;
-  if (auto* u = dynamic_cast<UnaryOp*>(e)) {
+  if (auto* u = dynamic_cast<UnaryOp*>(e);
+      u && u->opType() == UnaryOpType::Cast && u->in()->dtype() == u->out()->dtype()) {
+    std::vector<int64_t> sizes;
+    std::vector<Operand> operands = alignOperands(e, sizes);
+    out = copy(operands[0], sizes, u->out()->dtype());
+  } else if (u != nullptr) {
     const DataType dtype = u->out()->dtype();
     const UnaryOpType type = u->opType();
     out = pointwise(e, [&](const ScalarValue* v) { return evalUnary(type, dtype, v[0]); });
   } else if (auto* b = dynamic_cast<BinaryOp*>(e)) {
     const DataType dtype = b->out()->dtype(), compute = computeType(b);
     const BinaryOpType type = b->opType();
-    out = pointwise(e, [&](const ScalarValue* v) {
-      return evalBinary(type, dtype, compute, castScalar(v[0], compute), castScalar(v[1], compute));
-    });
-  } else if (auto* t = dynamic_cast<TernaryOp*>(e)) {
+    out = pointwise(
+        e, [&](const ScalarValue* v) { return evalBinary(type, dtype, compute, v[0], v[1]); });
+  } else if (auto* t = dynamic_cast<TernaryOp*>(e); t && t->opType() == TernaryOpType::Where) {
+    out = select(e);
+  } else if (t != nullptr) {
     const DataType dtype = t->out()->dtype();
     const TernaryOpType type = t->opType();
     out = pointwise(

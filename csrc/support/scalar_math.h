@@ -1,6 +1,8 @@
-//! Host mirrors of the device math functions in runtime/helpers.cuh, for the CPU reference
-//! evaluator. Each function is written with the same formula as its device counterpart
-//! (named in its comment), so the host rounds the same way:
+//! Host mirrors of the device math functions in runtime/helpers.cuh. ir/scalar_ops.cpp (the
+//! host semantics of every op: constant folding, the expression evaluator, the CPU reference
+//! evaluator) computes floating-point ops only through these. Each function is written with
+//! the same formula as its device counterpart (named in its comment), so the host rounds the
+//! same way:
 //! - bit-exact with the device: neg, abs, floor, ceil, relu, maximum, minimum, sqrt, rsqrt,
 //!   reciprocal (IEEE operations; needs the host compiled without -ffast-math and without
 //!   FMA contraction, -ffp-contract=off);

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "ir/builder.h"
 #include "ir/expr_evaluator.h"
 #include "ir/fusion.h"
@@ -207,6 +209,36 @@ TEST(Evaluator, IntegerArithmeticErrors) {
   EXPECT_THAT([&] { ee.evaluate(pow(x, minus_two)); },
               ThrowsMessage<UserError>(HasSubstr("integer pow with negative exponent -2")));
   EXPECT_EQ(ee.evaluateInt(pow(x, constInt(3, DataType::Int64)), "cube"), 1000);
+}
+
+// Scalar expressions follow the device's rules (docs/numerics.md): maximum / minimum order +0
+// above -0 in either operand order and propagate NaN (regression: the evaluator picked by
+// operand order and returned a fresh NaN), and an Int64 operand of a Float op converts to float
+// in one rounding: 2^60 + 2^36 + 1 -> 2^60 + 2^37 (through double it would tie to 2^60).
+TEST(Evaluator, ScalarMathFollowsDeviceRules) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  Val* a = newScalar(DataType::Double);
+  Val* b = newScalar(DataType::Double);
+  Val* f = newScalar(DataType::Float);
+  Val* i = newScalar(DataType::Int64);
+  Val* sum = add(f, i);
+  EXPECT_EQ(sum->dtype(), DataType::Float);
+  for (auto [x, y] : {std::pair{0.0, -0.0}, std::pair{-0.0, 0.0}}) {
+    ExpressionEvaluator ee;
+    ee.bind(a, x);
+    ee.bind(b, y);
+    EXPECT_FALSE(std::signbit(asDouble(*ee.evaluate(maximum(a, b)))));
+    EXPECT_TRUE(std::signbit(asDouble(*ee.evaluate(minimum(a, b)))));
+  }
+  ExpressionEvaluator ee;
+  ee.bind(a, std::nan(""));
+  ee.bind(b, 1.0);
+  ee.bind(f, 0.0);
+  ee.bind(i, (int64_t{1} << 60) + (int64_t{1} << 36) + 1);
+  EXPECT_TRUE(std::isnan(asDouble(*ee.evaluate(maximum(a, b)))));
+  EXPECT_TRUE(std::isnan(asDouble(*ee.evaluate(minimum(b, a)))));
+  EXPECT_EQ(ee.evaluate(sum), ScalarValue{0x1p60 + 0x1p37});
 }
 
 // Float-only math has no integer semantics in the scalar evaluator.

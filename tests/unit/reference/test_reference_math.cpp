@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 
+#include "ir/scalar_ops.h"
 #include "reference_helpers.h"
 
 namespace {
@@ -22,6 +25,19 @@ using ::testing::ThrowsMessage;
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The raw bits of element i of a contiguous tensor.
+uint64_t bitsAt(const Tensor& t, int64_t i) {
+  uint64_t bits = 0;
+  const int64_t n = dataTypeSize(t.dtype());
+  std::memcpy(&bits, static_cast<const std::byte*>(t.rawData()) + i * n, static_cast<size_t>(n));
+  return bits;
+}
+
+// The sign bit of a `dtype` element: the bits of -0.
+uint64_t signBit(DataType dtype) {
+  return uint64_t{1} << (8 * dataTypeSize(dtype) - 1);
+}
 
 // The float nearest to `x`: what an op computed in float must return.
 double f32(double x) {
@@ -248,6 +264,224 @@ TEST(ReferenceMath, NarrowFloatsComputeInFloatAndRound) {
   // fp8 e4m3: 256 + 256 = 512 saturates to 448.
   Tensor f8 = runBinary(BinaryOpType::Add, DataType::Float8_e4m3fn, {256.0}, {256.0});
   EXPECT_EQ(f8.data<Float8e4m3>()[0].bits, 0x7e);
+}
+
+// relu(x) = x < 0 ? 0 : x, as mf_relu: relu(-0) is -0 and relu(NaN) is NaN, in every floating
+// dtype (regression: the evaluator computed x > 0 ? x : 0, giving +0).
+TEST(ReferenceMath, ReluKeepsNegativeZeroAndNan) {
+  for (DataType dtype : {DataType::Float, DataType::Double, DataType::Half, DataType::BFloat16,
+                         DataType::Float8_e4m3fn}) {
+    SCOPED_TRACE(std::string(toString(dtype)));
+    Tensor r = runUnary(UnaryOpType::Relu, dtype, {-0.0, 0.0, -1.5, 2.0, kNan});
+    EXPECT_EQ(bitsAt(r, 0), signBit(dtype));
+    EXPECT_EQ(bitsAt(r, 1), 0u);
+    EXPECT_EQ(bitsAt(r, 2), 0u);  // a negative gives +0
+    EXPECT_EQ(r.item(3), 2.0);
+    EXPECT_TRUE(std::isnan(r.item(4)));
+  }
+}
+
+// maximum / minimum as mf_maximum / mf_minimum (torch.maximum): +0 > -0 whatever the operand
+// order (regression: the evaluator returned the second operand of equal ones), and a NaN
+// operand gives NaN, in either position; narrow results hold the canonical NaN.
+TEST(ReferenceMath, MaximumMinimumOrderSignedZerosAndPropagateNan) {
+  for (DataType dtype : {DataType::Float, DataType::Double, DataType::Half, DataType::BFloat16}) {
+    SCOPED_TRACE(std::string(toString(dtype)));
+    const std::vector<double> a = {0.0, -0.0, kNan, 1.0, kNan, -kInf};
+    const std::vector<double> b = {-0.0, 0.0, 1.0, kNan, kNan, kNan};
+    Tensor mx = runBinary(BinaryOpType::Maximum, dtype, a, b);
+    Tensor mn = runBinary(BinaryOpType::Minimum, dtype, a, b);
+    for (int64_t i : {0, 1}) {
+      EXPECT_EQ(bitsAt(mx, i), 0u) << "maximum, element " << i;
+      EXPECT_EQ(bitsAt(mn, i), signBit(dtype)) << "minimum, element " << i;
+    }
+    for (int64_t i = 2; i < 6; ++i) {
+      EXPECT_TRUE(std::isnan(mx.item(i))) << "maximum, element " << i;
+      EXPECT_TRUE(std::isnan(mn.item(i))) << "minimum, element " << i;
+      if (isNarrowFloat(dtype)) {
+        EXPECT_EQ(bitsAt(mx, i), kHalfCanonicalNan);  // 0x7fff, for bf16 too
+        EXPECT_EQ(bitsAt(mn, i), kHalfCanonicalNan);
+      }
+    }
+  }
+}
+
+// Integers convert to a narrow float through float, as mf_cast (two roundings), and to float
+// in one rounding (regression: the evaluator converted through double).
+// - 2^24 + 2^16 + 1 is odd and past 2^24, where floats are 2 apart: it ties between
+//   2^24 + 2^16 and 2^24 + 2^16 + 2 and rounds to the even 2^24 + 2^16. That is the tie
+//   between the bf16 neighbours 2^24 (0x4b80) and 2^24 + 2^17 (0x4b81), which rounds to even:
+//   0x4b80. Rounded once (it is exact in double), it lies above the tie: 0x4b81.
+// - 2^60 + 2^36 + 1: floats there are 2^37 apart, so one rounding gives 2^60 + 2^37
+//   (0x5d800001); through double (2^8 apart) it is first 2^60 + 2^36, a float tie that goes
+//   to even, 2^60 (0x5d800000).
+TEST(ReferenceMath, IntegerToNarrowRoundsThroughFloat) {
+  const int64_t tie = (int64_t{1} << 24) + (int64_t{1} << 16) + 1;
+  const int64_t big = (int64_t{1} << 60) + (int64_t{1} << 36) + 1;
+  auto cast = [](DataType from, DataType to, const std::vector<int64_t>& v) {
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* tv0 = makeContigTensor(1, from);
+    fusion.addInput(tv0);
+    fusion.addOutput(castOp(to, tv0));
+    std::vector<Tensor> in;
+    if (from == DataType::Int32) {
+      std::vector<int32_t> v32(v.begin(), v.end());
+      in.push_back(Tensor::fromVector(v32, {static_cast<int64_t>(v.size())}));
+    } else {
+      in.push_back(Tensor::fromVector(v, {static_cast<int64_t>(v.size())}));
+    }
+    return runOne(fusion, in);
+  };
+  EXPECT_EQ(bitsAt(cast(DataType::Int64, DataType::BFloat16, {tie}), 0), 0x4b80u);
+  EXPECT_EQ(bitsAt(cast(DataType::Int32, DataType::BFloat16, {tie}), 0), 0x4b80u);
+  EXPECT_EQ(bitsAt(cast(DataType::Int64, DataType::BFloat16, {-tie}), 0), 0xcb80u);
+  EXPECT_EQ(bitsAt(cast(DataType::Int64, DataType::Float, {big}), 0), 0x5d800001u);
+  EXPECT_EQ(bitsAt(cast(DataType::Int64, DataType::Half, {65519, 65520}), 1), 0x7c00u);
+  // The same rule in scalar expressions (constant folding and the expression evaluator).
+  EXPECT_EQ(castScalar(ScalarValue{tie}, DataType::BFloat16), ScalarValue{16777216.0});
+  EXPECT_EQ(castScalar(ScalarValue{big}, DataType::Float), ScalarValue{0x1p60 + 0x1p37});
+}
+
+// The evaluator's cast equals castValue<To, From> (the host mf_cast) for every pair of dtypes,
+// bit for bit: every half, bf16 and e4m3 pattern, and floats, doubles and integers at the
+// rounding, saturation and overflow boundaries. A cast to the same dtype copies the bits
+// (a narrow NaN keeps its payload), as the generated code does.
+template <typename From, typename To>
+void expectCastIsCastValue(const std::vector<From>& in) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* tv0 = makeContigTensor(1, dataTypeOf<From>());
+  fusion.addInput(tv0);
+  fusion.addOutput(castOp(dataTypeOf<To>(), tv0));
+  const Tensor out = runOne(fusion, {Tensor::fromVector(in, {static_cast<int64_t>(in.size())})});
+  int bad = 0;
+  for (size_t i = 0; i < in.size() && bad < 5; ++i) {
+    const To want = castValue<To>(in[i]);
+    const auto* got = static_cast<const std::byte*>(out.rawData()) + i * sizeof(To);
+    if (std::memcmp(got, &want, sizeof(To)) != 0) {
+      ++bad;
+      ADD_FAILURE() << toString(dataTypeOf<From>()) << " -> " << toString(dataTypeOf<To>())
+                    << ": element " << i;
+    }
+  }
+}
+
+template <typename From>
+void expectCastsAreCastValue(const std::vector<From>& in) {
+  expectCastIsCastValue<From, bool>(in);
+  expectCastIsCastValue<From, int32_t>(in);
+  expectCastIsCastValue<From, int64_t>(in);
+  expectCastIsCastValue<From, Half>(in);
+  expectCastIsCastValue<From, BFloat16>(in);
+  expectCastIsCastValue<From, float>(in);
+  expectCastIsCastValue<From, double>(in);
+  expectCastIsCastValue<From, Float8e4m3>(in);
+}
+
+template <typename T>
+std::vector<T> everyBitPattern() {
+  std::vector<T> v(size_t{1} << (8 * sizeof(T)));
+  for (size_t b = 0; b < v.size(); ++b) v[b].bits = static_cast<decltype(v[b].bits)>(b);
+  return v;
+}
+
+TEST(ReferenceMath, CastIsCastValueForEveryPairOfDtypes) {
+  const std::vector<double> doubles = {
+      // zeros, NaNs, infinities, plain values, values past a half / bf16 / e4m3 tie
+      0.0, -0.0, kNan, -kNan, kInf, -kInf, 0.1, -2.9, 1.0 + 0x1p-11 + 0x1p-40,
+      1.0 + 0x1p-8 + 0x1p-40, 1.0625 + 0x1p-40,
+      // e4m3 saturation, half overflow, narrow subnormals, out of float's range
+      416, 431, 432, 448, 449, 464, 480, -480, 65504, 65519.99, 65520, -65520, 0x1p-24, 0x1p-25,
+      0x1p-9, 0x1p-10, 0x1p-133, 0x1p-150, 1e-320, 1e300,
+      // integer saturation
+      3e9, -3e9, 0x1p31, -0x1p31 - 0.9, 0x1p63, -0x1p63 - 2048, 0x1p63 - 1024};
+  std::vector<float> floats;
+  for (double d : doubles) floats.push_back(static_cast<float>(d));
+  floats.push_back(std::bit_cast<float>(0x7fc00001u));  // a NaN payload
+  floats.push_back(std::bit_cast<float>(0x00018000u));  // a subnormal, bf16 tie
+  constexpr int64_t kOne = 1;
+  const std::vector<int64_t> ints = {
+      // small, half's overflow, through-float roundings (IntegerToNarrowRoundsThroughFloat)
+      0, 1, -1, 65519, 65520, (kOne << 24) + (kOne << 16) + 1, (kOne << 60) + (kOne << 36) + 1,
+      (kOne << 60) + (kOne << 52) + 1,
+      // int32 narrowing keeps the low bits; the extremes
+      0x1'0000'0005, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
+  std::vector<int32_t> ints32;
+  for (int64_t i : ints) ints32.push_back(static_cast<int32_t>(i));
+  expectCastsAreCastValue<bool>({false, true});
+  expectCastsAreCastValue<int32_t>(ints32);
+  expectCastsAreCastValue<int64_t>(ints);
+  expectCastsAreCastValue<float>(floats);
+  expectCastsAreCastValue<double>(doubles);
+  expectCastsAreCastValue<Half>(everyBitPattern<Half>());
+  expectCastsAreCastValue<BFloat16>(everyBitPattern<BFloat16>());
+  expectCastsAreCastValue<Float8e4m3>(everyBitPattern<Float8e4m3>());
+}
+
+// A narrow op computes in float, its operands converted to float first, and rounds once: a
+// Double constant past a bf16 tie becomes the float tie 1 + 2^-8, and 1 + that rounds to even.
+// Computed in double (or the constant rounded directly) it would give 1 + 2^-7.
+TEST(ReferenceMath, NarrowOpsConvertOperandsToFloatAndRoundOnce) {
+  const double past_tie = 1.0 + 0x1p-8 + 0x1p-40;  // float(past_tie) = 1 + 2^-8
+  {
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* tv0 = makeContigTensor(1, DataType::BFloat16);
+    fusion.addInput(tv0);
+    fusion.addOutput(add(tv0, constFloat(past_tie - 1.0)));  // 2^-8 + 2^-40: float drops 2^-40
+    Tensor out = runOne(fusion, {makeTensor({1.0, 2.0}, {2}, DataType::BFloat16)});
+    EXPECT_EQ(bitsAt(out, 0), 0x3f80u);  // 1 + 2^-8 in float: the tie, to even
+    EXPECT_EQ(bitsAt(out, 1), 0x4000u);
+  }
+  // Half: 1/3 and 65504 * 2 computed in float, rounded once: 0x3555 and +inf.
+  Tensor h = runBinary(BinaryOpType::Div, DataType::Half, {1.0, 65504.0}, {3.0, 0.5});
+  EXPECT_EQ(bitsAt(h, 0), 0x3555u);
+  EXPECT_EQ(bitsAt(h, 1), 0x7c00u);
+}
+
+// clamp computes like its generated code: bounds converted to the compute type (float for
+// narrow tensors), minimum(maximum(x, lo), hi) there, one rounding to the dtype (regression:
+// the evaluator rounded maximum(x, lo) to bf16 with the double bound, giving 0x3f81).
+TEST(ReferenceMath, ClampComputesInFloatForNarrowTypes) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* tv0 = makeContigTensor(1, DataType::BFloat16);
+  fusion.addInput(tv0);
+  fusion.addOutput(clamp(tv0, constFloat(1.0 + 0x1p-8 + 0x1p-40), constFloat(2.0)));
+  Tensor out = runOne(fusion, {makeTensor({0.0, 1.5, 3.0, kNan}, {4}, DataType::BFloat16)});
+  EXPECT_EQ(bitsAt(out, 0), 0x3f80u);  // float(lo) = 1 + 2^-8, the bf16 tie: even, 1.0
+  EXPECT_EQ(bitsAt(out, 1), 0x3fc0u);
+  EXPECT_EQ(bitsAt(out, 2), 0x4000u);
+  EXPECT_EQ(bitsAt(out, 3), kBFloat16CanonicalNan);
+}
+
+// clamp(x, lo, hi) = minimum(maximum(x, lo), hi) for integers too: with lo > hi every element
+// is hi, as torch.clamp (regression: generated code gave lo below lo).
+TEST(ReferenceMath, IntegerClampWithEmptyRangeGivesHi) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* tv0 = makeContigTensor(1, DataType::Int32);
+  fusion.addInput(tv0);
+  fusion.addOutput(clamp(tv0, constInt(5, DataType::Int64), constInt(3, DataType::Int64)));
+  Tensor out = runOne(fusion, {makeTensor({0, 4, 10}, {3}, DataType::Int32)});
+  expectValues(values(out), {3, 3, 3});
+}
+
+// where copies a branch of the output's dtype bit for bit (a half NaN keeps its payload, as
+// in the generated code) and converts other branches once to the output dtype.
+TEST(ReferenceMath, WhereCopiesBranchBitsAndConvertsConstants) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* cond = makeContigTensor(1, DataType::Bool);
+  TensorView* x = makeContigTensor(1, DataType::Half);
+  fusion.addInput(cond);
+  fusion.addInput(x);
+  fusion.addOutput(where(cond, x, constFloat(65519.99)));  // Half: rounds once to 65504
+  Tensor out = runOne(fusion, {Tensor::fromVector<bool>({true, false}, {2}),
+                               Tensor::fromVector<Half>({Half{0x7c01}, Half{0x7c01}}, {2})});
+  EXPECT_EQ(bitsAt(out, 0), 0x7c01u);
+  EXPECT_EQ(bitsAt(out, 1), 0x7bffu);
 }
 
 }  // namespace

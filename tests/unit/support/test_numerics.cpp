@@ -240,6 +240,11 @@ TEST(Numerics, CastValueRules) {
   // 2^60 + 2^52, which rounds to even (2^60); one rounding would give the next value up.
   const int64_t big = (int64_t{1} << 60) + (int64_t{1} << 52) + 1;
   EXPECT_EQ(castValue<BFloat16>(big).bits, 0x5d80);
+  // Not only where double would round too: 2^24 + 2^16 + 1 is exact in double (one rounding to
+  // bf16 gives 0x4b81), but float ties it to 2^24 + 2^16, a bf16 tie that rounds to even 2^24.
+  EXPECT_EQ(castValue<BFloat16>(int64_t{(1 << 24) + (1 << 16) + 1}).bits, 0x4b80);
+  EXPECT_EQ(castValue<BFloat16>(int32_t{(1 << 24) + (1 << 16) + 1}).bits, 0x4b80);
+  EXPECT_EQ(castValue<BFloat16>(double{(1 << 24) + (1 << 16) + 1}).bits, 0x4b81);
   EXPECT_EQ(castValue<Float8e4m3>(BFloat16{0x43f0}).bits, 0x7e);  // 480 saturates to 448
   EXPECT_EQ(castValue<Half>(Half{0x7c01}).bits, 0x7c01);          // same type: bits kept
   EXPECT_EQ(castValue<Half>(BFloat16{0x7f81}).bits, kHalfCanonicalNan);

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Times memcpy, a PyTorch eager scatter reference and its torch.compile on the layout op's
+benchmark cases, reads minifuser's times (lines "case G M K us" on stdin) and prints ratios.
+
+The reference computes each element's swizzled position from the offsets (group by
+searchsorted, the spec's formula) and scatters with index_put, so it does the same work as
+the op: group search and scatter. Offsets follow the same rule as layout_op_bench (random
+group sizes, seed-independent of ours: the time does not depend on the exact sizes)."""
+import sys
+
+import torch
+
+
+def positions(m, k, in_off, out_off):
+    rows = torch.arange(m, device="cuda")
+    e = torch.searchsorted(in_off, rows, right=True) - 1
+    r = rows - in_off[e]
+    kp = (k + 3) // 4 * 4
+    base = out_off[e] * kp + (r // 128) * kp * 128 + (r % 32) * 16 + ((r % 128) // 32) * 4
+    cols = torch.arange(k, device="cuda")
+    return base[:, None] + (cols // 4) * 512 + cols % 4
+
+
+def layout_op(inp, in_off, out_off, g):
+    m, k = inp.shape
+    kp = (k + 3) // 4 * 4
+    out = torch.empty((m + 127 * g) * kp, dtype=inp.dtype, device="cuda")
+    out[positions(m, k, in_off, out_off).reshape(-1)] = inp.reshape(-1)
+    return out
+
+
+def median_us(fn, iters=100):
+    for _ in range(10):
+        fn()
+    times = []
+    for _ in range(iters):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) * 1000)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def offsets(g, m):
+    gen = torch.Generator().manual_seed(7)
+    cuts = torch.sort(torch.cat([torch.tensor([0, m]), torch.randint(0, m + 1, (g - 1,), generator=gen)]))[0]
+    sizes = cuts[1:] - cuts[:-1]
+    in_off = cuts[:-1]
+    padded = (sizes + 127) // 128 * 128
+    out_off = torch.cat([torch.tensor([0]), torch.cumsum(padded, 0)[:-1]])
+    return in_off.int().cuda(), out_off.int().cuda()
+
+
+def main():
+    ours = {}
+    for line in sys.stdin:
+        parts = line.split()
+        if len(parts) == 5 and parts[0] == "case":
+            ours[tuple(int(x) for x in parts[1:4])] = float(parts[4])
+    compiled = torch.compile(layout_op)
+    print(f"{'case':<24}{'memcpy us':>10}{'minifuser us':>14}{'x memcpy':>10}{'GB/s':>8}"
+          f"{'eager us':>10}{'compile us':>12}{'vs eager':>10}{'vs compile':>12}")
+    for (g, m, k), us in sorted(ours.items(), key=lambda kv: kv[0][1]):
+        inp = torch.randint(0, 255, (m, k), dtype=torch.uint8, device="cuda")
+        dst = torch.empty_like(inp)
+        in_off, out_off = offsets(g, m)
+        mem = median_us(lambda: dst.copy_(inp))
+        eager = median_us(lambda: layout_op(inp, in_off, out_off, g))
+        comp = median_us(lambda: compiled(inp, in_off, out_off, g))
+        gbs = 2 * m * k / (us * 1e-6) / 1e9  # bytes read + written
+        print(f"{f'G={g} M={m} K={k}':<24}{mem:>10.1f}{us:>14.1f}{us / mem:>10.2f}{gbs:>8.0f}"
+              f"{eager:>10.1f}{comp:>12.1f}{eager / us:>10.2f}{comp / us:>12.2f}")
+
+
+if __name__ == "__main__":
+    main()

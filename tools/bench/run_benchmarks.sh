@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Builds and runs the benchmarks on a GPU machine and prints the comparison with memcpy,
+# PyTorch eager and torch.compile measured in the same run. Usage: tools/bench/run_benchmarks.sh
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+build="${MINIFUSER_GPU_BUILD:-$root/build-gpu}"
+cmake -S "$root" -B "$build" >/dev/null
+cmake --build "$build" -j"$(nproc)" --target layout_op_bench >/dev/null
+"$build/tools/layout_op_bench" | tee "$build/layout_op_bench.txt"
+python3 "$root/tools/bench/compare_layout_op.py" < "$build/layout_op_bench.txt"
