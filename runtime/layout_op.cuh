@@ -128,3 +128,70 @@ __device__ void mf_preprocessGroupedMatmulInputSf(T* out, mf_index_t out_numel, 
     out[pos] = value_ptr[i];
   }
 }
+
+// The gather form of the same op, for schedules whose loop domain is derived from the
+// output's padded allocation domain: the thread owning flat output positions
+// [p, p + W) (p a multiple of W, W dividing 16) computes where each comes from and writes
+// them with one vector store. Inverting the flat formula above: with tile = 128 * Kp,
+//   T = p / tile (128-row output tile), q = p % tile, col = (q / 512) * 4 + q % 4,
+//   R = T * 128 + ((q % 16) / 4) * 32 + (q % 512) / 16   (padded output row).
+// Groups start at multiples of 128 output rows, so the whole vector lies in one group e,
+// the last with out_off[e] <= T * 128 (binary search). Row r = R - out_off[e] of the group is
+// input row in_off[e] + r when r < m_e and col < K; every other position is padding and
+// gets 0. Tiles at or past the used rows (out_off[G-1] + roundup(m_{G-1}, 128)) are not
+// written. Reads are bounded to [0, M) x [0, K) whatever the offsets hold; threads whose
+// p / W is a group index check that group's offsets (see mf_layoutCheckGroup).
+template <typename T, typename OffsetT, int W>
+__device__ void mf_layoutOpGather(T* out, mf_index_t out_numel, mf_index_t p, const T* in,
+                                  mf_index_t in_stride0, mf_index_t in_stride1,
+                                  const OffsetT* in_off, const OffsetT* out_off, mf_index_t M,
+                                  mf_index_t K, mf_index_t G, int* error_flag) {
+  if (p < 0 || p >= out_numel) return;
+  if (G <= 0) {
+    if (M > 0) mf_layoutReportError(error_flag, MF_LAYOUT_ERR_BAD_INPUT_OFFSETS);
+    return;
+  }
+  if (p / W < G) mf_layoutCheckGroup(in_off, out_off, p / W, M, error_flag);
+
+  const mf_int64 kp = (static_cast<mf_int64>(K) + 3) / 4 * 4;
+  const mf_int64 tile = 128 * kp;
+  const mf_int64 t = p / tile;
+  const mf_int64 q = p % tile;
+  const mf_int64 last_start = out_off[G - 1];
+  const mf_int64 used = last_start + mf_roundUp128(static_cast<mf_int64>(M) - in_off[G - 1]);
+  if (t * 128 >= used) return;
+
+  // The group of output tile t: the last e with out_off[e] <= t * 128.
+  mf_int64 lo = 1, hi = G;
+  while (lo < hi) {
+    const mf_int64 mid = lo + (hi - lo) / 2;
+    if (static_cast<mf_int64>(out_off[mid]) <= t * 128) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  const mf_int64 e = lo - 1;
+  const mf_int64 in_start = in_off[e];
+  const mf_int64 in_end = e + 1 < G ? static_cast<mf_int64>(in_off[e + 1]) : M;
+  const mf_int64 tile_row = t * 128 - static_cast<mf_int64>(out_off[e]);
+
+  mf_Vector<T, W> v;
+  for (int w = 0; w < W; ++w) {
+    const mf_int64 qw = q + w;
+    const mf_int64 col = (qw / 512) * 4 + qw % 4;
+    const mf_int64 r = tile_row + ((qw % 16) / 4) * 32 + (qw % 512) / 16;
+    const mf_int64 src = in_start + r;
+    T value;
+    value = T();
+    if (r >= 0 && src < in_end && src >= 0 && src < M && col < K) {
+      value = in[src * in_stride0 + col * in_stride1];
+    }
+    v.v[w] = value;
+  }
+  if (p + W <= out_numel) {
+    *reinterpret_cast<mf_Vector<T, W>*>(out + p) = v;
+  } else {
+    for (int w = 0; p + w < out_numel; ++w) out[p + w] = v.v[w];
+  }
+}

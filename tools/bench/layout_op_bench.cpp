@@ -74,7 +74,8 @@ int main() {
     for (int64_t p = 0; p < ref.allocationNumel(); ++p)
       if (gpu.allocationItem(p) != ref.allocationItem(p) &&
           !(std::isnan(gpu.allocationItem(p)) && std::isnan(ref.allocationItem(p)))) {
-        fmt::print(stderr, "layout_op_bench: G={} M={} K={}: wrong result at {}\n", c.g, c.m, c.k, p);
+        fmt::print(stderr, "layout_op_bench: G={} M={} K={}: wrong result at {}\n", c.g, c.m, c.k,
+                   p);
         return 1;
       }
     double us = 1000.0 * median(ke.benchmark(inputs, 10, 100));
