@@ -306,15 +306,26 @@ class CudaPrinter final : public IrVisitor {
     auto* in_off = op->inputOffsets()->as<TensorIndex>()->view();
     auto* out_off = op->outputOffsets()->as<TensorIndex>()->view();
     const auto& alloc = out->getMaybeAllocationDomain();
-    line(
-        fmt::format("mf_preprocessGroupedMatmulInputSf<{}, {}>(T{}.data, {} * {}, &T{}[{}], 1, {}, "
-                    "{}, T{}.data, "
-                    "T{}.data, {}, {}, {}, mf_error);",
-                    cudaTypeName(out->dtype()), cudaTypeName(in_off->dtype()), out->name(),
-                    scalar(alloc[0]->extent()), scalar(alloc[1]->extent()), in->view()->name(),
-                    scalar(in->index()), scalar(op->input(5)), scalar(op->input(6)), in_off->name(),
-                    out_off->name(), scalar(out->getLogicalDomain()[0]->extent()), scalar(op->k()),
-                    scalar(op->g())));
+    std::string numel =
+        fmt::format("{} * {}", scalar(alloc[0]->extent()), scalar(alloc[1]->extent()));
+    std::string m = scalar(out->getLogicalDomain()[0]->extent());
+    if (op->isGatherForm()) {
+      auto it = kernel_.vectorWidth().find(op);
+      int64_t width = it == kernel_.vectorWidth().end() ? 1 : it->second;
+      line(fmt::format(
+          "mf_layoutOpGather<{}, {}, {}>(T{}.data, {}, {}, T{}.data, T{}.stride[0], "
+          "T{}.stride[1], T{}.data, T{}.data, {}, {}, {}, mf_error);",
+          cudaTypeName(out->dtype()), cudaTypeName(in_off->dtype()), width, out->name(), numel,
+          scalar(op->input(5)), in->view()->name(), in->view()->name(), in->view()->name(),
+          in_off->name(), out_off->name(), m, scalar(op->k()), scalar(op->g())));
+      return;
+    }
+    line(fmt::format(
+        "mf_preprocessGroupedMatmulInputSf<{}, {}>(T{}.data, {}, &T{}[{}], 1, {}, {}, T{}.data, "
+        "T{}.data, {}, {}, {}, mf_error);",
+        cudaTypeName(out->dtype()), cudaTypeName(in_off->dtype()), out->name(), numel,
+        in->view()->name(), scalar(in->index()), scalar(op->input(5)), scalar(op->input(6)),
+        in_off->name(), out_off->name(), m, scalar(op->k()), scalar(op->g())));
   }
 
   const Kernel& kernel_;

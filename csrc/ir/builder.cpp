@@ -106,6 +106,19 @@ Val* SimplifyingIrBuilder::binary(BinaryOpType op, Val* a, Val* b) {
     auto* m = dynamic_cast<BinaryOp*>(a->definition());
     if (m && m->opType() == BinaryOpType::Mod && m->rhs() == b) return constBool(true);
   }
+  // (x / n) * n + x % n == x: undoes a merge's split of an index (C semantics, any sign).
+  if (op == BinaryOpType::Add && int_math) {
+    auto defOf = [](Val* v, BinaryOpType t) {
+      auto* d = v->definition() ? dynamic_cast<BinaryOp*>(v->definition()) : nullptr;
+      return d && d->opType() == t ? d : nullptr;
+    };
+    BinaryOp* mul = defOf(a, BinaryOpType::Mul);
+    BinaryOp* mod = defOf(b, BinaryOpType::Mod);
+    BinaryOp* div = mul ? defOf(mul->lhs(), BinaryOpType::Div) : nullptr;
+    if (div && mod && div->lhs() == mod->lhs() && div->rhs() == mod->rhs() &&
+        mul->rhs() == div->rhs())
+      return mod->lhs();
+  }
   return build(op, a, b, out_dtype);
 }
 

@@ -123,8 +123,8 @@ PreprocessGroupedMatmulInputSf::PreprocessGroupedMatmulInputSf(Fusion* f, std::v
                                                                BlockScalingFactorLayout layout)
     : Expr(f, ExprKind::PreprocessGroupedMatmulInputSf, std::move(ins), std::move(outs)),
       layout_(layout) {
-  // Lowered copies carry the logical (row, col) of the element as inputs 5 and 6.
-  MF_ASSERT((inputs().size() == 5 || inputs().size() == 7) && outputs().size() == 1,
+  // Lowered copies carry the element's logical (row, col) or its flat position (isGatherForm).
+  MF_ASSERT(inputs().size() >= 5 && inputs().size() <= 7 && outputs().size() == 1,
             "layout op arity");
 }
 Expr* PreprocessGroupedMatmulInputSf::newObject(Fusion* f, std::vector<Val*> ins,

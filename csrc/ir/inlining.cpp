@@ -16,7 +16,9 @@ std::string signatureOf(const IterDomain* id, const std::vector<IterDomain*>& lo
     return fmt::format("L{}", position_map.empty() ? p : position_map[p]);
   }
   Expr* def = id->definition();
-  MF_ASSERT(def != nullptr, "loop axis {} is not derived from the logical domain", id->toString());
+  // An axis of a declared allocation domain (a loop over the layout op's padded buffer) maps
+  // to no logical axis, so it shares no loop with any other tensor.
+  if (def == nullptr) return fmt::format("A{}", id->name());
   if (auto* s = dynamic_cast<Split*>(def)) {
     return fmt::format("{}({}, {}).{}", s->innerSplit() ? "split" : "outer_split",
                        signatureOf(s->in(), logical, position_map), s->factor()->toInlineString(),

@@ -152,8 +152,36 @@ void TensorDomain::reorder(const std::vector<std::pair<int64_t, int64_t>>& old_t
 }
 
 void TensorDomain::setLoopDomain(std::vector<IterDomain*> loop) {
-  validateDomainEquivalence(logical_, loop, fmt::format("setLoopDomain of {}", toString()));
+  std::string context = fmt::format("setLoopDomain of {}", toString());
+  if (allocation_declared_ && !loop.empty()) {
+    // A loop over the declared (padded) allocation domain is the only alternative to logical.
+    std::vector<IterDomain*> from_allocation;
+    bool derived = true;
+    for (IterDomain* id : loop) {
+      IterDomain* root = id;
+      while (root->definition() && std::find(allocation_.begin(), allocation_.end(), root) ==
+                                       allocation_.end())
+        root = root->definition()->input(0)->as<IterDomain>();
+      derived = derived && std::find(allocation_.begin(), allocation_.end(), root) !=
+                               allocation_.end();
+    }
+    if (derived) {
+      validateDomainEquivalence(allocation_, loop, context);
+      loop_ = std::move(loop);
+      return;
+    }
+  }
+  validateDomainEquivalence(logical_, loop, context);
   loop_ = std::move(loop);
+}
+
+bool TensorDomain::loopFromAllocation() const {
+  if (!allocation_declared_ || loop_.empty()) return false;
+  // Walk the first loop axis back through its definitions; logical and allocation axes are
+  // disjoint and have no definitions of their own.
+  IterDomain* id = loop_.front();
+  while (id->definition() != nullptr) id = id->definition()->input(0)->as<IterDomain>();
+  return std::find(allocation_.begin(), allocation_.end(), id) != allocation_.end();
 }
 
 void TensorDomain::setAllocationDomain(std::vector<IterDomain*> allocation, Contiguity contiguity) {

@@ -59,8 +59,18 @@ class TensorDomain : public Val {
   void merge(int64_t outer, int64_t inner);
   //! `old_to_new`: axis position -> new position; axes not named keep their relative order.
   void reorder(const std::vector<std::pair<int64_t, int64_t>>& old_to_new);
-  //! Replaces the loop domain; it must cover the logical domain through split/merge.
+  //! Replaces the loop domain; it must cover the logical domain through split/merge, or, for
+  //! a declared allocation domain, may instead cover that allocation domain (a schedule that
+  //! iterates over the padded buffer: the layout op's gather form).
   void setLoopDomain(std::vector<IterDomain*> loop);
+  //! True when the loop domain is derived from a declared allocation domain instead of the
+  //! logical domain.
+  bool loopFromAllocation() const;
+  //! The domain the loop domain is derived from: allocation() when loopFromAllocation(),
+  //! else logical().
+  const std::vector<IterDomain*>& loopSource() const {
+    return loopFromAllocation() ? allocation_ : logical_;
+  }
 
   //! Sets an allocation domain that must be derived from the logical domain (a
   //! permutation, or split/merge of logical axes); anything else is a UserError.

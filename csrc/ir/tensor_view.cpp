@@ -48,6 +48,11 @@ TensorView* TensorView::parallelize(int64_t axis, ParallelType p) {
   return this;
 }
 
+TensorView* TensorView::setLoopDomain(std::vector<IterDomain*> ids) {
+  domain_->setLoopDomain(std::move(ids));
+  return this;
+}
+
 TensorView* TensorView::setAllocationDomain(std::vector<IterDomain*> ids, Contiguity contiguity) {
   domain_->setAllocationDomain(std::move(ids), std::move(contiguity));
   return this;

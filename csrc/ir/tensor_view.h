@@ -39,6 +39,9 @@ class TensorView : public Val {
   TensorView* merge(int64_t axis) { return merge(axis, axis + 1); }
   TensorView* reorder(const std::vector<std::pair<int64_t, int64_t>>& old_to_new);
   TensorView* parallelize(int64_t axis, ParallelType p);
+  //! Replaces the loop domain (see TensorDomain::setLoopDomain). For the layout op's output,
+  //! `setLoopDomain(getMaybeAllocationDomain())` schedules the op over its padded buffer.
+  TensorView* setLoopDomain(std::vector<IterDomain*> ids);
 
   //! Memory layout derived from the logical domain (permutation / split / merge).
   TensorView* setAllocationDomain(std::vector<IterDomain*> ids, Contiguity contiguity);

@@ -45,7 +45,7 @@ void verifyFusion(const Fusion& fusion) {
   for (TensorView* tv : fusion.allTvs()) {
     const TensorDomain* td = tv->domain();
     try {
-      validateDomainEquivalence(td->logical(), td->loop(), "loop domain");
+      validateDomainEquivalence(td->loopSource(), td->loop(), "loop domain");
       if (td->hasAllocation() && !td->allocationDeclared())
         validateDomainEquivalence(td->logical(), td->allocation(), "allocation domain");
     } catch (const UserError& e) {

@@ -28,7 +28,7 @@ std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>
     }
   }
   std::vector<Val*> out;
-  for (IterDomain* id : tv->getLogicalDomain()) {
+  for (IterDomain* id : tv->domain()->loopSource()) {
     auto it = idx.find(id);
     // A broadcast axis merged away still has index 0.
     out.push_back(it != idx.end() ? it->second : constInt(0));

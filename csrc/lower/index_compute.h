@@ -13,7 +13,8 @@ namespace mf {
 
 //! Logical indices of `tv` from the indices of its loop axes (`loop_indices[i]` for
 //! tv->axis(i)): Split: in = outer * inner_extent + inner; Merge: outer = out / inner_extent,
-//! inner = out % inner_extent.
+//! inner = out % inner_extent. When the loop domain is derived from a declared allocation
+//! domain (TensorDomain::loopSource()), these are that domain's indices instead.
 std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices);
 
 //! Indices of `targets` (axes derived from tv's logical domain) given logical indices:

@@ -81,7 +81,14 @@ void indexTensors(Kernel& kernel) {
       }
     }
     TensorIndex* out_index = nullptr;
-    if (layout) {
+    if (layout && out->domain()->loopFromAllocation()) {
+      // Gather form: the loops run over the padded buffer [rows, Kp]; the runtime function
+      // gets the flat position and finds each element's source itself.
+      ins[0] = IrBuilder::create<TensorIndex>(layout->in()->as<TensorView>(), constInt(0));
+      Val* kp = out->getMaybeAllocationDomain()[1]->extent();
+      ins.push_back(SIB::add(SIB::mul(c_logical[0], kp), c_logical[1]));
+      out_index = IrBuilder::create<TensorIndex>(out, constInt(0));
+    } else if (layout) {
       // The runtime function computes the swizzled position from the logical index.
       ins.push_back(c_logical[0]);
       ins.push_back(c_logical[1]);

@@ -54,7 +54,8 @@ void insertPredicates(Kernel& kernel) {
     const std::vector<Val*>& logical = kernel.outputLogicalIndices().at(e);
     std::unordered_map<IterDomain*, bool> over = mayOverrun(out);
     Val* pred = constBool(true);
-    const auto& ids = out->getLogicalDomain();
+    // The axes the loops cover: logical, or the padded buffer of a gather-form layout op.
+    const auto& ids = out->domain()->loopSource();
     for (size_t i = 0; i < ids.size(); ++i) {
       if (ids[i]->isBroadcast()) continue;
       auto it = over.find(ids[i]);

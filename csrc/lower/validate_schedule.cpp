@@ -77,6 +77,11 @@ void checkLayoutOp(PreprocessGroupedMatmulInputSf* op) {
              "preprocessGroupedMatmulInputSf: {} {} is computed in the kernel, but the op reads "
              "the offsets whole, so they must be fusion inputs",
              name, v->toString());
+  auto* out = op->out()->as<TensorView>();
+  MF_CHECK(!out->domain()->loopFromAllocation() || op->in()->isFusionInput(),
+           "preprocessGroupedMatmulInputSf: {} is scheduled over its padded buffer (gather form), "
+           "which reads its input {} at data-dependent rows, so the input must be a fusion input",
+           out->toString(), op->in()->toString());
   const std::vector<Expr*>& uses = op->out()->uses();
   MF_CHECK(uses.empty(),
            "preprocessGroupedMatmulInputSf: its output {} is read by {}, but only a block-scaled "
@@ -106,6 +111,10 @@ void validateSchedule(Kernel& kernel) {
                "{}: vector width {} of {} bytes is not a power of two of at most 16 bytes",
                tv->toString(), *w, *w * dataTypeSize(tv->dtype()));
       bool is_copy = tv->definition() && tv->definition()->isA<LoadStoreOp>();
+      // The gather-form layout op writes whole vectors of its padded buffer itself.
+      bool is_gather = tv->definition() && tv->definition()->isA<PreprocessGroupedMatmulInputSf>() &&
+                       tv->domain()->loopFromAllocation();
+      if (is_gather) continue;
       MF_CHECK(tv->isFusionInput() || is_copy,
                "{}: only the output of a set() copy can be vectorized; vectorize the copy that "
                "stages it and compute on registers",

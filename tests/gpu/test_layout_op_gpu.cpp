@@ -23,8 +23,28 @@ class LayoutOpGpu : public ::testing::Test {
   }
 };
 
+enum class Form { Scatter, Gather };
+
+// Gather form: the loops run over the padded buffer, 16 bytes per thread, 128 threads.
+void buildGather(Fusion& f, DataType dtype, DataType offset_dtype) {
+  TensorView* in = makeSymbolicTensor(2, dtype);
+  TensorView* in_off = makeSymbolicTensor(1, offset_dtype);
+  TensorView* out_off = makeSymbolicTensor(1, offset_dtype);
+  f.addInput(in);
+  f.addInput(in_off);
+  f.addInput(out_off);
+  TensorView* out = preprocessGroupedMatmulInputSf(in, in_off, out_off);
+  f.addOutput(out);
+  out->setLoopDomain(out->getMaybeAllocationDomain());
+  out->merge(0)->split(0, 16 / dataTypeSize(dtype))->split(0, 128);
+  out->axis(0)->parallelize(ParallelType::BIDx);
+  out->axis(1)->parallelize(ParallelType::TIDx);
+  out->axis(2)->parallelize(ParallelType::Vectorize);
+}
+
 // inp -> set -> layout op, axis 0 on BIDx, axis 1 on TIDx (nvFuser's ManualKernel).
-void buildManual(Fusion& f, DataType dtype, DataType offset_dtype) {
+void buildManual(Fusion& f, DataType dtype, DataType offset_dtype, Form form = Form::Scatter) {
+  if (form == Form::Gather) return buildGather(f, dtype, offset_dtype);
   TensorView* in = makeSymbolicTensor(2, dtype);
   TensorView* in_off = makeSymbolicTensor(1, offset_dtype);
   TensorView* out_off = makeSymbolicTensor(1, offset_dtype);
@@ -63,10 +83,10 @@ Tensor offsetTensor(const std::vector<int64_t>& v, DataType dtype) {
 // GPU result equals the reference's padded buffer on every logical element's position
 // (pads are uninitialized on the GPU, as in nvFuser, so only written positions compare).
 void runAndCompare(const std::vector<int64_t>& tokens, int64_t k, DataType dtype,
-                   DataType offset_dtype, uint64_t seed) {
+                   DataType offset_dtype, uint64_t seed, Form form = Form::Scatter) {
   Fusion fusion;
   FusionGuard fg(&fusion);
-  buildManual(fusion, dtype, offset_dtype);
+  buildManual(fusion, dtype, offset_dtype, form);
   int64_t m = 0;
   for (int64_t t : tokens) m += t;
   auto [in_off, out_off] = offsetsOf(tokens);
@@ -93,6 +113,15 @@ void runAndCompare(const std::vector<int64_t>& tokens, int64_t k, DataType dtype
                     << zero_pads.allocationItem(p);
   }
   EXPECT_EQ(checked, m * k);
+
+  // The gather form writes every position of the used rows, pads as 0, even when poisoned.
+  if (form == Form::Gather) {
+    int64_t used = *ref.usedRows() * ref.allocationSizes()[1];
+    for (int64_t p = 0, bad_used = 0; p < used && bad_used < 5; ++p)
+      if (out.allocationItem(p) != zero_pads.allocationItem(p) && ++bad_used)
+        ADD_FAILURE() << "gather form, position " << p << ": gpu " << out.allocationItem(p)
+                      << " reference " << zero_pads.allocationItem(p);
+  }
 
   // With zero-filled pads the whole padded buffer is deterministic and equals the reference.
   Tensor zeroed = ke.run(inputs, {.zero_fill_layout_pads = true})[0];
@@ -127,6 +156,30 @@ TEST_F(LayoutOpGpu, RandomGroups) {
     tokens.push_back(1);
     runAndCompare(tokens, 13 + trial * 4, DataType::Float, DataType::Int32, 10 + trial);
   }
+}
+
+// The gather form on the same data: spec examples, fp8 with an empty group, random groups.
+TEST_F(LayoutOpGpu, GatherFormMatchesReference) {
+  runAndCompare({2, 3, 5}, 4, DataType::Float, DataType::Int32, 21, Form::Gather);
+  runAndCompare({100, 150, 262}, 9, DataType::Float, DataType::Int32, 22, Form::Gather);
+  runAndCompare({3, 0, 130, 1}, 7, DataType::Float8_e4m3fn, DataType::Int64, 23, Form::Gather);
+  runAndCompare({0, 1000, 1, 257}, 448, DataType::Float8_e4m3fn, DataType::Int32, 24, Form::Gather);
+  runAndCompare({77}, 1, DataType::BFloat16, DataType::Int32, 25, Form::Gather);
+}
+
+// Bad offsets in the gather form: the flag is raised and the run throws.
+TEST_F(LayoutOpGpu, GatherFormBadOffsetsRaiseErrorFlag) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  buildManual(fusion, DataType::Float, DataType::Int32, Form::Gather);
+  std::vector<Tensor> inputs = {Tensor::random({300, 5}, DataType::Float, 5),
+                                Tensor::fromVector<int32_t>({0, 250, 100}, {3}),
+                                Tensor::fromVector<int32_t>({0, 256, 384}, {3})};
+  KernelExecutor ke;
+  ke.compile(&fusion, inputs);
+  EXPECT_THAT([&] { ke.run(inputs); },
+              ThrowsMessage<UserError>(
+                  AllOf(HasSubstr("preprocessGroupedMatmulInputSf"), HasSubstr("input_offsets"))));
 }
 
 // Output offsets that do not leave room for a group: the flag is raised, nothing is

@@ -58,21 +58,22 @@ def main():
     ours = {}
     for line in sys.stdin:
         parts = line.split()
-        if len(parts) == 5 and parts[0] == "case":
-            ours[tuple(int(x) for x in parts[1:4])] = float(parts[4])
+        if len(parts) == 6 and parts[0] == "case":
+            ours.setdefault(tuple(int(x) for x in parts[2:5]), {})[parts[1]] = float(parts[5])
     compiled = torch.compile(layout_op)
-    print(f"{'case':<24}{'memcpy us':>10}{'minifuser us':>14}{'x memcpy':>10}{'GB/s':>8}"
-          f"{'eager us':>10}{'compile us':>12}{'vs eager':>10}{'vs compile':>12}")
-    for (g, m, k), us in sorted(ours.items(), key=lambda kv: kv[0][1]):
+    print(f"{'case':<22}{'form':>8}{'memcpy us':>10}{'minifuser us':>13}{'x memcpy':>9}{'GB/s':>7}"
+          f"{'eager us':>10}{'compile us':>11}{'eager/ours':>11}{'compile/ours':>13}")
+    for (g, m, k), forms in sorted(ours.items(), key=lambda kv: kv[0][1]):
         inp = torch.randint(0, 255, (m, k), dtype=torch.uint8, device="cuda")
         dst = torch.empty_like(inp)
         in_off, out_off = offsets(g, m)
         mem = median_us(lambda: dst.copy_(inp))
         eager = median_us(lambda: layout_op(inp, in_off, out_off, g))
         comp = median_us(lambda: compiled(inp, in_off, out_off, g))
-        gbs = 2 * m * k / (us * 1e-6) / 1e9  # bytes read + written
-        print(f"{f'G={g} M={m} K={k}':<24}{mem:>10.1f}{us:>14.1f}{us / mem:>10.2f}{gbs:>8.0f}"
-              f"{eager:>10.1f}{comp:>12.1f}{eager / us:>10.2f}{comp / us:>12.2f}")
+        for form, us in sorted(forms.items(), reverse=True):
+            gbs = 2 * m * k / (us * 1e-6) / 1e9  # logical bytes read + written
+            print(f"{f'G={g} M={m} K={k}':<22}{form:>8}{mem:>10.1f}{us:>13.1f}{us / mem:>9.2f}"
+                  f"{gbs:>7.0f}{eager:>10.1f}{comp:>11.1f}{eager / us:>11.2f}{comp / us:>13.2f}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
-// Times minifuser's layout-op kernel (preprocessGroupedMatmulInputSf, hand-scheduled as
-// nvFuser's ManualKernel: one row per block, one column per thread) on the spec's benchmark
-// cases, fp8 (byte) scale factors. Prints one line per case:
-//   case G M K median_us
+// Times minifuser's layout-op kernels (preprocessGroupedMatmulInputSf) on the spec's
+// benchmark cases, fp8 (byte) scale factors, in two schedules: scatter (nvFuser's
+// ManualKernel: loops over logical [M, K], one row per block, one element per thread) and
+// gather (loops over the padded buffer, 16 bytes per thread). Prints one line per case:
+//   case <scatter|gather> G M K median_us
 // tools/bench/run_benchmarks.sh feeds these lines to compare_layout_op.py, which times
 // memcpy, PyTorch eager and torch.compile on the same device and prints the ratios.
 #include <fmt/format.h>
@@ -50,37 +51,44 @@ int main() {
     return 0;
   }
   const Case cases[] = {{8, 8192, 448}, {32, 65536, 448}, {128, 262144, 448}, {8, 1 << 20, 512}};
-  for (const Case& c : cases) {
-    mf::Fusion fusion;
-    mf::FusionGuard fg(&fusion);
-    mf::TensorView* in = mf::makeContigTensor(2, mf::DataType::Float8_e4m3fn);
-    mf::TensorView* in_off = mf::makeContigTensor(1, mf::DataType::Int32);
-    mf::TensorView* out_off = mf::makeContigTensor(1, mf::DataType::Int32);
-    fusion.addInput(in);
-    fusion.addInput(in_off);
-    fusion.addInput(out_off);
-    mf::TensorView* out = mf::preprocessGroupedMatmulInputSf(in, in_off, out_off);
-    fusion.addOutput(out);
-    out->axis(0)->parallelize(mf::ParallelType::BIDx);
-    out->axis(1)->parallelize(mf::ParallelType::TIDx);
-    auto [io, oo] = offsets(c.g, c.m, 7);
-    std::vector<mf::Tensor> inputs = {
-        mf::Tensor::random({c.m, c.k}, mf::DataType::Float8_e4m3fn, 1), io, oo};
-    mf::KernelExecutor ke;
-    ke.compile(&fusion, inputs);
-    // Correctness before speed: every logical element must match the CPU reference.
-    mf::Tensor gpu = ke.run(inputs, {.zero_fill_layout_pads = true})[0];
-    mf::Tensor ref = mf::ReferenceEvaluator(&fusion).run(inputs)[0];
-    for (int64_t p = 0; p < ref.allocationNumel(); ++p)
-      if (gpu.allocationItem(p) != ref.allocationItem(p) &&
-          !(std::isnan(gpu.allocationItem(p)) && std::isnan(ref.allocationItem(p)))) {
-        fmt::print(stderr, "layout_op_bench: G={} M={} K={}: wrong result at {}\n", c.g, c.m, c.k,
-                   p);
-        return 1;
+  for (bool gather : {false, true})
+    for (const Case& c : cases) {
+      mf::Fusion fusion;
+      mf::FusionGuard fg(&fusion);
+      mf::TensorView* in = mf::makeContigTensor(2, mf::DataType::Float8_e4m3fn);
+      mf::TensorView* in_off = mf::makeContigTensor(1, mf::DataType::Int32);
+      mf::TensorView* out_off = mf::makeContigTensor(1, mf::DataType::Int32);
+      fusion.addInput(in);
+      fusion.addInput(in_off);
+      fusion.addInput(out_off);
+      mf::TensorView* out = mf::preprocessGroupedMatmulInputSf(in, in_off, out_off);
+      fusion.addOutput(out);
+      if (gather) {
+        // Loops over the padded buffer: 16 bytes per thread, 256 threads per block.
+        out->setLoopDomain(out->getMaybeAllocationDomain());
+        out->merge(0)->split(0, 16)->split(0, 256);
+        out->axis(2)->parallelize(mf::ParallelType::Vectorize);
       }
-    double us = 1000.0 * median(ke.benchmark(inputs, 10, 100));
-    fmt::print("case {} {} {} {:.2f}\n", c.g, c.m, c.k, us);
-    std::fflush(stdout);
-  }
+      out->axis(0)->parallelize(mf::ParallelType::BIDx);
+      out->axis(1)->parallelize(mf::ParallelType::TIDx);
+      auto [io, oo] = offsets(c.g, c.m, 7);
+      std::vector<mf::Tensor> inputs = {
+          mf::Tensor::random({c.m, c.k}, mf::DataType::Float8_e4m3fn, 1), io, oo};
+      mf::KernelExecutor ke;
+      ke.compile(&fusion, inputs);
+      // Correctness before speed: every logical element must match the CPU reference.
+      mf::Tensor gpu = ke.run(inputs, {.zero_fill_layout_pads = true})[0];
+      mf::Tensor ref = mf::ReferenceEvaluator(&fusion).run(inputs)[0];
+      for (int64_t p = 0; p < ref.allocationNumel(); ++p)
+        if (gpu.allocationItem(p) != ref.allocationItem(p) &&
+            !(std::isnan(gpu.allocationItem(p)) && std::isnan(ref.allocationItem(p)))) {
+          fmt::print(stderr, "layout_op_bench: G={} M={} K={}: wrong result at {}\n", c.g, c.m, c.k,
+                     p);
+          return 1;
+        }
+      double us = 1000.0 * median(ke.benchmark(inputs, 10, 100));
+      fmt::print("case {} {} {} {} {:.2f}\n", gather ? "gather" : "scatter", c.g, c.m, c.k, us);
+      std::fflush(stdout);
+    }
   return 0;
 }

@@ -160,6 +160,33 @@ const std::vector<GoldenFusion>& goldenFusions() {
                                          {3}),
              Tensor::fromVector<int32_t>({0, ob, oc}, {3})};
        }},
+      {"layout_op_gather",
+       [](Fusion& f) {
+         TensorView* in = makeSymbolicTensor(2);
+         TensorView* in_off = makeSymbolicTensor(1, DataType::Int32);
+         TensorView* out_off = makeSymbolicTensor(1, DataType::Int32);
+         f.addInput(in);
+         f.addInput(in_off);
+         f.addInput(out_off);
+         TensorView* out = preprocessGroupedMatmulInputSf(in, in_off, out_off);
+         f.addOutput(out);
+         // Gather form: loop over the padded buffer, 4 floats (16 bytes) per thread.
+         out->setLoopDomain(out->getMaybeAllocationDomain());
+         out->merge(0)->split(0, 4)->split(0, 128);
+         gridBlock(out);
+         out->axis(2)->parallelize(ParallelType::Vectorize);
+       },
+       [](int64_t n, uint64_t seed) {
+         // Three groups of n/3, n/3 and the rest rows (the first may be empty).
+         int64_t a = n / 3, b = n / 3;
+         int32_t ob = static_cast<int32_t>((a + 127) / 128 * 128);
+         int32_t oc = ob + static_cast<int32_t>((b + 127) / 128 * 128);
+         return std::vector<Tensor>{
+             Tensor::random({n, 9}, DataType::Float, seed),
+             Tensor::fromVector<int32_t>({0, static_cast<int32_t>(a), static_cast<int32_t>(a + b)},
+                                         {3}),
+             Tensor::fromVector<int32_t>({0, ob, oc}, {3})};
+       }},
   };
   return cases;
 }

@@ -157,5 +157,24 @@ TEST(Builder, WhereAndCastFolding) {
   EXPECT_EQ(SIB::cast(DataType::Half, constFloat(0.1))->constValue(), ScalarValue{0.0999755859375});
 }
 
+// (x / n) * n + x % n folds back to x (a merge's index split and re-joined); a different
+// divisor or dividend does not fold.
+TEST(Builder, DivModRecombinationFolds) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  Val* x = newScalar(DataType::Index);
+  Val* n = newScalar(DataType::Index);
+  Val* m = newScalar(DataType::Index);
+  EXPECT_EQ(SIB::add(SIB::mul(SIB::div(x, n), n), SIB::mod(x, n)), x);
+  Val* other = SIB::add(SIB::mul(SIB::div(x, n), m), SIB::mod(x, n));
+  EXPECT_NE(other, x);
+  EXPECT_NE(other->definition(), nullptr);
+  ExpressionEvaluator ee;
+  ee.bind(x, int64_t{47});
+  ee.bind(n, int64_t{5});
+  ee.bind(m, int64_t{3});
+  EXPECT_EQ(ee.evaluateInt(other, "other"), 9 * 3 + 2);
+}
+
 }  // namespace
 }  // namespace mf
