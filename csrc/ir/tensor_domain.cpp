@@ -159,11 +159,11 @@ void TensorDomain::setLoopDomain(std::vector<IterDomain*> loop) {
     bool derived = true;
     for (IterDomain* id : loop) {
       IterDomain* root = id;
-      while (root->definition() && std::find(allocation_.begin(), allocation_.end(), root) ==
-                                       allocation_.end())
+      while (root->definition() &&
+             std::find(allocation_.begin(), allocation_.end(), root) == allocation_.end())
         root = root->definition()->input(0)->as<IterDomain>();
-      derived = derived && std::find(allocation_.begin(), allocation_.end(), root) !=
-                               allocation_.end();
+      derived =
+          derived && std::find(allocation_.begin(), allocation_.end(), root) != allocation_.end();
     }
     if (derived) {
       validateDomainEquivalence(allocation_, loop, context);

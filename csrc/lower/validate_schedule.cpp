@@ -112,7 +112,8 @@ void validateSchedule(Kernel& kernel) {
                tv->toString(), *w, *w * dataTypeSize(tv->dtype()));
       bool is_copy = tv->definition() && tv->definition()->isA<LoadStoreOp>();
       // The gather-form layout op writes whole vectors of its padded buffer itself.
-      bool is_gather = tv->definition() && tv->definition()->isA<PreprocessGroupedMatmulInputSf>() &&
+      bool is_gather = tv->definition() &&
+                       tv->definition()->isA<PreprocessGroupedMatmulInputSf>() &&
                        tv->domain()->loopFromAllocation();
       if (is_gather) continue;
       MF_CHECK(tv->isFusionInput() || is_copy,
