@@ -176,18 +176,39 @@ __device__ void mf_layoutOpGather(T* out, mf_index_t out_numel, mf_index_t p, co
   const mf_int64 in_end = e + 1 < G ? static_cast<mf_int64>(in_off[e + 1]) : M;
   const mf_int64 tile_row = t * 128 - static_cast<mf_int64>(out_off[e]);
 
+  // The vector lies in one 16-element chunk of the tile: fixed column tile (q / 512) and
+  // row b = (q % 512) / 16; element w of the chunk is row a = w / 4 (of 4, 32 rows apart) and
+  // column w % 4. Per-element math is therefore small and 32-bit.
+  const int w0 = static_cast<int>(q % 16);
+  const mf_int64 col0 = (q / 512) * 4;
+  const mf_int64 row_b = tile_row + (q % 512) / 16;
+  // Four consecutive columns of a row are one aligned vector load when the input is
+  // row-major with rows of a multiple of 4 elements and all four columns exist.
+  const bool whole_quads = W % 4 == 0 && in_stride1 == 1 && in_stride0 % 4 == 0 && col0 + 4 <= K &&
+                           reinterpret_cast<unsigned long long>(in) % (4 * sizeof(T)) == 0;
   mf_Vector<T, W> v;
-  for (int w = 0; w < W; ++w) {
-    const mf_int64 qw = q + w;
-    const mf_int64 col = (qw / 512) * 4 + qw % 4;
-    const mf_int64 r = tile_row + ((qw % 16) / 4) * 32 + (qw % 512) / 16;
-    const mf_int64 src = in_start + r;
-    T value;
-    value = T();
-    if (r >= 0 && src < in_end && src >= 0 && src < M && col < K) {
-      value = in[src * in_stride0 + col * in_stride1];
+  if (whole_quads) {
+    for (int i = 0; i < W / 4; ++i) {
+      const mf_int64 src = in_start + row_b + (w0 / 4 + i) * 32;
+      mf_Vector<T, 4> quad;
+      for (int c = 0; c < 4; ++c) quad.v[c] = T();
+      if (src >= 0 && src < in_end && src < M) {
+        quad = *reinterpret_cast<const mf_Vector<T, 4>*>(in + src * in_stride0 + col0);
+      }
+      for (int c = 0; c < 4; ++c) v.v[i * 4 + c] = quad.v[c];
     }
-    v.v[w] = value;
+  } else {
+    for (int w = 0; w < W; ++w) {
+      const int e16 = w0 + w;
+      const mf_int64 col = col0 + e16 % 4;
+      const mf_int64 src = in_start + row_b + (e16 / 4) * 32;
+      T value;
+      value = T();
+      if (src >= 0 && src < in_end && src < M && col < K) {
+        value = in[src * in_stride0 + col * in_stride1];
+      }
+      v.v[w] = value;
+    }
   }
   if (p + W <= out_numel) {
     *reinterpret_cast<mf_Vector<T, W>*>(out + p) = v;
