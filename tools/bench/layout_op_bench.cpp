@@ -1,8 +1,9 @@
 // Times minifuser's layout-op kernels (preprocessGroupedMatmulInputSf) on the spec's
 // benchmark cases, fp8 (byte) scale factors, in two schedules: scatter (nvFuser's
 // ManualKernel: loops over logical [M, K], one row per block, one element per thread) and
-// gather (loops over the padded buffer, 16 bytes per thread). Prints one line per case:
-//   case <scatter|gather> G M K median_us
+// gather (loops over the padded buffer, 16 bytes per thread; 128, 256 or 1024 threads per
+// block). Prints one line per case:
+//   case <scatter|gatherN> G M K median_us
 // tools/bench/run_benchmarks.sh feeds these lines to compare_layout_op.py, which times
 // memcpy, PyTorch eager and torch.compile on the same device and prints the ratios.
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <string>
 
 #include "cuda/driver.h"
 #include "minifuser/minifuser.h"
@@ -87,7 +89,8 @@ int main() {
           return 1;
         }
       double us = 1000.0 * median(ke.benchmark(inputs, 10, 100));
-      fmt::print("case {} {} {} {} {:.2f}\n", gather ? "gather" : "scatter", c.g, c.m, c.k, us);
+      std::string form = gather ? fmt::format("gather{}", threads) : "scatter";
+      fmt::print("case {} {} {} {} {:.2f}\n", form, c.g, c.m, c.k, us);
       std::fflush(stdout);
     }
   return 0;
