@@ -53,8 +53,10 @@ int main() {
     return 0;
   }
   const Case cases[] = {{8, 8192, 448}, {32, 65536, 448}, {128, 262144, 448}, {8, 1 << 20, 512}};
-  for (bool gather : {false, true})
+  // Forms: scatter, then gather with 128, 256 and 1024 threads per block.
+  for (int threads : {0, 128, 256, 1024})
     for (const Case& c : cases) {
+      const bool gather = threads > 0;
       mf::Fusion fusion;
       mf::FusionGuard fg(&fusion);
       mf::TensorView* in = mf::makeContigTensor(2, mf::DataType::Float8_e4m3fn);
@@ -66,9 +68,9 @@ int main() {
       mf::TensorView* out = mf::preprocessGroupedMatmulInputSf(in, in_off, out_off);
       fusion.addOutput(out);
       if (gather) {
-        // Loops over the padded buffer: 16 bytes per thread, 256 threads per block.
+        // Loops over the padded buffer: 16 bytes per thread.
         out->setLoopDomain(out->getMaybeAllocationDomain());
-        out->merge(0)->split(0, 16)->split(0, 256);
+        out->merge(0)->split(0, 16)->split(0, threads);
         out->axis(2)->parallelize(mf::ParallelType::Vectorize);
       }
       out->axis(0)->parallelize(mf::ParallelType::BIDx);
