@@ -1,7 +1,7 @@
 // Times minifuser's layout-op kernels (preprocessGroupedMatmulInputSf) on the spec's
 // benchmark cases, fp8 (byte) scale factors, in two schedules: scatter (nvFuser's
 // ManualKernel: loops over logical [M, K], one row per block, one element per thread) and
-// gather (loops over the padded buffer, 16 bytes per thread, 256 threads per block).
+// gather (loops over the padded buffer, 16 bytes per thread, 256 threads per block). Prints
 // one line per case:
 //   case <scatter|gatherN> G M K median_us
 // tools/bench/run_benchmarks.sh feeds these lines to compare_layout_op.py, which times
