@@ -92,6 +92,27 @@ ScalarValue integerUnary(UnaryOpType op, DataType compute, int64_t x) {
   MF_THROW("{} is not defined for integer operands", toString(op));
 }
 
+// The six comparisons, as the C++ operators (false for NaN except !=).
+template <typename T>
+bool compare(BinaryOpType op, T x, T y) {
+  switch (op) {
+    case BinaryOpType::Eq:
+      return x == y;
+    case BinaryOpType::Ne:
+      return x != y;
+    case BinaryOpType::Lt:
+      return x < y;
+    case BinaryOpType::Le:
+      return x <= y;
+    case BinaryOpType::Gt:
+      return x > y;
+    case BinaryOpType::Ge:
+      return x >= y;
+    default:
+      MF_ASSERT(false, "{} is not a comparison", toString(op));
+  }
+}
+
 // a op b in float or double (mf_maximum, mf_minimum, mf_pow, or the C++ operator).
 template <typename T>
 ScalarValue floatingBinary(BinaryOpType op, T x, T y) {
@@ -116,17 +137,12 @@ ScalarValue floatingBinary(BinaryOpType op, T x, T y) {
     case BinaryOpType::Pow:
       return double{math::pow(x, y)};
     case BinaryOpType::Eq:
-      return x == y;
     case BinaryOpType::Ne:
-      return x != y;
     case BinaryOpType::Lt:
-      return x < y;
     case BinaryOpType::Le:
-      return x <= y;
     case BinaryOpType::Gt:
-      return x > y;
     case BinaryOpType::Ge:
-      return x >= y;
+      return compare(op, x, y);
     case BinaryOpType::LogicalAnd:
     case BinaryOpType::LogicalOr:
       break;
@@ -172,17 +188,12 @@ ScalarValue integerBinary(BinaryOpType op, DataType compute, int64_t x, int64_t 
       return wrap(r);
     }
     case BinaryOpType::Eq:
-      return x == y;
     case BinaryOpType::Ne:
-      return x != y;
     case BinaryOpType::Lt:
-      return x < y;
     case BinaryOpType::Le:
-      return x <= y;
     case BinaryOpType::Gt:
-      return x > y;
     case BinaryOpType::Ge:
-      return x >= y;
+      return compare(op, x, y);
     case BinaryOpType::LogicalAnd:
     case BinaryOpType::LogicalOr:
       break;

@@ -187,30 +187,25 @@ bool TensorDomain::loopFromAllocation() const {
 void TensorDomain::setAllocationDomain(std::vector<IterDomain*> allocation, Contiguity contiguity) {
   validateDomainEquivalence(logical_, allocation,
                             fmt::format("setAllocationDomain of {}", toString()));
-  std::vector<IterDomain*> saved = std::move(allocation_);
-  bool saved_declared = allocation_declared_;
-  allocation_ = std::move(allocation);
-  allocation_declared_ = false;
-  try {
-    setContiguity(std::move(contiguity));
-  } catch (...) {
-    // A rejected call leaves the domain as it was, a declared one still declared.
-    allocation_ = std::move(saved);
-    allocation_declared_ = saved_declared;
-    throw;
-  }
+  installAllocation(std::move(allocation), std::move(contiguity), /*declared=*/false);
 }
 
 void TensorDomain::setDeclaredAllocationDomain(std::vector<IterDomain*> allocation,
                                                Contiguity contiguity) {
   MF_CHECK(!allocation.empty(), "setDeclaredAllocationDomain of {}: empty domain", toString());
+  installAllocation(std::move(allocation), std::move(contiguity), /*declared=*/true);
+}
+
+void TensorDomain::installAllocation(std::vector<IterDomain*> allocation, Contiguity contiguity,
+                                     bool declared) {
   std::vector<IterDomain*> saved = std::move(allocation_);
   bool saved_declared = allocation_declared_;
   allocation_ = std::move(allocation);
-  allocation_declared_ = true;
+  allocation_declared_ = declared;
   try {
     setContiguity(std::move(contiguity));
   } catch (...) {
+    // A rejected call leaves the domain as it was, a declared one still declared.
     allocation_ = std::move(saved);
     allocation_declared_ = saved_declared;
     throw;

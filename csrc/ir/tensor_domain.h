@@ -89,6 +89,9 @@ class TensorDomain : public Val {
   std::string toString() const override;
 
  private:
+  // Sets allocation and contiguity together; on a bad contiguity nothing changes.
+  void installAllocation(std::vector<IterDomain*> allocation, Contiguity contiguity, bool declared);
+
   std::vector<IterDomain*> root_;
   std::vector<IterDomain*> logical_;
   std::vector<IterDomain*> allocation_;
