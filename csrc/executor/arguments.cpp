@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/tensor_view.h"
+#include "reference/reference_evaluator.h"
 
 namespace mf {
 
@@ -13,32 +14,23 @@ int64_t TensorLayout::allocNumel() const {
 }
 
 void bindInputs(const Fusion& fusion, const std::vector<Tensor>& inputs, ExpressionEvaluator& ee) {
-  const auto& fins = fusion.inputs();
-  MF_CHECK(inputs.size() == fins.size(), "fusion expects {} inputs, got {}", fins.size(),
-           inputs.size());
+  bindFusionInputs(fusion, inputs, ee, "KernelExecutor");
   for (size_t i = 0; i < inputs.size(); ++i) {
+    auto* tv = dynamic_cast<TensorView*>(fusion.inputs()[i]);
+    if (tv == nullptr) continue;
     const Tensor& t = inputs[i];
-    Val* v = fins[i];
-    MF_CHECK(t.dtype() == v->dtype(), "input {} ({}): expected dtype {}, got {}", i, v->toString(),
-             v->dtype(), t.dtype());
-    auto* tv = dynamic_cast<TensorView*>(v);
-    if (tv == nullptr) {
-      MF_CHECK(t.dim() == 0, "input {} ({}) is a scalar: expected a 0-dim tensor, got rank {}", i,
-               v->toString(), t.dim());
-      ee.bind(v, t.value(0));  // exact: an int64 past 2^53 must not go through double
-      continue;
-    }
-    ee.bindTensorSizes(tv, t.sizes());
-    const Contiguity& contig = tv->getContiguity();
     MF_CHECK(!tv->domain()->hasAllocation(),
-             "input {}: inputs with an allocation domain are not supported yet", tv->toString());
+             "KernelExecutor: input {}: inputs with an allocation domain are not supported yet",
+             tv->toString());
     // A contiguous axis must be dense with the next non-broadcast axis.
+    const Contiguity& contig = tv->getContiguity();
     int64_t expected = 1;
     for (int64_t d = t.dim() - 1; d >= 0; --d) {
       if (tv->getLogicalDomain()[d]->isBroadcast()) continue;
       if (contig[d].value_or(false) && t.sizes()[d] > 1)
         MF_CHECK(t.strides()[d] == expected,
-                 "input {}: axis {} is declared contiguous, so its stride must be {}, got {}",
+                 "KernelExecutor: input {}: axis {} is declared contiguous, so its stride must be "
+                 "{}, got {}",
                  tv->toString(), d, expected, t.strides()[d]);
       expected = t.strides()[d] * t.sizes()[d];
     }

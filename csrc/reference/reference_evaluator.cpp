@@ -123,60 +123,10 @@ class Run {
 };
 
 void Run::bindInputs(const std::vector<Tensor>& inputs) {
-  const std::vector<Val*>& fins = fusion_->inputs();
-  std::vector<std::string> names;
-  for (Val* v : fins) names.push_back(v->toInlineString());
-  MF_CHECK(inputs.size() == fins.size(), "{}: expected {} inputs ({}), got {}", kWho, fins.size(),
-           fmt::join(names, ", "), inputs.size());
-  // extent -> (input, axis) that bound it first, to name both tensors on a conflict.
-  std::unordered_map<const Val*, std::pair<size_t, size_t>> bound_by;
-  for (size_t i = 0; i < fins.size(); ++i) {
-    const Tensor& t = inputs[i];
-    if (fins[i]->kind() == ValKind::Scalar) {
-      const Val* s = fins[i];
-      const bool ok =
-          s->dtype() == DataType::Index ? isIntegralType(t.dtype()) : t.dtype() == s->dtype();
-      MF_CHECK(t.dim() == 0 && ok,
-               "{}: input {} {} is a {} scalar: expected a 0-dim {} tensor holding its value, "
-               "got {}[{}]",
-               kWho, i, s->toString(), s->dtype(),
-               s->dtype() == DataType::Index ? DataType::Int64 : s->dtype(), t.dtype(),
-               fmt::join(t.sizes(), ", "));
-      ee_.bind(s, t.value(0));
-      continue;
-    }
-    auto* tv = fins[i]->as<TensorView>();
-    const std::vector<IterDomain*> ids = logicalNoReductions(tv);
-    MF_CHECK(t.dim() == static_cast<int64_t>(ids.size()),
-             "{}: input {} {}: expected rank {}, got a tensor of rank {} [{}]", kWho, i,
-             tv->toString(), ids.size(), t.dim(), fmt::join(t.sizes(), ", "));
-    MF_CHECK(t.dtype() == tv->dtype(), "{}: input {} {}: expected dtype {}, got {}", kWho, i,
-             tv->toString(), tv->dtype(), t.dtype());
-    for (size_t d = 0; d < ids.size(); ++d) {
-      const int64_t size = t.sizes()[d];
-      const Val* extent = ids[d]->extent();
-      MF_CHECK(size >= 0, "{}: input {} {}: size {} of axis {} is negative", kWho, i,
-               tv->toString(), size, d);
-      if (std::optional<int64_t> c = extent->constInt()) {
-        MF_CHECK(*c == size,
-                 "{}: input {} {}: axis {} ({}) has the constant extent {}, got size {}", kWho, i,
-                 tv->toString(), d, ids[d]->toString(), *c, size);
-      } else if (auto it = bound_by.find(extent); it != bound_by.end()) {
-        auto [j, dj] = it->second;
-        const int64_t expected = inputs[j].sizes()[dj];
-        MF_CHECK(expected == size,
-                 "{}: input {} {}: axis {} has size {}, but axis {} of input {} {} has size {} "
-                 "and both have the extent {}",
-                 kWho, i, tv->toString(), d, size, dj, j, fins[j]->toInlineString(), expected,
-                 extent->toInlineString());
-      } else {
-        bound_by.emplace(extent, std::pair{i, d});
-      }
-    }
-    // Cannot fail after the checks above, which name the tensors more precisely.
-    ee_.bindTensorSizes(tv, t.sizes());
-    values_.insert_or_assign(tv, t);
-  }
+  bindFusionInputs(*fusion_, inputs, ee_, kWho);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (fusion_->inputs()[i]->kind() == ValKind::TensorView)
+      values_.insert_or_assign(fusion_->inputs()[i], inputs[i]);
 }
 
 const Tensor& Run::valueOf(const Val* v, const Expr* use) const {
@@ -369,6 +319,63 @@ std::vector<Tensor> ReferenceEvaluator::run(const std::vector<Tensor>& inputs,
   run.bindInputs(inputs);
   for (Expr* e : fusion_->exprs()) run.evaluate(e);
   return run.outputs();
+}
+
+void bindFusionInputs(const Fusion& fusion, const std::vector<Tensor>& inputs,
+                      ExpressionEvaluator& ee, std::string_view kWho) {
+  const std::vector<Val*>& fins = fusion.inputs();
+  std::vector<std::string> names;
+  for (Val* v : fins) names.push_back(v->toInlineString());
+  MF_CHECK(inputs.size() == fins.size(), "{}: expected {} inputs ({}), got {}", kWho, fins.size(),
+           fmt::join(names, ", "), inputs.size());
+  // extent -> (input, axis) that bound it first, to name both tensors on a conflict.
+  std::unordered_map<const Val*, std::pair<size_t, size_t>> bound_by;
+  for (size_t i = 0; i < fins.size(); ++i) {
+    const Tensor& t = inputs[i];
+    if (fins[i]->kind() == ValKind::Scalar) {
+      const Val* s = fins[i];
+      const bool ok =
+          s->dtype() == DataType::Index ? isIntegralType(t.dtype()) : t.dtype() == s->dtype();
+      MF_CHECK(t.dim() == 0 && ok,
+               "{}: input {} {} is a {} scalar: expected a 0-dim {} tensor holding its value, "
+               "got {}[{}]",
+               kWho, i, s->toString(), s->dtype(),
+               s->dtype() == DataType::Index ? DataType::Int64 : s->dtype(), t.dtype(),
+               fmt::join(t.sizes(), ", "));
+      ee.bind(s, t.value(0));
+      continue;
+    }
+    auto* tv = fins[i]->as<TensorView>();
+    const std::vector<IterDomain*> ids = logicalNoReductions(tv);
+    MF_CHECK(t.dim() == static_cast<int64_t>(ids.size()),
+             "{}: input {} {}: expected rank {}, got a tensor of rank {} [{}]", kWho, i,
+             tv->toString(), ids.size(), t.dim(), fmt::join(t.sizes(), ", "));
+    MF_CHECK(t.dtype() == tv->dtype(), "{}: input {} {}: expected dtype {}, got {}", kWho, i,
+             tv->toString(), tv->dtype(), t.dtype());
+    for (size_t d = 0; d < ids.size(); ++d) {
+      const int64_t size = t.sizes()[d];
+      const Val* extent = ids[d]->extent();
+      MF_CHECK(size >= 0, "{}: input {} {}: size {} of axis {} is negative", kWho, i,
+               tv->toString(), size, d);
+      if (std::optional<int64_t> c = extent->constInt()) {
+        MF_CHECK(*c == size,
+                 "{}: input {} {}: axis {} ({}) has the constant extent {}, got size {}", kWho, i,
+                 tv->toString(), d, ids[d]->toString(), *c, size);
+      } else if (auto it = bound_by.find(extent); it != bound_by.end()) {
+        auto [j, dj] = it->second;
+        const int64_t expected = inputs[j].sizes()[dj];
+        MF_CHECK(expected == size,
+                 "{}: input {} {}: axis {} has size {}, but axis {} of input {} {} has size {} "
+                 "and both have the extent {}",
+                 kWho, i, tv->toString(), d, size, dj, j, fins[j]->toInlineString(), expected,
+                 extent->toInlineString());
+      } else {
+        bound_by.emplace(extent, std::pair{i, d});
+      }
+    }
+    // Cannot fail after the checks above, which name the tensors more precisely.
+    ee.bindTensorSizes(tv, t.sizes());
+  }
 }
 
 }  // namespace mf

@@ -12,6 +12,15 @@
 namespace mf {
 
 class Fusion;
+class ExpressionEvaluator;
+
+//! Checks `inputs` against `fusion`'s inputs and binds their sizes (and scalar values) into
+//! `ee`: count, rank, dtype, non-negative sizes, constant extents, and one size per shared
+//! extent. A scalar input is a 0-dim tensor. Errors are mf::UserErrors prefixed with `who`
+//! and naming the input as the IR printer shows it. Shared by the CPU reference and the
+//! KernelExecutor.
+void bindFusionInputs(const Fusion& fusion, const std::vector<Tensor>& inputs,
+                      ExpressionEvaluator& ee, std::string_view who);
 
 struct ReferenceOptions {
   //! The layout op's pad rows, pad columns and unused tail are filled with this value

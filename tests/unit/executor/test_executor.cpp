@@ -48,14 +48,16 @@ TEST(KernelExecutorInputs, BadInputsAreUserErrors) {
   KernelExecutor ke;
   ke.compile(&fusion);
   EXPECT_THAT([&] { ke.run({}); },
-              ThrowsMessage<UserError>(HasSubstr("fusion expects 1 inputs, got 0")));
+              ThrowsMessage<UserError>(HasSubstr("KernelExecutor: expected 1 inputs (T0), got 0")));
   EXPECT_THAT(
       [&] {
         ke.run({Tensor::random({2, 3}, DataType::Double, 1)});
       },
       ThrowsMessage<UserError>(HasSubstr("expected dtype float, got double")));
-  EXPECT_THAT([&] { ke.run({Tensor::random({6}, DataType::Float, 1)}); },
-              ThrowsMessage<UserError>(HasSubstr("expected rank 2, got rank 1")));
+  EXPECT_THAT(
+      [&] { ke.run({Tensor::random({6}, DataType::Float, 1)}); },
+      ThrowsMessage<UserError>(HasSubstr("KernelExecutor: input 0 T0_g_float[iS0{i0}, iS1{i1}]: "
+                                         "expected rank 2, got a tensor of rank 1")));
   Tensor transposed = Tensor::emptyStrided({3, 2}, {1, 3}, 6, DataType::Float);
   EXPECT_THAT([&] { ke.run({transposed}); },
               ThrowsMessage<UserError>(
