@@ -9,11 +9,15 @@
 namespace mf {
 
 const std::vector<PassEntry>& loweringPasses() {
+  // clang-format off
   static const std::vector<PassEntry> passes = {
-      {"validateSchedule", validateSchedule},   {"generateLoopNests", generateLoopNests},
-      {"insertAllocations", insertAllocations}, {"indexTensors", indexTensors},
-      {"insertPredicates", insertPredicates},
+      {"validateSchedule",  validateSchedule},
+      {"generateLoopNests", generateLoopNests},
+      {"insertAllocations", insertAllocations},
+      {"indexTensors",      indexTensors},
+      {"insertPredicates",  insertPredicates},
   };
+  // clang-format on
   return passes;
 }
 
