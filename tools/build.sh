@@ -9,6 +9,7 @@
 # Environment:
 #   MINIFUSER_BUILD_DIR=dir           build folder (default <repo>/build)
 #   MINIFUSER_JOBS=n                  parallel build jobs (default 2)
+#   MINIFUSER_CMAKE_ARGS="..."        extra arguments for the first configure of the folder
 #   MINIFUSER_SETUP_DRY_RUN=1         print (and simulate with apt-get -s) what would be
 #                                     installed, install nothing, stop before building
 #   MINIFUSER_SETUP_PRETEND_MISSING="pkg ..."  treat these packages as missing (to test step 1)
@@ -102,7 +103,7 @@ if [[ -f $build_dir/CMakeCache.txt ]]; then
     die "$build_dir was configured for another source tree ($cached_source); remove it"
   say "reusing $build_dir"
 else
-  cmake -S "$root" -B "$build_dir" -DCUDAToolkit_ROOT="$cuda_root"
+  cmake -S "$root" -B "$build_dir" -DCUDAToolkit_ROOT="$cuda_root" ${MINIFUSER_CMAKE_ARGS:-}
 fi
 if (($#)); then
   cmake --build "$build_dir" -j "$jobs" --target "$@"

@@ -3,8 +3,16 @@
 # (those need a device: tools/gpu_test.sh runs them on a GPU machine). Prints ctest's
 # summary, then counts in which a skipped test is not a passed one. Exits non-zero when a
 # test fails. .ci/run runs this.
+# MINIFUSER_SANITIZE=1 runs the same suite in a Debug build with AddressSanitizer and
+# UndefinedBehaviorSanitizer (folder build-asan; any report fails the test).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [[ ${MINIFUSER_SANITIZE:-0} == 1 ]]; then
+  export MINIFUSER_BUILD_DIR="${MINIFUSER_BUILD_DIR:-$root/build-asan}"
+  export MINIFUSER_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug -DMINIFUSER_SANITIZE=ON"
+  export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+  export ASAN_OPTIONS="detect_leaks=1"
+fi
 build_dir="${MINIFUSER_BUILD_DIR:-$root/build}"
 
 "$root/tools/build.sh"
