@@ -83,20 +83,30 @@ void setLayoutUsedRows(const Fusion& ir, const std::vector<Tensor>& inputs,
 KernelExecutor::KernelExecutor() = default;
 KernelExecutor::~KernelExecutor() = default;
 
-DataType chooseIndexType(Fusion& fusion, const std::vector<Tensor>& inputs) {
-  if (inputs.empty()) return DataType::Int64;
-  ExpressionEvaluator ee;
-  bindInputs(fusion, inputs, ee);
+namespace {
+
+// True when every input's and output's extent and element offset fits in 31 bits; `ee` has
+// the inputs bound already.
+bool fitsInt32(const Fusion& fusion, const std::vector<Tensor>& inputs, ExpressionEvaluator& ee) {
   constexpr int64_t kMax = (int64_t{1} << 31) - 1;
   for (const Tensor& t : inputs) {
     int64_t span = 1;
     for (int64_t d = 0; d < t.dim(); ++d)
       span += (t.sizes()[d] - 1) * std::max<int64_t>(t.strides()[d], 1);
-    if (t.allocationNumel() > kMax || span > kMax) return DataType::Int64;
+    if (t.allocationNumel() > kMax || span > kMax) return false;
   }
   for (Val* v : fusion.outputs())
-    if (layoutOf(v->as<TensorView>(), ee).allocNumel() > kMax) return DataType::Int64;
-  return DataType::Int32;
+    if (layoutOf(v->as<TensorView>(), ee).allocNumel() > kMax) return false;
+  return true;
+}
+
+}  // namespace
+
+DataType chooseIndexType(Fusion& fusion, const std::vector<Tensor>& inputs) {
+  if (inputs.empty()) return DataType::Int64;
+  ExpressionEvaluator ee;
+  bindInputs(fusion, inputs, ee);
+  return fitsInt32(fusion, inputs, ee) ? DataType::Int32 : DataType::Int64;
 }
 
 void KernelExecutor::compile(Fusion* fusion, const std::vector<Tensor>& inputs,
@@ -104,7 +114,8 @@ void KernelExecutor::compile(Fusion* fusion, const std::vector<Tensor>& inputs,
   MF_CHECK(fusion != nullptr, "KernelExecutor::compile: fusion is null");
   auto start = std::chrono::steady_clock::now();
   LowerOptions lower;
-  lower.index_type = options.index_type.value_or(chooseIndexType(*fusion, inputs));
+  // Only bind the inputs when the index type is not given.
+  lower.index_type = options.index_type ? *options.index_type : chooseIndexType(*fusion, inputs);
   lower.verify = options.verify_lowering;
   kernel_ = lowerFusion(*fusion, lower);
   double lower_ms = msSince(start);
@@ -199,7 +210,7 @@ KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>
     }
   bool index32 = kernel_->indexType() == DataType::Int32;
   if (index32)
-    MF_CHECK(chooseIndexType(ir, inputs) == DataType::Int32,
+    MF_CHECK(fitsInt32(ir, inputs, ee),
              "kernel {} was compiled with 32-bit indices but these inputs need 64-bit; "
              "compile with these inputs or CompileOptions::index_type = Int64",
              generated_.name);

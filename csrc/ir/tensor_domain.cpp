@@ -151,20 +151,25 @@ void TensorDomain::reorder(const std::vector<std::pair<int64_t, int64_t>>& old_t
   loop_ = std::move(result);
 }
 
+namespace {
+// The axis `id` is ultimately derived from, following each split/merge's first input (the
+// logical and declared allocation axes are disjoint and have no definitions).
+IterDomain* firstSource(IterDomain* id) {
+  while (id->definition() != nullptr) id = id->definition()->input(0)->as<IterDomain>();
+  return id;
+}
+}  // namespace
+
+bool TensorDomain::isAllocationAxis(const IterDomain* id) const {
+  return std::find(allocation_.begin(), allocation_.end(), id) != allocation_.end();
+}
+
 void TensorDomain::setLoopDomain(std::vector<IterDomain*> loop) {
   std::string context = fmt::format("setLoopDomain of {}", toString());
   if (allocation_declared_ && !loop.empty()) {
     // A loop over the declared (padded) allocation domain is the only alternative to logical.
-    std::vector<IterDomain*> from_allocation;
-    bool derived = true;
-    for (IterDomain* id : loop) {
-      IterDomain* root = id;
-      while (root->definition() &&
-             std::find(allocation_.begin(), allocation_.end(), root) == allocation_.end())
-        root = root->definition()->input(0)->as<IterDomain>();
-      derived =
-          derived && std::find(allocation_.begin(), allocation_.end(), root) != allocation_.end();
-    }
+    bool derived = std::all_of(loop.begin(), loop.end(),
+                               [&](IterDomain* id) { return isAllocationAxis(firstSource(id)); });
     if (derived) {
       validateDomainEquivalence(allocation_, loop, context);
       loop_ = std::move(loop);
@@ -179,9 +184,7 @@ bool TensorDomain::loopFromAllocation() const {
   if (!allocation_declared_ || loop_.empty()) return false;
   // Walk the first loop axis back through its definitions; logical and allocation axes are
   // disjoint and have no definitions of their own.
-  IterDomain* id = loop_.front();
-  while (id->definition() != nullptr) id = id->definition()->input(0)->as<IterDomain>();
-  return std::find(allocation_.begin(), allocation_.end(), id) != allocation_.end();
+  return isAllocationAxis(firstSource(loop_.front()));
 }
 
 void TensorDomain::setAllocationDomain(std::vector<IterDomain*> allocation, Contiguity contiguity) {

@@ -89,6 +89,7 @@ class TensorDomain : public Val {
   std::string toString() const override;
 
  private:
+  bool isAllocationAxis(const IterDomain* id) const;
   // Sets allocation and contiguity together; on a bad contiguity nothing changes.
   void installAllocation(std::vector<IterDomain*> allocation, Contiguity contiguity, bool declared);
 
