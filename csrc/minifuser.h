@@ -13,7 +13,7 @@
 #include "ops/layout.h"
 #include "ops/tensor_factories.h"
 #include "reference/reference_evaluator.h"
-#include "reference/tensor.h"
+#include "tensor/tensor.h"
 #include "support/error.h"
 #include "support/numerics.h"
 #include "support/options.h"

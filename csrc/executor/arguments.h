@@ -6,7 +6,7 @@
 
 #include "ir/expr_evaluator.h"
 #include "ir/fusion.h"
-#include "reference/tensor.h"
+#include "tensor/tensor.h"
 
 namespace mf {
 

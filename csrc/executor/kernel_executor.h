@@ -16,7 +16,7 @@
 #include "codegen/codegen.h"
 #include "cuda/module.h"
 #include "cuda/nvrtc.h"
-#include "reference/tensor.h"
+#include "tensor/tensor.h"
 
 namespace mf {
 

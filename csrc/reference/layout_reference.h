@@ -3,7 +3,7 @@
 #pragma once
 
 #include "reference/reference_evaluator.h"
-#include "reference/tensor.h"
+#include "tensor/tensor.h"
 
 namespace mf {
 

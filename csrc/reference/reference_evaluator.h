@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "reference/tensor.h"
+#include "tensor/tensor.h"
 
 namespace mf {
 

@@ -1,4 +1,4 @@
-// generateLoopNests and insertAllocations: the loop structure of the kernel.
+// generateLoopNests: the loop structure of the kernel.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -173,17 +173,6 @@ void generateLoopNests(Kernel& kernel) {
     for (int64_t i = 0; i < out->nDims(); ++i) loops.push_back(stack[i].first);
     kernel.loopsOf()[e] = std::move(loops);
     kernel.computeOrder().push_back(e);
-  }
-}
-void insertAllocations(Kernel& kernel) {
-  for (Expr* e : kernel.computeOrder()) {
-    auto* tv = e->output(0)->as<TensorView>();
-    if (tv->getMemoryType() == MemoryType::Global) continue;
-    int64_t pos = tv->computeAtPosition();
-    const std::vector<ForLoop*>& loops = kernel.loopsOf().at(e);
-    Scope& scope = pos == 0 ? kernel.body() : loops[pos - 1]->body();
-    auto* alloc = IrBuilder::createIn<Allocate>(&kernel.ir(), tv, localBufferSize(tv));
-    scope.exprs().insert(scope.exprs().begin(), alloc);
   }
 }
 

@@ -1,4 +1,4 @@
-#include "reference/tensor.h"
+#include "tensor/tensor.h"
 
 #include <fmt/ranges.h>
 
