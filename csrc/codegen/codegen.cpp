@@ -36,18 +36,6 @@ std::string_view cudaTypeName(DataType t) {
   return "?";
 }
 
-std::vector<KernelParam> kernelParams(const Kernel& kernel) {
-  std::vector<KernelParam> params;
-  const Fusion& ir = kernel.ir();
-  for (Val* v : ir.inputs()) params.push_back({v, false});
-  for (Val* v : ir.outputs()) params.push_back({v, false});
-  for (TensorView* tv : ir.allTvs())
-    if (tv->getMemoryType() == MemoryType::Global && !tv->isFusionInput() && !tv->isFusionOutput())
-      params.push_back({tv, false});
-  if (kernel.hasLayoutOp()) params.push_back({nullptr, true});
-  return params;
-}
-
 namespace {
 
 std::string floatLiteral(double v, DataType t) {
@@ -67,7 +55,7 @@ std::string floatLiteral(double v, DataType t) {
 class CudaPrinter final : public IrVisitor {
  public:
   explicit CudaPrinter(const Kernel& kernel) : kernel_(kernel) {
-    for (const KernelParam& p : kernelParams(kernel)) {
+    for (const KernelParameter& p : kernel.summary().params) {
       auto* tv = dynamic_cast<TensorView*>(p.val);
       if (tv == nullptr) continue;
       const auto& logical = tv->getLogicalDomain();
@@ -81,8 +69,8 @@ class CudaPrinter final : public IrVisitor {
 
   std::string run(const std::string& name) {
     std::vector<std::string> params;
-    for (const KernelParam& p : kernelParams(kernel_)) {
-      if (p.is_error_flag) {
+    for (const KernelParameter& p : kernel_.summary().params) {
+      if (p.kind == KernelParameter::Kind::ErrorFlag) {
         params.push_back("int* mf_error");
       } else if (auto* tv = dynamic_cast<TensorView*>(p.val)) {
         params.push_back(fmt::format("Tensor<{}, {}, {}> T{}", cudaTypeName(tv->dtype()),
@@ -337,17 +325,21 @@ class CudaPrinter final : public IrVisitor {
 }  // namespace
 
 GeneratedKernel generateCuda(const Kernel& kernel, std::string_view prelude) {
-  // The name hashes the code printed under a placeholder name, so equal kernels share it.
+  // The name hashes everything NVRTC compiles (index typedef, prelude, kernel) printed under
+  // a placeholder name: equal sources share a name, and the Int32 and Int64 variants of one
+  // kernel, or one kernel under two preludes, do not.
   constexpr std::string_view kPlaceholder = "MF_KERNEL_NAME";
   std::string code = CudaPrinter(kernel).run(std::string(kPlaceholder));
-  std::string name = fmt::format("kernel_{:016x}", hashBytes(code));
+  auto source = [&](std::string_view name, std::string_view kernel_code) {
+    return fmt::format("// minifuser generated kernel {}\ntypedef {} mf_index_t;\n{}\n{}", name,
+                       cudaTypeName(kernel.indexType()), prelude, kernel_code);
+  };
+  std::string name = fmt::format("kernel_{:016x}", hashBytes(source(kPlaceholder, code)));
   code.replace(code.find(kPlaceholder), kPlaceholder.size(), name);
   GeneratedKernel g;
   g.name = name;
   g.kernel_code = code;
-  g.full_source = fmt::format("// minifuser generated kernel {}\ntypedef {} mf_index_t;\n{}\n{}",
-                              name, cudaTypeName(kernel.indexType()), prelude, code);
-  g.params = kernelParams(kernel);
+  g.full_source = source(name, code);
   return g;
 }
 

@@ -25,20 +25,6 @@ double msSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
-// Tensors read or written with whole-vector copies, and the vector width.
-std::vector<std::pair<TensorView*, int64_t>> vectorizedTensors(const Kernel& kernel) {
-  std::vector<std::pair<TensorView*, int64_t>> out;
-  for (const auto& [e, width] : kernel.vectorWidth()) {
-    // The gather-form layout op vectorizes over its own padded buffer, checked on the device.
-    if (e->isA<PreprocessGroupedMatmulInputSf>()) continue;
-    for (Val* v : {e->input(0), e->output(0)}) {
-      TensorView* tv = v->as<TensorIndex>()->view();
-      if (tv->getMemoryType() == MemoryType::Global) out.emplace_back(tv, width);
-    }
-  }
-  return out;
-}
-
 void checkVectorizable(TensorView* tv, int64_t width, const std::vector<int64_t>& sizes,
                        const std::vector<int64_t>& strides) {
   bool ok = !sizes.empty() && sizes.back() % width == 0 && strides.back() == 1;
@@ -50,32 +36,12 @@ void checkVectorizable(TensorView* tv, int64_t width, const std::vector<int64_t>
            tv->toString(), width, width, width, fmt::join(sizes, ", "), fmt::join(strides, ", "));
 }
 
-std::string describeLayoutError(int flag) {
-  std::string what;
-  if (flag & 1) what += " a computed position fell outside the padded output buffer;";
-  if (flag & 2)
-    what +=
-        " input_offsets are not valid group starts (first must be 0, "
-        "non-decreasing, at most M);";
-  if (flag & 4) what += " output_offsets are not each group's start rounded up to 128 rows;";
-  return what;
-}
-
 // The layout op's result reports how many rows of its padded buffer hold data.
-void setLayoutUsedRows(const Fusion& ir, const std::vector<Tensor>& inputs,
+void setLayoutUsedRows(const KernelSummary& summary, const std::vector<Tensor>& inputs,
                        std::vector<Tensor>& outputs) {
-  auto inputOf = [&](Val* v) {
-    auto it = std::find(ir.inputs().begin(), ir.inputs().end(), v);
-    return it == ir.inputs().end() ? nullptr : &inputs[it - ir.inputs().begin()];
-  };
-  for (size_t i = 0; i < ir.outputs().size(); ++i) {
-    auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(ir.outputs()[i]->definition());
-    if (op == nullptr) continue;
-    const Tensor* in_off = inputOf(op->inputOffsets());
-    const Tensor* out_off = inputOf(op->outputOffsets());
-    if (in_off && out_off)
-      outputs[i].setUsedRows(layoutUsedRows(*in_off, *out_off, outputs[i].sizes()[0]));
-  }
+  for (const PaddedOutput& p : summary.padded_outputs)
+    outputs[p.output].setUsedRows(layoutUsedRows(inputs[p.input_offsets], inputs[p.output_offsets],
+                                                 outputs[p.output].sizes()[0]));
 }
 
 }  // namespace
@@ -176,21 +142,19 @@ void addScalarArg(cuda::KernelArgs& args, const Val* param, const Tensor& t) {
   }
 }
 
-// Grid and block sizes: each hardware dimension as wide as its widest axis.
-cuda::LaunchDims launchDims(const Kernel& kernel, ExpressionEvaluator& ee, bool& empty) {
+// Grid and block sizes from the summary's parallel dimensions (1 where unused).
+cuda::LaunchDims launchDims(const KernelSummary& summary, ExpressionEvaluator& ee, bool& empty) {
   cuda::LaunchDims dims;
-  empty = false;
-  for (const auto& [p, extents] : kernel.parallelExtents()) {
-    int64_t n = 0;
-    for (Val* e : extents) n = std::max(n, ee.evaluateInt(e, "a parallelized extent"));
-    empty = empty || n == 0;
-    uint32_t v = static_cast<uint32_t>(std::max<int64_t>(n, 1));
-    uint32_t* slot[] = {&dims.block_x, &dims.block_y, &dims.block_z,
-                        &dims.grid_x,  &dims.grid_y,  &dims.grid_z};
-    ParallelType order[] = {ParallelType::TIDx, ParallelType::TIDy, ParallelType::TIDz,
-                            ParallelType::BIDx, ParallelType::BIDy, ParallelType::BIDz};
-    for (int i = 0; i < 6; ++i)
-      if (order[i] == p) *slot[i] = v;
+  std::vector<int64_t> sizes = summary.launchSizes(ee);
+  empty = std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    uint32_t* slot[] = {&dims.grid_x,  &dims.grid_y,  &dims.grid_z,
+                        &dims.block_x, &dims.block_y, &dims.block_z};
+    ParallelType order[] = {ParallelType::BIDx, ParallelType::BIDy, ParallelType::BIDz,
+                            ParallelType::TIDx, ParallelType::TIDy, ParallelType::TIDz};
+    for (int d = 0; d < 6; ++d)
+      if (order[d] == summary.parallel_dims[i].type)
+        *slot[d] = static_cast<uint32_t>(std::max<int64_t>(sizes[i], 1));
   }
   return dims;
 }
@@ -201,9 +165,10 @@ KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>
                                                        const RunOptions& options) {
   MF_CHECK(isCompiled(), "KernelExecutor::run: call compile() first");
   Fusion& ir = kernel_->ir();
+  const KernelSummary& summary = kernel_->summary();
   ExpressionEvaluator ee;
   bindInputs(ir, inputs, ee);
-  for (auto [tv, width] : vectorizedTensors(*kernel_))
+  for (auto [tv, width] : summary.vectorized)
     if (tv->isFusionInput()) {
       size_t i = std::find(ir.inputs().begin(), ir.inputs().end(), tv) - ir.inputs().begin();
       checkVectorizable(tv, width, inputs[i].sizes(), inputs[i].strides());
@@ -216,26 +181,32 @@ KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>
              generated_.name);
 
   PreparedLaunch launch;
-  launch.dims = launchDims(*kernel_, ee, launch.empty);
+  launch.dims = launchDims(summary, ee, launch.empty);
   last_launch_ = launch.dims;
   std::vector<TensorLayout> out_layouts;
   for (Val* v : ir.outputs()) {
     out_layouts.push_back(layoutOf(v->as<TensorView>(), ee));
-    launch.outputs.push_back(allocateHost(v->as<TensorView>(), out_layouts.back()));
+    // An output that is an input is the input itself, as the reference evaluator returns it.
+    auto in = std::find(ir.inputs().begin(), ir.inputs().end(), v);
+    launch.outputs.push_back(in != ir.inputs().end()
+                                 ? inputs[in - ir.inputs().begin()]
+                                 : allocateHost(v->as<TensorView>(), out_layouts.back()));
   }
-  for (auto [tv, width] : vectorizedTensors(*kernel_))
-    if (tv->isFusionOutput()) {
+  for (auto [tv, width] : summary.vectorized)
+    if (tv->isFusionOutput() && !tv->isFusionInput()) {
       size_t i = std::find(ir.outputs().begin(), ir.outputs().end(), tv) - ir.outputs().begin();
       checkVectorizable(tv, width, out_layouts[i].alloc_sizes, out_layouts[i].alloc_strides);
     }
 
   cuda::requireDevice();
+  auto [major, minor] = summary.min_compute_capability;
+  MF_CHECK(std::pair(cuda::deviceInfo().major, cuda::deviceInfo().minor) >= std::pair(major, minor),
+           "kernel {} needs compute capability {}.{} or newer; this device has {}.{}",
+           generated_.name, major, minor, cuda::deviceInfo().major, cuda::deviceInfo().minor);
   if (!loaded_) loaded_ = std::make_unique<cuda::LoadedKernel>(compiled_);
-  std::vector<KernelParam> params = kernelParams(*kernel_);
-  launch.buffers.reserve(params.size());
-  size_t in_i = 0, out_i = 0;
-  for (const KernelParam& p : params) {
-    if (p.is_error_flag) {
+  launch.buffers.reserve(summary.params.size());
+  for (const KernelParameter& p : summary.params) {
+    if (p.kind == KernelParameter::Kind::ErrorFlag) {
       launch.buffers.emplace_back(sizeof(int));
       launch.buffers.back().fill(0);
       launch.args.addPointer(launch.buffers.back().ptr());
@@ -243,18 +214,19 @@ KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>
     }
     auto* tv = dynamic_cast<TensorView*>(p.val);
     if (tv == nullptr) {
-      addScalarArg(launch.args, p.val, inputs[in_i++]);
+      addScalarArg(launch.args, p.val, inputs[p.index]);
       continue;
     }
-    if (tv->isFusionInput()) {
-      const Tensor& t = inputs[in_i++];
+    if (p.kind == KernelParameter::Kind::Input) {
+      const Tensor& t = inputs[p.index];
       launch.buffers.emplace_back(
           static_cast<size_t>(t.allocationNumel() * dataTypeSize(t.dtype())));
       launch.buffers.back().copyFromHost(t.rawData(), launch.buffers.back().size());
       launch.args.addTensor(launch.buffers.back().ptr(), t.sizes(), t.strides(), index32);
       continue;
     }
-    TensorLayout layout = tv->isFusionOutput() ? out_layouts[out_i++] : layoutOf(tv, ee);
+    TensorLayout layout =
+        p.kind == KernelParameter::Kind::Output ? out_layouts[p.index] : layoutOf(tv, ee);
     launch.buffers.emplace_back(
         static_cast<size_t>(layout.allocNumel() * dataTypeSize(tv->dtype())));
     if (options.poison_outputs) launch.buffers.back().fill(0xFF);
@@ -269,25 +241,20 @@ std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
   PreparedLaunch launch = prepare(inputs, options);
   if (!launch.empty) loaded_->launch(launch.dims, launch.args.pointers());
 
-  // Copy results back; buffers follow the tensor and error-flag parameters in order.
-  const Fusion& ir = kernel_->ir();
+  // Copy results back; there is one buffer per parameter except scalars.
+  const KernelSummary& summary = kernel_->summary();
   size_t b = 0;
-  for (const KernelParam& p : kernelParams(*kernel_)) {
-    auto* tv = dynamic_cast<TensorView*>(p.val);
-    if (p.is_error_flag) {
+  for (const KernelParameter& p : summary.params) {
+    if (p.kind == KernelParameter::Kind::ErrorFlag) {
       int flag = 0;
       launch.buffers[b].copyToHost(&flag, sizeof(flag));
-      MF_CHECK(flag == 0,
-               "preprocessGroupedMatmulInputSf: bad offsets detected on the GPU "
-               "(error flag {}):{} no element was written out of bounds",
-               flag, describeLayoutError(flag));
-    } else if (tv && tv->isFusionOutput()) {
-      size_t i = std::find(ir.outputs().begin(), ir.outputs().end(), tv) - ir.outputs().begin();
-      launch.buffers[b].copyToHost(launch.outputs[i].rawData(), launch.buffers[b].size());
+      MF_CHECK(flag == 0, "{}", summary.describeError(flag));
+    } else if (p.kind == KernelParameter::Kind::Output) {
+      launch.buffers[b].copyToHost(launch.outputs[p.index].rawData(), launch.buffers[b].size());
     }
-    if (p.is_error_flag || tv != nullptr) ++b;
+    if (p.kind == KernelParameter::Kind::ErrorFlag || p.val->kind() == ValKind::TensorView) ++b;
   }
-  setLayoutUsedRows(ir, inputs, launch.outputs);
+  setLayoutUsedRows(summary, inputs, launch.outputs);
   return std::move(launch.outputs);
 }
 

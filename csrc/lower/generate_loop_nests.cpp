@@ -165,8 +165,6 @@ void generateLoopNests(Kernel& kernel) {
       auto* loop = IrBuilder::createIn<ForLoop>(&ir, id, loopIndex(ir, id), id->extent());
       (stack.empty() ? kernel.body() : stack.back().first->body()).push_back(loop);
       stack.emplace_back(loop, classes.find({out, i}));
-      ParallelType p = id->parallelType();
-      if (isThreadDim(p) || isBlockDim(p)) kernel.parallelExtents()[p].push_back(id->extent());
     }
     (stack.empty() ? kernel.body() : stack.back().first->body()).push_back(e);
     std::vector<ForLoop*> loops;

@@ -1,6 +1,5 @@
 // insertPredicates: bounds checks for loops that may overrun their tensor.
 #include <algorithm>
-#include <set>
 
 #include "ir/builder.h"
 #include "lower/passes.h"
@@ -9,10 +8,9 @@ namespace mf {
 namespace {
 
 // A parallel loop needs its own guard when its dimension is launched wider than its extent.
-bool parallelDimMayOverrun(Kernel& kernel, ForLoop* loop) {
-  std::set<std::string> extents;
-  for (Val* x : kernel.parallelExtents()[loop->parallelType()]) extents.insert(x->toInlineString());
-  return extents.size() > 1;
+bool parallelDimMayOverrun(const Kernel& kernel, ForLoop* loop) {
+  const ParallelDimension* dim = kernel.summary().dimension(loop->parallelType());
+  return dim != nullptr && dim->extents.size() > 1;
 }
 
 bool divisible(Split* s) {

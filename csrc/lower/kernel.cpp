@@ -14,12 +14,6 @@ void Kernel::setIndexType(DataType t) {
   index_type_ = t;
 }
 
-bool Kernel::hasLayoutOp() const {
-  for (Expr* e : ir_->exprs())
-    if (e->isA<PreprocessGroupedMatmulInputSf>()) return true;
-  return false;
-}
-
 Val* Kernel::sizeOf(TensorView* tv, int64_t axis) {
   auto [it, inserted] = named_.try_emplace({tv, axis}, nullptr);
   if (inserted)

@@ -11,6 +11,7 @@
 
 #include "ir/fusion.h"
 #include "ir/kernel_ir.h"
+#include "lower/kernel_summary.h"
 
 namespace mf {
 
@@ -41,13 +42,9 @@ class Kernel {
   std::unordered_map<const Expr*, std::vector<Val*>>& outputLogicalIndices() {
     return output_logical_;
   }
-  //! The extents bound to each hardware dimension (block and grid sizes are their max).
-  std::map<ParallelType, std::vector<Val*>>& parallelExtents() { return parallel_extents_; }
-  const std::map<ParallelType, std::vector<Val*>>& parallelExtents() const {
-    return parallel_extents_;
-  }
-  //! True when a layout op is present: the kernel then takes an error-flag argument.
-  bool hasLayoutOp() const;
+  //! Parameters, launch, vectorized accesses, error flag (set by analyzeKernel).
+  KernelSummary& summary() { return summary_; }
+  const KernelSummary& summary() const { return summary_; }
 
   //! `T{n}.size[i]` / `T{n}.stride[i]`: named scalars read from the tensor arguments.
   Val* sizeOf(TensorView* tv, int64_t axis);
@@ -64,7 +61,7 @@ class Kernel {
   std::vector<Expr*> compute_order_;
   std::unordered_map<const Expr*, int64_t> vector_width_;
   std::unordered_map<const Expr*, std::vector<Val*>> output_logical_;
-  std::map<ParallelType, std::vector<Val*>> parallel_extents_;
+  KernelSummary summary_;
   std::map<std::pair<const TensorView*, int64_t>, Val*> named_;
 };
 

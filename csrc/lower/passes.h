@@ -15,6 +15,17 @@ namespace mf {
 //! read. Changes nothing; throws mf::UserError.
 void validateSchedule(Kernel& kernel);
 
+//! Fills kernel.summary() from the validated schedule: the parameters in signature order,
+//! the extents bound to each hardware dimension, the vectorized global accesses, the layout
+//! op's error flag and padded outputs. It runs first (after validation) rather than at the
+//! end because everything it records is fixed by the schedule, and later passes read it
+//! (insertPredicates guards a parallel loop whose dimension is launched wider); codegen and
+//! the executor read the same summary. Rejects launches that constant extents make
+//! impossible (over 1024 threads per block, ...) and, with 32-bit indices, constants past
+//! 2^31 - 1.   T1[iblockIdx.x{ceilDiv(i0, 128)}, ithreadIdx.x{128}] -> TIDx = 128,
+//! BIDx = ceilDiv(i0, 128). Needs: validateSchedule. Changes no IR.
+void analyzeKernel(Kernel& kernel);
+
 //! Builds the loop nest of every tensor expr from its output's loop domain, sharing the
 //! first compute-at-position loops with the producer computed inside it. Exprs are ordered
 //! (topologically) so that all exprs sharing a loop are emitted inside it; a schedule where
@@ -31,14 +42,15 @@ void insertAllocations(Kernel& kernel);
 
 //! Replaces each tensor operand by a TensorIndex: loop indices are walked back to logical
 //! indices of the consumer, mapped to the producer, then forward to its allocation (global:
-//! dot with strides) or its register buffer.   T3 = exp(T2) -> T3[i0 * T3.stride[0] + i1] =
-//! exp(T2[i1]) Needs: generateLoopNests. Guarantees: no TensorView operand left in compute exprs.
+//! dot with strides) or its register buffer.
+//!   T3 = exp(T2)  ->  T3[i0 * T3.stride[0] + i1] = exp(T2[i1])
+//! Needs: generateLoopNests. Guarantees: no TensorView operand left in compute exprs.
 void indexTensors(Kernel& kernel);
 
 //! Guards every compute expr with `logical index < extent` for each logical axis its loops
 //! may overrun (a split not provably divisible on the way to the loop axes) and with
 //! `index < extent` for each parallel loop whose dimension is launched wider (bound to other
-//! extents elsewhere); constant-true predicates are dropped.
+//! extents elsewhere, as kernel.summary() says); constant-true predicates are dropped.
 //!   T3[..] = .. -> IF (i0 * 128 + tid) < T3.size[0]: T3[..] = ..
 void insertPredicates(Kernel& kernel);
 

@@ -12,6 +12,7 @@ const std::vector<PassEntry>& loweringPasses() {
   // clang-format off
   static const std::vector<PassEntry> passes = {
       {"validateSchedule",  validateSchedule},
+      {"analyzeKernel",     analyzeKernel},
       {"generateLoopNests", generateLoopNests},
       {"insertAllocations", insertAllocations},
       {"indexTensors",      indexTensors},
@@ -43,6 +44,9 @@ void verifyScope(const Kernel& kernel, const Scope& scope, bool indexed) {
 
 std::unique_ptr<Kernel> run(const Fusion& fusion, std::string_view last,
                             const LowerOptions& options) {
+  // The fusion as lowering receives it (the user's schedule, before any pass).
+  if (isDumpEnabled(DumpOption::FusionIr)) dumpStream() << fusion.mathString();
+  if (isDumpEnabled(DumpOption::FusionTransforms)) dumpStream() << fusion.transformsString();
   auto kernel = std::make_unique<Kernel>(fusion);
   kernel->setIndexType(options.index_type);
   std::string before = isDumpEnabled(DumpOption::PassIr) ? kernel->toString() : "";
@@ -64,6 +68,8 @@ std::unique_ptr<Kernel> run(const Fusion& fusion, std::string_view last,
     if (pass.name == last) break;
   }
   if (last.empty() && isDumpEnabled(DumpOption::KernelIr)) dumpStream() << kernel->toString();
+  if (last.empty() && isDumpEnabled(DumpOption::KernelSummary))
+    dumpStream() << kernel->summary().toString();
   return kernel;
 }
 

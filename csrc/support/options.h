@@ -16,17 +16,18 @@
 namespace mf {
 
 // X(enumerator, name, description). Later phases add entries here and nowhere else.
-#define MF_DUMP_OPTIONS(X)                                                                   \
-  X(FusionIr, "fusion_ir", "the fusion's math, one line per expression (printMath)")         \
-  X(FusionTransforms, "fusion_transforms", "every tensor's domains and split/merge history") \
-  X(KernelIr, "kernel_ir", "the lowered kernel IR (loops, allocations, predicates)")         \
-  X(PassIr, "pass_ir", "the kernel IR after each lowering pass that changed it")             \
-  X(PassTiming, "pass_timing", "time spent in each lowering pass")                           \
-  X(CudaKernel, "cuda_kernel", "the generated CUDA kernel")                                  \
-  X(CudaFull, "cuda_full", "the kernel with the runtime prelude, as NVRTC compiles it")      \
-  X(CudaToFile, "cuda_to_file", "write <kernel>.cu (full source) into MINIFUSER_DUMP_DIR")   \
-  X(Ptx, "ptx", "the PTX NVRTC produced")                                                    \
-  X(CompileTiming, "compile_timing", "time spent in lowering, codegen and NVRTC")            \
+#define MF_DUMP_OPTIONS(X)                                                                      \
+  X(FusionIr, "fusion_ir", "the fusion's math, one line per expression (printMath)")            \
+  X(FusionTransforms, "fusion_transforms", "every tensor's domains and split/merge history")    \
+  X(KernelIr, "kernel_ir", "the lowered kernel IR (loops, allocations, predicates)")            \
+  X(KernelSummary, "kernel_summary", "the kernel's parameters, launch and vectorized accesses") \
+  X(PassIr, "pass_ir", "the kernel IR after each lowering pass that changed it")                \
+  X(PassTiming, "pass_timing", "time spent in each lowering pass")                              \
+  X(CudaKernel, "cuda_kernel", "the generated CUDA kernel")                                     \
+  X(CudaFull, "cuda_full", "the kernel with the runtime prelude, as NVRTC compiles it")         \
+  X(CudaToFile, "cuda_to_file", "write <kernel>.cu (full source) into MINIFUSER_DUMP_DIR")      \
+  X(Ptx, "ptx", "the PTX NVRTC produced")                                                       \
+  X(CompileTiming, "compile_timing", "time spent in lowering, codegen and NVRTC")               \
   X(LaunchParams, "launch_params", "grid and block sizes of each launch")
 
 enum class DumpOption {

@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_2b8e81de30b3e52b(Tensor<mf_bfloat16, 1, 1> T0, Tensor<mf_bfloat16, 1, 1> T4) {
+extern "C" __global__ void kernel_0c98ab712b62373b(Tensor<mf_bfloat16, 1, 1> T0, Tensor<mf_bfloat16, 1, 1> T4) {
   alignas(16) float T3[1];
   alignas(16) float T2[1];
   alignas(16) float T1[1];

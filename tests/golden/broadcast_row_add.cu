@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_d175a6d6b2be2831(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T3) {
+extern "C" __global__ void kernel_9c56a7acc91f2da1(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T3) {
   alignas(16) float T2[1];
   for (mf_index_t i5 = 0; i5 < 1; ++i5) {
     if ((((mf_index_t)threadIdx.x) < T1.size[0])) {

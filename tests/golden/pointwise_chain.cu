@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_268b4f41ab6ffa5c(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T5) {
+extern "C" __global__ void kernel_1d50b8e6b158f44c(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T5) {
   alignas(16) float T4[1];
   alignas(16) float T3[1];
   alignas(16) float T2[1];

@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_850120d6c67b44cf(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T3) {
+extern "C" __global__ void kernel_9b8b781fe7fd13df(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T3) {
   alignas(16) float T2[4];
   alignas(16) float T1[4];
   if ((((((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x)) * 4) / T0.size[1]) < T0.size[0])) {

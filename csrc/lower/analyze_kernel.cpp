@@ -1,0 +1,134 @@
+// analyzeKernel: the kernel summary from the validated schedule, and the checks that need the
+// whole kernel's launch (limits of the hardware, 32-bit indices).
+#include <algorithm>
+#include <limits>
+
+#include "ir/exprs.h"
+#include "lower/passes.h"
+
+namespace mf {
+namespace {
+
+void addParams(const Fusion& ir, KernelSummary& s) {
+  using Kind = KernelParameter::Kind;
+  for (size_t i = 0; i < ir.inputs().size(); ++i)
+    s.params.push_back({Kind::Input, ir.inputs()[i], static_cast<int64_t>(i)});
+  // An output that is an input is the input's buffer: one parameter, not two.
+  for (size_t i = 0; i < ir.outputs().size(); ++i)
+    if (!ir.outputs()[i]->isFusionInput())
+      s.params.push_back({Kind::Output, ir.outputs()[i], static_cast<int64_t>(i)});
+  for (TensorView* tv : ir.allTvs())
+    if (tv->getMemoryType() == MemoryType::Global && !tv->isFusionInput() && !tv->isFusionOutput())
+      s.params.push_back({Kind::Intermediate, tv});
+  if (s.has_error_flag) s.params.push_back({Kind::ErrorFlag, nullptr});
+}
+
+// Every loop of a tensor expr's output bound to a thread or block index is launched; the
+// launch is as wide as the widest such loop.
+void addParallelDims(const Fusion& ir, KernelSummary& s) {
+  constexpr ParallelType kOrder[] = {ParallelType::TIDx, ParallelType::TIDy, ParallelType::TIDz,
+                                     ParallelType::BIDx, ParallelType::BIDy, ParallelType::BIDz};
+  for (ParallelType p : kOrder) {
+    ParallelDimension dim{p, {}};
+    for (Expr* e : ir.exprs())
+      for (IterDomain* id : e->output(0)->as<TensorView>()->getLoopDomain()) {
+        if (id->parallelType() != p) continue;
+        std::string printed = id->extent()->toInlineString();
+        bool seen = std::any_of(dim.extents.begin(), dim.extents.end(),
+                                [&](Val* x) { return x->toInlineString() == printed; });
+        if (!seen) dim.extents.push_back(id->extent());
+      }
+    if (!dim.extents.empty()) s.parallel_dims.push_back(std::move(dim));
+  }
+}
+
+// Whole-vector set() copies read and write their global operands a vector at a time. The
+// gather-form layout op vectorizes its own padded buffer, checked on the device.
+void addVectorized(const Fusion& ir, KernelSummary& s) {
+  for (Expr* e : ir.exprs()) {
+    if (!e->isA<LoadStoreOp>()) continue;
+    auto* out = e->output(0)->as<TensorView>();
+    IterDomain* inner = out->nDims() > 0 ? out->axis(out->nDims() - 1) : nullptr;
+    if (inner == nullptr || inner->parallelType() != ParallelType::Vectorize) continue;
+    int64_t width = *inner->extent()->constInt();
+    for (Val* v : {e->input(0), e->output(0)}) {
+      auto* tv = v->as<TensorView>();
+      bool seen = std::any_of(s.vectorized.begin(), s.vectorized.end(),
+                              [&](const VectorizedAccess& a) { return a.tv == tv; });
+      if (tv->getMemoryType() == MemoryType::Global && !seen) s.vectorized.push_back({tv, width});
+    }
+  }
+}
+
+int64_t positionOf(const std::vector<Val*>& vals, const Val* v) {
+  return std::find(vals.begin(), vals.end(), v) - vals.begin();
+}
+
+void addLayoutOp(const Fusion& ir, KernelSummary& s) {
+  for (Expr* e : ir.exprs()) {
+    auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e);
+    if (op == nullptr) continue;
+    s.has_error_flag = true;
+    if (op->out()->isFusionOutput())
+      s.padded_outputs.push_back({positionOf(ir.outputs(), op->out()),
+                                  positionOf(ir.inputs(), op->inputOffsets()),
+                                  positionOf(ir.inputs(), op->outputOffsets())});
+  }
+}
+
+// Constant extents are known now: a launch they make impossible is reported at compile time
+// rather than by the driver.
+void checkConstantLaunch(const KernelSummary& s) {
+  std::vector<int64_t> sizes;
+  for (const ParallelDimension& d : s.parallel_dims) {
+    int64_t n = 1;
+    for (Val* e : d.extents) n = std::max(n, e->constInt().value_or(1));
+    sizes.push_back(n);
+  }
+  checkLaunchLimits(s.parallel_dims, sizes, "constant extents");
+}
+
+// With 32-bit indices every constant extent, split factor and constant-shaped tensor's
+// element count must fit in an int.
+void checkInt32(const Fusion& ir) {
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  auto check = [&](TensorView* tv, Val* v, std::string_view what) {
+    std::optional<int64_t> c = v->constInt();
+    MF_CHECK(!c || *c <= kMax,
+             "{}: {} {} does not fit the kernel's 32-bit indices; compile with "
+             "CompileOptions::index_type = Int64",
+             tv->toString(), what, *c);
+  };
+  for (TensorView* tv : ir.allTvs()) {
+    for (IterDomain* id : tv->domain()->allIds()) check(tv, id->extent(), "the constant extent");
+    for (Expr* t : tv->domain()->allTransforms())
+      if (auto* split = dynamic_cast<Split*>(t)) check(tv, split->factor(), "the split factor");
+    int64_t numel = 1;
+    bool constant = true;
+    for (IterDomain* id : tv->getMaybeAllocationDomain()) {
+      std::optional<int64_t> c = id->extent()->constInt();
+      constant = constant && c.has_value();
+      if (c) numel = *c > 0 && numel > kMax / *c ? kMax + 1 : numel * *c;
+    }
+    MF_CHECK(!constant || numel <= kMax,
+             "{}: more than {} elements do not fit the kernel's 32-bit indices; compile with "
+             "CompileOptions::index_type = Int64",
+             tv->toString(), kMax);
+  }
+}
+
+}  // namespace
+
+void analyzeKernel(Kernel& kernel) {
+  const Fusion& ir = kernel.ir();
+  KernelSummary s;
+  addLayoutOp(ir, s);
+  addParams(ir, s);
+  addParallelDims(ir, s);
+  addVectorized(ir, s);
+  checkConstantLaunch(s);
+  if (kernel.indexType() == DataType::Int32) checkInt32(ir);
+  kernel.summary() = std::move(s);
+}
+
+}  // namespace mf

@@ -1,0 +1,119 @@
+#include "lower/kernel_summary.h"
+
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "ir/expr_evaluator.h"
+#include "ir/tensor_view.h"
+
+namespace mf {
+namespace {
+
+std::vector<std::string> printed(const std::vector<Val*>& vals) {
+  std::vector<std::string> out;
+  for (Val* v : vals) out.push_back(v->toInlineString());
+  return out;
+}
+
+}  // namespace
+
+const ParallelDimension* KernelSummary::dimension(ParallelType p) const {
+  for (const ParallelDimension& d : parallel_dims)
+    if (d.type == p) return &d;
+  return nullptr;
+}
+
+void checkLaunchLimits(const std::vector<ParallelDimension>& dims,
+                       const std::vector<int64_t>& sizes, std::string_view what) {
+  // The limits of every device since sm_30 (CUDA C++ Programming Guide, "Technical
+  // Specifications per Compute Capability").
+  int64_t threads = 1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    ParallelType p = dims[i].type;
+    int64_t limit = p == ParallelType::TIDz                              ? 64
+                    : isThreadDim(p)                                     ? 1024
+                    : p == ParallelType::BIDy || p == ParallelType::BIDz ? 65535
+                                                                         : (int64_t{1} << 31) - 1;
+    MF_CHECK(sizes[i] <= limit,
+             "{} launch {} = {} (extents: {}), past the limit of {}; split the axes bound to {} "
+             "and bind "
+             "the outer part to another dimension or leave it serial",
+             what, toString(p), sizes[i], fmt::join(printed(dims[i].extents), ", "), limit,
+             toString(p));
+    if (isThreadDim(p)) threads *= sizes[i];
+  }
+  MF_CHECK(threads <= 1024,
+           "{} launch {} threads per block, past the limit of 1024; bind fewer or narrower axes "
+           "to TIDx, TIDy and TIDz",
+           what, threads);
+}
+
+std::vector<int64_t> KernelSummary::launchSizes(ExpressionEvaluator& ee) const {
+  std::vector<int64_t> sizes;
+  for (const ParallelDimension& d : parallel_dims) {
+    int64_t n = 0;
+    for (Val* e : d.extents) n = std::max(n, ee.evaluateInt(e, "a parallelized extent"));
+    sizes.push_back(n);
+  }
+  checkLaunchLimits(parallel_dims, sizes, "these inputs");
+  return sizes;
+}
+
+std::string KernelSummary::describeError(int flag) const {
+  std::string what;
+  if (flag & 1) what += " a computed position fell outside the padded output buffer;";
+  if (flag & 2)
+    what +=
+        " input_offsets are not valid group starts (first must be 0, "
+        "non-decreasing, at most M);";
+  if (flag & 4) what += " output_offsets are not each group's start rounded up to 128 rows;";
+  return fmt::format(
+      "preprocessGroupedMatmulInputSf: bad offsets detected on the GPU (error flag {}):{} no "
+      "element was written out of bounds",
+      flag, what);
+}
+
+namespace {
+
+std::string_view kindName(KernelParameter::Kind k) {
+  switch (k) {
+    case KernelParameter::Kind::Input:
+      return "input";
+    case KernelParameter::Kind::Output:
+      return "output";
+    case KernelParameter::Kind::Intermediate:
+      return "intermediate";
+    case KernelParameter::Kind::ErrorFlag:
+      return "error flag";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string KernelSummary::toString() const {
+  std::string s = "%summary {\n  params:\n";
+  for (const KernelParameter& p : params) {
+    std::string index = p.index >= 0 ? fmt::format(" {}", p.index) : "";
+    s += fmt::format("    {}{}: {}\n", kindName(p.kind), index,
+                     p.val != nullptr ? p.val->toString() : "int* mf_error");
+  }
+  s += fmt::format("  shared memory: {} static bytes, dynamic {}\n", static_smem_bytes,
+                   dynamic_smem_bytes != nullptr ? dynamic_smem_bytes->toInlineString() : "none");
+  s += "  launch:\n";
+  for (const ParallelDimension& d : parallel_dims) {
+    std::vector<std::string> extents = printed(d.extents);
+    s += extents.size() == 1
+             ? fmt::format("    {} = {}\n", mf::toString(d.type), extents[0])
+             : fmt::format("    {} = max({})\n", mf::toString(d.type), fmt::join(extents, ", "));
+  }
+  for (const VectorizedAccess& v : vectorized)
+    s += fmt::format("  vectorized: T{} by {}\n", v.tv->name(), v.width);
+  if (has_error_flag) s += "  error flag: layout op\n";
+  s += fmt::format("  min compute capability: {}.{}\n", min_compute_capability.first,
+                   min_compute_capability.second);
+  return s + "} // %summary\n";
+}
+
+}  // namespace mf

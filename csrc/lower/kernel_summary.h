@@ -1,0 +1,84 @@
+//! KernelSummary: what the rest of the compiler needs to know about a lowered kernel without
+//! walking its IR (nvFuser's KernelSummary). Lowering fills it (the analyzeKernel pass);
+//! codegen prints the signature from it and the executor binds arguments, sizes the launch
+//! and reads the error flag from it, so the two cannot disagree.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/iter_domain.h"
+
+namespace mf {
+
+class ExpressionEvaluator;
+class TensorView;
+
+//! One kernel parameter. Inputs, outputs, global intermediates, the error flag.
+struct KernelParameter {
+  enum class Kind { Input, Output, Intermediate, ErrorFlag };
+  Kind kind;
+  //! A TensorView or a scalar of the kernel container; null for the error flag.
+  Val* val = nullptr;
+  //! Position among the fusion's inputs (Input) or outputs (Output); -1 otherwise.
+  int64_t index = -1;
+};
+
+//! One hardware dimension (TIDx..BIDz) and the loop extents bound to it. The launch size is
+//! the largest of them: narrower loops are guarded by insertPredicates.
+struct ParallelDimension {
+  ParallelType type;
+  std::vector<Val*> extents;  //!< distinct as printed, in the order tensors bind them
+};
+
+//! A global tensor read or written with whole-vector copies.
+struct VectorizedAccess {
+  TensorView* tv;
+  int64_t width;  //!< elements per vector
+};
+
+//! An output of the layout op: how many rows of its padded buffer hold data follows from two
+//! fusion inputs, the offsets (positions among the fusion inputs).
+struct PaddedOutput {
+  int64_t output;
+  int64_t input_offsets;
+  int64_t output_offsets;
+};
+
+struct KernelSummary {
+  //! In signature order: fusion inputs, outputs that are not inputs (an input that is also an
+  //! output is passed once, as the input), global intermediates, then the error flag.
+  std::vector<KernelParameter> params;
+  //! Shared memory: none is used yet; the fields exist so the launch already passes them.
+  int64_t static_smem_bytes = 0;
+  Val* dynamic_smem_bytes = nullptr;
+  //! The hardware dimensions the kernel uses, in TIDx, TIDy, TIDz, BIDx, BIDy, BIDz order.
+  std::vector<ParallelDimension> parallel_dims;
+  std::vector<VectorizedAccess> vectorized;
+  //! A layout op reports bad offsets through an int* parameter (bit 1: a position fell outside
+  //! the padded buffer, 2: bad input offsets, 4: bad output offsets).
+  bool has_error_flag = false;
+  std::vector<PaddedOutput> padded_outputs;
+  //! Compute capability the kernel needs: NVRTC compiles for sm_90 unless told otherwise.
+  std::pair<int, int> min_compute_capability{9, 0};
+
+  //! The dimension `p`, or null when the kernel does not use it.
+  const ParallelDimension* dimension(ParallelType p) const;
+  //! Launch size of each used dimension (the largest of its extents, evaluated with the
+  //! inputs bound in `ee`), in parallel_dims order. Sizes past the hardware's limits
+  //! (1024 threads per block, 65535 blocks in y and z) are a UserError.
+  std::vector<int64_t> launchSizes(ExpressionEvaluator& ee) const;
+  //! The message for a non-zero error flag read back after a launch.
+  std::string describeError(int flag) const;
+  //! Multi-line text (the `kernel_summary` dump).
+  std::string toString() const;
+};
+
+//! Throws a UserError when `sizes` (one per entry of `dims`, in the same order) cannot be
+//! launched. `what` says where the sizes come from ("constant extents", "these inputs").
+void checkLaunchLimits(const std::vector<ParallelDimension>& dims,
+                       const std::vector<int64_t>& sizes, std::string_view what);
+
+}  // namespace mf
