@@ -1,7 +1,8 @@
 # mf_add_phase(<name> SOURCES ... DEPENDS ...)
-# One static library per csrc/ phase folder. DEPENDS lists the phases it may use, which
-# keeps the dependency graph one-way: a phase that includes a header of a phase it does
-# not depend on fails to link in the tests of that phase.
+# One static library per csrc/ phase folder, linked PUBLIC to the phases in DEPENDS. Linking
+# does not enforce the order: every phase shares one include directory (csrc/), and the
+# tests link the whole umbrella, so an include against the order builds and links. The
+# ctest `layering` (tests/layering/check_includes.py) enforces it from these DEPENDS lists.
 function(mf_add_phase name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPENDS" ${ARGN})
   add_library(mf_${name} STATIC ${ARG_SOURCES})
