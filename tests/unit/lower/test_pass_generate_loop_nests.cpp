@@ -12,7 +12,8 @@ using ::testing::ThrowsMessage;
 namespace mf {
 namespace {
 
-using testing::irAfter;
+using testing::checkPass;
+using testing::checkPassUnchanged;
 
 // inlineAt(2) of a 3-axis producer: it is computed inside its consumer's first two loops
 // and keeps its own innermost loop.
@@ -28,13 +29,7 @@ TEST(GenerateLoopNests, InlineAtSharesOuterLoops) {
   t2->split(1, 4);
   t1->inlineAt(2);
 
-  std::string before = irAfter(fusion, "validateSchedule");
-  std::string after = irAfter(fusion, "generateLoopNests");
-  EXPECT_IR(before, R"(
-%kernel {
-} // %kernel
-)");
-  EXPECT_IR(after, R"(
+  EXPECT_TRUE(checkPass(fusion, "generateLoopNests", R"(
 %kernel {
   FOR i8 in iS2{i0}:
     FOR i9 in iS6{ceilDiv(i1, 4)}:
@@ -43,7 +38,7 @@ TEST(GenerateLoopNests, InlineAtSharesOuterLoops) {
       FOR i11 in iS9{4}:
         T2_g_float[iS4{i0}, iS8{ceilDiv(i1, 4)}, iS9{4}] = exp(T1)
 } // %kernel
-)");
+)"));
 }
 
 // inlineMost on a chain scheduled alike: the producer shares every loop of its consumer.
@@ -58,20 +53,14 @@ TEST(GenerateLoopNests, InlineMostSharesAllLoops) {
   inlineMost();
   ASSERT_EQ(t1->computeAtPosition(), 2);
 
-  std::string before = irAfter(fusion, "validateSchedule");
-  std::string after = irAfter(fusion, "generateLoopNests");
-  EXPECT_IR(before, R"(
-%kernel {
-} // %kernel
-)");
-  EXPECT_IR(after, R"(
+  EXPECT_TRUE(checkPass(fusion, "generateLoopNests", R"(
 %kernel {
   FOR i3 in iS2{i0}:
     FOR i4 in iS3{i1}:
       T1_l_float[iS2{i0}, iS3{i1}] ca_pos( 2 ) = -T0
       T2_g_float[iS4{i0}, iS5{i1}] = exp(T1)
 } // %kernel
-)");
+)"));
 }
 
 // At compute-at position 0 nothing is shared: each expr gets its own loop nest, producer
@@ -86,13 +75,7 @@ TEST(GenerateLoopNests, NoSharingAtComputeAtZero) {
   fusion.addOutput(t2);
   ASSERT_EQ(t1->computeAtPosition(), 0);
 
-  std::string before = irAfter(fusion, "validateSchedule");
-  std::string after = irAfter(fusion, "generateLoopNests");
-  EXPECT_IR(before, R"(
-%kernel {
-} // %kernel
-)");
-  EXPECT_IR(after, R"(
+  EXPECT_TRUE(checkPass(fusion, "generateLoopNests", R"(
 %kernel {
   FOR i5 in iS2{4}:
     FOR i6 in iS3{8}:
@@ -101,7 +84,7 @@ TEST(GenerateLoopNests, NoSharingAtComputeAtZero) {
     FOR i8 in iS5{8}:
       T2_g_float[iS4{4}, iS5{8}] = exp(T1)
 } // %kernel
-)");
+)"));
 }
 
 // Two producers inlined into one consumer at position 2 share its two outer loops with it
@@ -119,13 +102,7 @@ TEST(GenerateLoopNests, TwoProducersShareConsumerLoops) {
   t1->inlineAt(2);
   t2->inlineAt(2);
 
-  std::string before = irAfter(fusion, "validateSchedule");
-  std::string after = irAfter(fusion, "generateLoopNests");
-  EXPECT_IR(before, R"(
-%kernel {
-} // %kernel
-)");
-  EXPECT_IR(after, R"(
+  EXPECT_TRUE(checkPass(fusion, "generateLoopNests", R"(
 %kernel {
   FOR i12 in iS2{i0}:
     FOR i13 in iS8{ceilDiv(i1, 4)}:
@@ -136,7 +113,7 @@ TEST(GenerateLoopNests, TwoProducersShareConsumerLoops) {
       FOR i16 in iS13{4}:
         T3_g_float[iS6{i0}, iS12{ceilDiv(i1, 4)}, iS13{4}] = T1 + T2
 } // %kernel
-)");
+)"));
 }
 
 // Regression: T1 (inlined at 2) is emitted before its sibling T2 (inlined at 1), but T2's
@@ -155,13 +132,7 @@ TEST(GenerateLoopNests, ProducerOutsideSharedLoopIsOrderedFirst) {
   t1->inlineAt(2);
   t2->inlineAt(1);
 
-  std::string before = irAfter(fusion, "validateSchedule");
-  std::string after = irAfter(fusion, "generateLoopNests");
-  EXPECT_IR(before, R"(
-%kernel {
-} // %kernel
-)");
-  EXPECT_IR(after, R"(
+  EXPECT_TRUE(checkPass(fusion, "generateLoopNests", R"(
 %kernel {
   FOR ((mf_index_t)blockIdx.x) in iblockIdx.x4{i0}:
     FOR i6 in iS5{4}:
@@ -170,7 +141,7 @@ TEST(GenerateLoopNests, ProducerOutsideSharedLoopIsOrderedFirst) {
       T1_l_float[iblockIdx.x2{i0}, iS3{4}] ca_pos( 2 ) = -T0
       T3_g_float[iblockIdx.x6{i0}, iS7{4}] = T1 + T2
 } // %kernel
-)");
+)"));
 }
 
 // T1 is inlined into both its consumers, so T2 and T4 share its loop; T3, computed outside
@@ -191,7 +162,7 @@ TEST(GenerateLoopNests, NoValidLoopOrderIsAUserError) {
     tv->axis(1)->parallelize(ParallelType::TIDx);
   }
   t1->inlineAt(2);
-  EXPECT_THAT([&] { irAfter(fusion, "generateLoopNests"); },
+  EXPECT_THAT([&] { testing::irAfter(fusion, "generateLoopNests"); },
               ThrowsMessage<UserError>(HasSubstr(
                   "generateLoopNests: T4_g_float[iblockIdx.x8{i0}, ithreadIdx.x9{i1}] shares "
                   "loop 0 with T1_l_float[iblockIdx.x2{i0}, ithreadIdx.x3{i1}] ca_pos( 2 ) but "

@@ -10,7 +10,8 @@
 namespace mf {
 namespace {
 
-using testing::irAfter;
+using testing::checkPass;
+using testing::checkPassUnchanged;
 
 // split(0, 96) of a symbolic extent: the last block overruns, so b * 96 + t < i0 guards it.
 TEST(InsertPredicates, NonDivisibleSplitIsGuarded) {
@@ -24,23 +25,14 @@ TEST(InsertPredicates, NonDivisibleSplitIsGuarded) {
   t1->axis(0)->parallelize(ParallelType::BIDx);
   t1->axis(1)->parallelize(ParallelType::TIDx);
 
-  std::string before = irAfter(fusion, "indexTensors");
-  std::string after = irAfter(fusion, "insertPredicates");
-  EXPECT_IR(before, R"(
-%kernel {
-  FOR ((mf_index_t)blockIdx.x) in iblockIdx.x2{ceilDiv(i0, 96)}:
-    FOR ((mf_index_t)threadIdx.x) in ithreadIdx.x3{96}:
-      T1[( ( ((mf_index_t)blockIdx.x) * 96 ) + ((mf_index_t)threadIdx.x) )] = sin(T0[( ( ((mf_index_t)blockIdx.x) * 96 ) + ((mf_index_t)threadIdx.x) )])
-} // %kernel
-)");
-  EXPECT_IR(after, R"(
+  EXPECT_TRUE(checkPass(fusion, "insertPredicates", R"(
 %kernel {
   FOR ((mf_index_t)blockIdx.x) in iblockIdx.x2{ceilDiv(i0, 96)}:
     FOR ((mf_index_t)threadIdx.x) in ithreadIdx.x3{96}:
       IF ( ( ( ((mf_index_t)blockIdx.x) * 96 ) + ((mf_index_t)threadIdx.x) ) < i0 ):
         T1[( ( ((mf_index_t)blockIdx.x) * 96 ) + ((mf_index_t)threadIdx.x) )] = sin(T0[( ( ((mf_index_t)blockIdx.x) * 96 ) + ((mf_index_t)threadIdx.x) )])
 } // %kernel
-)");
+)"));
 }
 
 // Regression: split(1, 4) of the constant extent 16 is divisible, the loops cannot overrun
@@ -54,24 +46,7 @@ TEST(InsertPredicates, DivisibleConstantSplitIsNotGuarded) {
   fusion.addOutput(t1);
   t1->split(1, 4);
 
-  std::string before = irAfter(fusion, "indexTensors");
-  std::string after = irAfter(fusion, "insertPredicates");
-  EXPECT_IR(before, R"(
-%kernel {
-  FOR i4 in iS2{8}:
-    FOR i5 in iS4{4}:
-      FOR i6 in iS5{4}:
-        T1[( ( i4 * T1.stride[0] ) + ( ( i5 * 4 ) + i6 ) )] = -T0[( ( i4 * T0.stride[0] ) + ( ( i5 * 4 ) + i6 ) )]
-} // %kernel
-)");
-  EXPECT_IR(after, R"(
-%kernel {
-  FOR i4 in iS2{8}:
-    FOR i5 in iS4{4}:
-      FOR i6 in iS5{4}:
-        T1[( ( i4 * T1.stride[0] ) + ( ( i5 * 4 ) + i6 ) )] = -T0[( ( i4 * T0.stride[0] ) + ( ( i5 * 4 ) + i6 ) )]
-} // %kernel
-)");
+  EXPECT_TRUE(checkPassUnchanged(fusion, "insertPredicates"));
 }
 
 // split(1, 4) of the constant extent 18 is not divisible: guarded, with the constant.
@@ -84,17 +59,7 @@ TEST(InsertPredicates, NonDivisibleConstantSplitIsGuarded) {
   fusion.addOutput(t1);
   t1->split(1, 4);
 
-  std::string before = irAfter(fusion, "indexTensors");
-  std::string after = irAfter(fusion, "insertPredicates");
-  EXPECT_IR(before, R"(
-%kernel {
-  FOR i4 in iS2{8}:
-    FOR i5 in iS4{5}:
-      FOR i6 in iS5{4}:
-        T1[( ( i4 * T1.stride[0] ) + ( ( i5 * 4 ) + i6 ) )] = -T0[( ( i4 * T0.stride[0] ) + ( ( i5 * 4 ) + i6 ) )]
-} // %kernel
-)");
-  EXPECT_IR(after, R"(
+  EXPECT_TRUE(checkPass(fusion, "insertPredicates", R"(
 %kernel {
   FOR i4 in iS2{8}:
     FOR i5 in iS4{5}:
@@ -102,7 +67,7 @@ TEST(InsertPredicates, NonDivisibleConstantSplitIsGuarded) {
         IF ( ( ( i5 * 4 ) + i6 ) < 18 ):
           T1[( ( i4 * T1.stride[0] ) + ( ( i5 * 4 ) + i6 ) )] = -T0[( ( i4 * T0.stride[0] ) + ( ( i5 * 4 ) + i6 ) )]
 } // %kernel
-)");
+)"));
 }
 
 // merge then split: only the merged axis's outer logical index (flat / i1) can overrun; the
@@ -118,23 +83,14 @@ TEST(InsertPredicates, MergedAxesGuardOnlyTheOuter) {
   t1->axis(0)->parallelize(ParallelType::BIDx);
   t1->axis(1)->parallelize(ParallelType::TIDx);
 
-  std::string before = irAfter(fusion, "indexTensors");
-  std::string after = irAfter(fusion, "insertPredicates");
-  EXPECT_IR(before, R"(
-%kernel {
-  FOR ((mf_index_t)blockIdx.x) in iblockIdx.x5{ceilDiv(( i0 * i1 ), 128)}:
-    FOR ((mf_index_t)threadIdx.x) in ithreadIdx.x6{128}:
-      T1[( ( ( ( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) ) / i1 ) * T1.stride[0] ) + ( ( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) ) % i1 ) )] = -T0[( ( ( ( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) ) / i1 ) * T0.stride[0] ) + ( ( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) ) % i1 ) )]
-} // %kernel
-)");
-  EXPECT_IR(after, R"(
+  EXPECT_TRUE(checkPass(fusion, "insertPredicates", R"(
 %kernel {
   FOR ((mf_index_t)blockIdx.x) in iblockIdx.x5{ceilDiv(( i0 * i1 ), 128)}:
     FOR ((mf_index_t)threadIdx.x) in ithreadIdx.x6{128}:
       IF ( ( ( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) ) / i1 ) < i0 ):
         T1[( ( ( ( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) ) / i1 ) * T1.stride[0] ) + ( ( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) ) % i1 ) )] = -T0[( ( ( ( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) ) / i1 ) * T0.stride[0] ) + ( ( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) ) % i1 ) )]
 } // %kernel
-)");
+)"));
 }
 
 // Loops over the logical axes themselves, each hardware dimension bound to one extent:
@@ -149,22 +105,7 @@ TEST(InsertPredicates, LoopsOverLogicalAxesAreNotGuarded) {
   t1->axis(0)->parallelize(ParallelType::BIDx);
   t1->axis(1)->parallelize(ParallelType::TIDx);
 
-  std::string before = irAfter(fusion, "indexTensors");
-  std::string after = irAfter(fusion, "insertPredicates");
-  EXPECT_IR(before, R"(
-%kernel {
-  FOR ((mf_index_t)blockIdx.x) in iblockIdx.x2{i0}:
-    FOR ((mf_index_t)threadIdx.x) in ithreadIdx.x3{i1}:
-      T1[( ( ((mf_index_t)blockIdx.x) * T1.stride[0] ) + ((mf_index_t)threadIdx.x) )] = abs(T0[( ( ((mf_index_t)blockIdx.x) * T0.stride[0] ) + ( ((mf_index_t)threadIdx.x) * T0.stride[1] ) )])
-} // %kernel
-)");
-  EXPECT_IR(after, R"(
-%kernel {
-  FOR ((mf_index_t)blockIdx.x) in iblockIdx.x2{i0}:
-    FOR ((mf_index_t)threadIdx.x) in ithreadIdx.x3{i1}:
-      T1[( ( ((mf_index_t)blockIdx.x) * T1.stride[0] ) + ((mf_index_t)threadIdx.x) )] = abs(T0[( ( ((mf_index_t)blockIdx.x) * T0.stride[0] ) + ( ((mf_index_t)threadIdx.x) * T0.stride[1] ) )])
-} // %kernel
-)");
+  EXPECT_TRUE(checkPassUnchanged(fusion, "insertPredicates"));
 }
 
 // Two tensors bind TIDx to extents i0 and i1: the block is as wide as the larger, so each
@@ -184,17 +125,7 @@ TEST(InsertPredicates, ParallelDimBoundToTwoExtents) {
   t2->axis(0)->parallelize(ParallelType::TIDx);
   t3->axis(0)->parallelize(ParallelType::TIDx);
 
-  std::string before = irAfter(fusion, "indexTensors");
-  std::string after = irAfter(fusion, "insertPredicates");
-  EXPECT_IR(before, R"(
-%kernel {
-  FOR ((mf_index_t)threadIdx.x) in ithreadIdx.x2{i0}:
-    T2[((mf_index_t)threadIdx.x)] = -T0[((mf_index_t)threadIdx.x)]
-  FOR ((mf_index_t)threadIdx.x) in ithreadIdx.x3{i1}:
-    T3[((mf_index_t)threadIdx.x)] = exp(T1[((mf_index_t)threadIdx.x)])
-} // %kernel
-)");
-  EXPECT_IR(after, R"(
+  EXPECT_TRUE(checkPass(fusion, "insertPredicates", R"(
 %kernel {
   FOR ((mf_index_t)threadIdx.x) in ithreadIdx.x2{i0}:
     IF ( ((mf_index_t)threadIdx.x) < i0 ):
@@ -203,7 +134,7 @@ TEST(InsertPredicates, ParallelDimBoundToTwoExtents) {
     IF ( ((mf_index_t)threadIdx.x) < i1 ):
       T3[((mf_index_t)threadIdx.x)] = exp(T1[((mf_index_t)threadIdx.x)])
 } // %kernel
-)");
+)"));
 }
 
 // TIDx bound to 128 (a split) and to 64: the threads past 64 would compute elements of other
@@ -227,8 +158,7 @@ TEST(InsertPredicates, SplitParallelDimBoundToTwoExtents) {
     tv->axis(1)->parallelize(ParallelType::TIDx);
   }
 
-  std::string after = irAfter(fusion, "insertPredicates");
-  EXPECT_IR(after, R"(
+  EXPECT_TRUE(checkPass(fusion, "insertPredicates", R"(
 %kernel {
   FOR ((mf_index_t)blockIdx.x) in iblockIdx.x4{ceilDiv(i0, 128)}:
     FOR ((mf_index_t)threadIdx.x) in ithreadIdx.x5{128}:
@@ -239,7 +169,33 @@ TEST(InsertPredicates, SplitParallelDimBoundToTwoExtents) {
       IF ( ( ( ( ( ((mf_index_t)blockIdx.x) * 64 ) + ((mf_index_t)threadIdx.x) ) < i1 ) && ( ((mf_index_t)blockIdx.x) < ceilDiv(i1, 64) ) ) && ( ((mf_index_t)threadIdx.x) < 64 ) ):
         T3[( ( ((mf_index_t)blockIdx.x) * 64 ) + ((mf_index_t)threadIdx.x) )] = exp(T1[( ( ((mf_index_t)blockIdx.x) * 64 ) + ((mf_index_t)threadIdx.x) )])
 } // %kernel
+)"));
+}
+
+// The helper itself: a mismatch reports the pass's input, its output and the expected text;
+// checkPassUnchanged fails when the pass changes the IR.
+TEST(CheckPass, FailureShowsInputOutputAndExpected) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  fusion.addInput(t0);
+  fusion.addOutput(neg(t0));
+  ::testing::AssertionResult r = checkPass(fusion, "generateLoopNests", "%kernel {\n}\n");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(std::string(r.message()), R"(generateLoopNests on
+%kernel {
+} // %kernel
+gave
+%kernel {
+  FOR i1 in iS1{i0}:
+    T1_g_float[iS1{i0}] = -T0
+} // %kernel
+but expected
+%kernel {
+}
 )");
+  EXPECT_FALSE(checkPassUnchanged(fusion, "generateLoopNests"));
+  EXPECT_TRUE(checkPassUnchanged(fusion, "analyzeKernel"));
 }
 
 }  // namespace
