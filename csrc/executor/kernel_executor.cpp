@@ -156,6 +156,10 @@ cuda::LaunchDims launchDims(const KernelSummary& summary, ExpressionEvaluator& e
       if (order[d] == summary.parallel_dims[i].type)
         *slot[d] = static_cast<uint32_t>(std::max<int64_t>(sizes[i], 1));
   }
+  // The launch passes dynamic shared memory only; static is part of the compiled kernel.
+  if (summary.dynamic_smem_bytes != nullptr)
+    dims.smem = static_cast<uint32_t>(
+        ee.evaluateInt(summary.dynamic_smem_bytes, "dynamic shared memory bytes"));
   return dims;
 }
 

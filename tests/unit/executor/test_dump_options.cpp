@@ -1,0 +1,109 @@
+// Every MINIFUSER_DUMP option prints what `MINIFUSER_DUMP=help` says it does: one case per
+// option in support/options.h (a new option without a case here fails AllOptionsHaveACase).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "cuda/driver.h"
+#include "minifuser/minifuser.h"
+
+namespace mf {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+std::vector<DumpOption> allDumpOptions() {
+#define MF_DUMP_ALL(e, name, desc) DumpOption::e,
+  return {MF_DUMP_OPTIONS(MF_DUMP_ALL)};
+#undef MF_DUMP_ALL
+}
+
+// What each option prints for the fusion below, compiled (and run where the option is about
+// the launch). {} marks the kernel's name, known only after compiling.
+const std::map<DumpOption, std::string>& expectedText() {
+  static const std::map<DumpOption, std::string> text = {
+      {DumpOption::FusionIr,
+       "T1_g_float[iblockIdx.x2{ceilDiv(i0, 128)}, ithreadIdx.x3{128}] = exp(T0)\n"},
+      {DumpOption::FusionTransforms, "Split: iS1{i0} by factor 128 -> iblockIdx.x2"},
+      {DumpOption::KernelIr, "%kernel {\n  FOR ((mf_index_t)blockIdx.x) in iblockIdx.x2"},
+      {DumpOption::KernelSummary,
+       "launch:\n    threadIdx.x = 128\n    blockIdx.x = ceilDiv(i0, 128)\n"},
+      {DumpOption::PassIr, "=== after insertPredicates ===\n%kernel {"},
+      {DumpOption::PassTiming, "pass insertPredicates "},
+      {DumpOption::CudaKernel, "extern \"C\" __global__ void {}(Tensor<float, 1, 1> T0"},
+      {DumpOption::CudaFull, "typedef long long mf_index_t;"},
+      {DumpOption::CudaToFile, "{}.cu\n"},
+      {DumpOption::Ptx, ".entry {}("},
+      {DumpOption::CompileTiming, "compile {}: lower "},
+      {DumpOption::LaunchParams, "launch {}: grid (8, 1, 1) block (128, 1, 1)"},
+  };
+  return text;
+}
+
+class DumpOptionPrints : public ::testing::TestWithParam<DumpOption> {};
+
+TEST_P(DumpOptionPrints, Something) {
+  DumpOption opt = GetParam();
+  OptionsGuard guard;
+  guard.enableDump(opt);
+  std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / fmt::format("mf_dump_{}", dumpName(opt));
+  std::filesystem::create_directories(dir);
+  guard.get().dump_dir = dir.string();
+
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  fusion.addInput(t0);
+  TensorView* t1 = exp(t0);
+  fusion.addOutput(t1);
+  t1->split(0, 128);
+  t1->axis(0)->parallelize(ParallelType::BIDx);
+  t1->axis(1)->parallelize(ParallelType::TIDx);
+
+  KernelExecutor ke;
+  ::testing::internal::CaptureStdout();
+  ke.compile(&fusion, {}, {.index_type = DataType::Int64});
+  std::string out = ::testing::internal::GetCapturedStdout();
+  std::string expected = expectedText().at(opt);
+  if (size_t p = expected.find("{}"); p != std::string::npos)
+    expected.replace(p, 2, ke.kernelName());
+
+  if (opt == DumpOption::LaunchParams) {
+    EXPECT_EQ(out, "") << "launch_params prints at the launch, not at compile";
+    std::vector<Tensor> inputs = {Tensor::random({1000}, DataType::Float, 5)};
+    ::testing::internal::CaptureStdout();
+    if (!cuda::cudaAvailable()) {
+      // Documented: without a device run() says so and nothing is launched or printed.
+      EXPECT_THAT([&] { ke.run(inputs); },
+                  ThrowsMessage<UserError>(HasSubstr("no CUDA device available")));
+      EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+      return;
+    }
+    ke.run(inputs);
+    out = ::testing::internal::GetCapturedStdout();
+  }
+  EXPECT_THAT(out, HasSubstr(expected)) << dumpName(opt);
+  if (opt == DumpOption::CudaToFile) {
+    std::filesystem::path file = dir / (ke.kernelName() + ".cu");
+    EXPECT_TRUE(std::filesystem::exists(file)) << file;
+    EXPECT_GT(std::filesystem::file_size(file), ke.kernelCode().size());
+  }
+  std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dump, DumpOptionPrints, ::testing::ValuesIn(allDumpOptions()),
+                         [](const auto& info) { return std::string(dumpName(info.param)); });
+
+// A new option in support/options.h needs its expected text above.
+TEST(DumpOptions, AllOptionsHaveACase) {
+  for (DumpOption opt : allDumpOptions())
+    EXPECT_TRUE(expectedText().count(opt)) << dumpName(opt) << " has no test case";
+}
+
+}  // namespace
+}  // namespace mf
