@@ -2,6 +2,7 @@
 // names the tensor and the axis.
 #include <algorithm>
 #include <set>
+#include <unordered_set>
 
 #include "ir/exprs.h"
 #include "ir/inlining.h"
@@ -89,9 +90,67 @@ void checkLayoutOp(PreprocessGroupedMatmulInputSf* op) {
            op->out()->toString(), uses.front()->output(0)->toString());
 }
 
+// Inputs and outputs are global buffers the executor binds; shared memory needs allocation
+// and synchronization the kernel does not emit yet (it used to compile as registers).
+void checkMemoryType(TensorView* tv) {
+  MF_CHECK(tv->getMemoryType() != MemoryType::Shared,
+           "{}: shared memory is not supported yet; use MemoryType::Local (registers) or "
+           "MemoryType::Global",
+           tv->toString());
+  bool io = tv->isFusionInput() || tv->isFusionOutput();
+  MF_CHECK(!io || tv->getMemoryType() == MemoryType::Global,
+           "{}: a fusion {} must be in global memory, got MemoryType::Local; leave the memory "
+           "type {} set",
+           tv->toString(), tv->isFusionInput() ? "input" : "output",
+           tv->isFusionInput() ? "addInput" : "addOutput");
+}
+
+// A scalar the kernel reads must have a value at launch: a constant, a fusion input, an
+// extent of an input tensor (bound from its sizes), or computed from those.
+class ScalarBindingCheck {
+ public:
+  explicit ScalarBindingCheck(const Fusion& ir) {
+    for (Val* v : ir.inputs()) {
+      bound_.insert(v);
+      if (auto* tv = dynamic_cast<TensorView*>(v))
+        for (IterDomain* id : tv->domain()->allIds()) bound_.insert(id->extent());
+    }
+  }
+
+  void check(Val* v, const std::string& where) {
+    if (v->isConst() || bound_.count(v)) return;
+    if (Expr* def = v->definition()) {
+      for (Val* in : def->inputs()) check(in, where);
+      return;
+    }
+    MF_CHECK(false,
+             "{} uses the scalar {}, which is neither a fusion input nor computed from fusion "
+             "inputs and constants; add it with addInput",
+             where, v->toString());
+  }
+
+ private:
+  std::unordered_set<Val*> bound_;
+};
+
+void checkScalarsBound(const Fusion& ir) {
+  ScalarBindingCheck scalars(ir);
+  for (Expr* e : ir.exprs())
+    for (Val* v : e->inputs())
+      if (v->kind() != ValKind::TensorView) scalars.check(v, e->toString());
+  for (TensorView* tv : ir.allTvs()) {
+    if (tv->isFusionInput()) continue;
+    for (IterDomain* id : tv->domain()->allIds()) scalars.check(id->extent(), tv->toString());
+    for (Expr* t : tv->domain()->allTransforms())
+      if (auto* split = dynamic_cast<Split*>(t)) scalars.check(split->factor(), tv->toString());
+  }
+}
+
 }  // namespace
 
 void validateSchedule(Kernel& kernel) {
+  for (TensorView* tv : kernel.ir().allTvs()) checkMemoryType(tv);
+  checkScalarsBound(kernel.ir());
   for (Expr* e : kernel.ir().exprs())
     if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) checkLayoutOp(op);
   for (TensorView* tv : kernel.ir().allTvs()) {

@@ -301,5 +301,67 @@ TEST(ValidateSchedule, LayoutOpOutputRead) {
                   "can read the padded, swizzled layout; do not use it in the fusion")));
 }
 
+// Regression: an output set to Local memory reached NVRTC as an InternalError.
+TEST(ValidateSchedule, OutputInRegisters) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  fusion.addInput(t0);
+  TensorView* t1 = neg(t0);
+  fusion.addOutput(t1);
+  t1->setMemoryType(MemoryType::Local);
+  EXPECT_THAT(validate(fusion),
+              ThrowsMessage<UserError>(
+                  HasSubstr("T1_l_float[iS1{i0}]: a fusion output must be in global memory, got "
+                            "MemoryType::Local; leave the memory type addOutput set")));
+}
+
+// Regression: setMemoryType(Shared) was silently compiled as registers.
+TEST(ValidateSchedule, SharedMemoryIsNotSupportedYet) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  fusion.addInput(t0);
+  TensorView* t1 = neg(t0);
+  TensorView* t2 = exp(t1);
+  fusion.addOutput(t2);
+  t1->setMemoryType(MemoryType::Shared);
+  EXPECT_THAT(validate(fusion), ThrowsMessage<UserError>(HasSubstr(
+                                    "T1_s_float[iS1{i0}]: shared memory is not supported yet; use "
+                                    "MemoryType::Local (registers) or MemoryType::Global")));
+}
+
+// Regression: a symbolic scalar that is not a fusion input reached NVRTC as an undeclared
+// identifier (an InternalError); the reference evaluator already rejected it.
+TEST(ValidateSchedule, ScalarThatIsNotAnInput) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  fusion.addInput(t0);
+  Val* s = newScalar(DataType::Float);
+  TensorView* t1 = mul(t0, s);
+  fusion.addOutput(t1);
+  EXPECT_THAT(validate(fusion),
+              ThrowsMessage<UserError>(HasSubstr(
+                  "T1_g_float[iS1{i0}] = T0 * f1 uses the scalar f1, which is neither a fusion "
+                  "input nor computed from fusion inputs and constants; add it with addInput")));
+}
+
+// A split by a symbolic factor that is not an input cannot be evaluated at launch either.
+TEST(ValidateSchedule, SplitFactorThatIsNotAnInput) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  fusion.addInput(t0);
+  TensorView* t1 = neg(t0);
+  fusion.addOutput(t1);
+  Val* factor = newScalar(DataType::Index);
+  t1->split(0, factor);
+  EXPECT_THAT(validate(fusion),
+              ThrowsMessage<UserError>(HasSubstr(
+                  "T1_g_float[iS2{ceilDiv(i0, i1)}, iS3{i1}] uses the scalar i1, which is "
+                  "neither a fusion input")));
+}
+
 }  // namespace
 }  // namespace mf
