@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/dispatch.h"
 #include "ir/exprs.h"
@@ -82,7 +83,7 @@ class CudaPrinter final : public IrVisitor {
     }
     out_ += fmt::format("extern \"C\" __global__ void {}({}) {{\n", name, fmt::join(params, ", "));
     indent_ = 1;
-    for (Expr* e : kernel_.body().exprs()) dispatch(e);
+    emitScope(kernel_.body().exprs());
     out_ += "}\n";
     return out_;
   }
@@ -90,8 +91,110 @@ class CudaPrinter final : public IrVisitor {
  private:
   void line(const std::string& s) { out_ += std::string(2 * indent_, ' ') + s + "\n"; }
 
-  // A scalar as a C++ expression.
+  // Loops printed as a `for`; the others index by thread/block or are one vector copy.
+  static bool isSerialLoop(const ForLoop* loop) {
+    ParallelType p = loop->parallelType();
+    return !isThreadDim(p) && !isBlockDim(p) && p != ParallelType::Vectorize;
+  }
+
+  // One C++ block: its common scalars, then its statements. Names hoisted inside it go out of
+  // scope with it.
+  void emitScope(const std::vector<Expr*>& exprs) {
+    std::unordered_map<std::string, std::string> outer = hoisted_;
+    hoistCommonScalars(exprs);
+    for (Expr* e : exprs) dispatch(e);
+    hoisted_ = std::move(outer);
+  }
+
+  // A computed scalar (index or predicate math) seen in a block, by its printed form: equal
+  // text is an equal value, since every name in it is one variable of the kernel.
+  struct Candidate {
+    std::string key;
+    Val* val;
+    int uses;
+    bool available;  // reads no index of a loop opened inside the block
+  };
+
+  // Declares, before a block's first statement, each computed scalar used more than once in
+  // it (nested blocks included) whose loop indices are all open there: `const mf_index_t
+  // i12 = ...;` (nvFuser's allocateCommonScalars), so index and predicate math is computed
+  // once and generated kernels read like hand-written ones. Subexpressions come first.
+  void hoistCommonScalars(const std::vector<Expr*>& exprs) {
+    std::vector<Candidate> found;  // post-order: subexpressions before their users
+    std::unordered_map<std::string, size_t> position;
+    std::unordered_set<const Val*> closed;  // indices of loops opened inside the block
+    for (Expr* e : exprs) collectExpr(e, closed, found, position);
+    for (const Candidate& c : found) {
+      if (c.uses < 2 || !c.available) continue;
+      line(fmt::format("const {} {} = {};", cudaTypeName(c.val->dtype()), c.val->toString(),
+                       scalar(c.val)));
+      hoisted_[c.key] = c.val->toString();
+    }
+  }
+
+  void collectExpr(Expr* e, std::unordered_set<const Val*>& closed, std::vector<Candidate>& found,
+                   std::unordered_map<std::string, size_t>& position) {
+    auto visit = [&](Val* v) { collectVal(v, closed, found, position); };
+    if (auto* loop = dynamic_cast<ForLoop*>(e)) {
+      visit(loop->stop());
+      if (isSerialLoop(loop)) closed.insert(loop->index());
+      for (Expr* b : loop->body().exprs()) collectExpr(b, closed, found, position);
+      if (isSerialLoop(loop)) closed.erase(loop->index());
+    } else if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
+      visit(ite->cond());
+      for (Expr* b : ite->thenBody().exprs()) collectExpr(b, closed, found, position);
+    } else if (auto* a = dynamic_cast<Allocate*>(e)) {
+      visit(a->size());
+    } else {
+      for (Val* v : e->inputs()) visit(v);
+      for (Val* v : e->outputs()) visit(v);
+    }
+  }
+
+  // Returns whether `v` can be computed at the block's start.
+  bool collectVal(Val* v, const std::unordered_set<const Val*>& closed,
+                  std::vector<Candidate>& found,
+                  std::unordered_map<std::string, size_t>& position) {
+    if (auto* ti = dynamic_cast<TensorIndex*>(v))
+      return collectVal(ti->index(), closed, found, position);
+    if (v->kind() == ValKind::TensorView) return true;
+    if (!isCompound(v)) return !closed.count(v);
+    std::string key = rawScalar(v);
+    if (hoisted_.count(key)) return true;
+    if (auto it = position.find(key); it != position.end()) {
+      // Its subexpressions were counted with its first use: they are not used again here.
+      ++found[it->second].uses;
+      return found[it->second].available;
+    }
+    bool available = true;
+    for (Val* in : v->definition()->inputs())
+      available = collectVal(in, closed, found, position) && available;
+    position.emplace(key, found.size());
+    found.push_back({std::move(key), v, 1, available});
+    return available;
+  }
+
+  // A scalar as a C++ expression, naming the hoisted subexpressions it contains.
   std::string scalar(Val* v) {
+    if (!hoisted_.empty() && isCompound(v))
+      if (auto it = hoisted_.find(rawScalar(v)); it != hoisted_.end()) return it->second;
+    return printScalar(v, /*use_hoisted=*/true);
+  }
+
+  // The expression without hoisted names: the key that identifies equal subexpressions.
+  std::string rawScalar(Val* v) { return printScalar(v, /*use_hoisted=*/false); }
+
+  // Computed in the kernel (not a constant, a parameter, a loop or thread index).
+  bool isCompound(Val* v) const {
+    if (v->isConst() || v->definition() == nullptr || v->isFusionInput()) return false;
+    if (extent_names_.count(v)) return false;
+    auto* s = dynamic_cast<Scalar*>(v);
+    return s == nullptr || s->codeName().empty();
+  }
+
+  std::string printScalar(Val* v, bool use_hoisted) {
+    auto scalar = [&](Val* x) { return use_hoisted ? this->scalar(x) : rawScalar(x); };
+    auto operand = [&](Val* x, DataType to) { return this->operand(x, to, use_hoisted); };
     if (auto c = v->constValue()) {
       if (std::holds_alternative<double>(*c)) return floatLiteral(std::get<double>(*c), v->dtype());
       if (std::holds_alternative<bool>(*c)) return std::get<bool>(*c) ? "true" : "false";
@@ -134,7 +237,7 @@ class CudaPrinter final : public IrVisitor {
   }
 
   // An operand (TensorIndex or scalar) converted to `to`.
-  std::string operand(Val* v, DataType to) {
+  std::string operand(Val* v, DataType to, bool use_hoisted = true) {
     std::string s;
     if (auto* ti = dynamic_cast<TensorIndex*>(v)) {
       s = fmt::format("T{}[{}]", ti->view()->name(), scalar(ti->index()));
@@ -145,7 +248,7 @@ class CudaPrinter final : public IrVisitor {
       if (!isNarrowFloat(to)) return literal;
       return fmt::format("mf_cast<{}>({})", cudaTypeName(to), literal);
     } else {
-      s = scalar(v);
+      s = use_hoisted ? scalar(v) : rawScalar(v);
     }
     if (v->dtype() == to) return s;
     return fmt::format("mf_cast<{}>({})", cudaTypeName(to), s);
@@ -164,17 +267,16 @@ class CudaPrinter final : public IrVisitor {
   }
 
   void handle(ForLoop* loop) override {
-    ParallelType p = loop->parallelType();
-    if (isThreadDim(p) || isBlockDim(p) || p == ParallelType::Vectorize) {
+    if (!isSerialLoop(loop)) {
       // Hardware dims index by thread/block; a vectorized axis is one whole-vector copy.
       for (Expr* e : loop->body().exprs()) dispatch(e);
       return;
     }
-    if (p == ParallelType::Unroll) line("#pragma unroll");
+    if (loop->parallelType() == ParallelType::Unroll) line("#pragma unroll");
     std::string i = scalar(loop->index());
     line(fmt::format("for (mf_index_t {0} = 0; {0} < {1}; ++{0}) {{", i, scalar(loop->stop())));
     ++indent_;
-    for (Expr* e : loop->body().exprs()) dispatch(e);
+    emitScope(loop->body().exprs());
     --indent_;
     line("}");
   }
@@ -182,7 +284,7 @@ class CudaPrinter final : public IrVisitor {
   void handle(IfThenElse* ite) override {
     line(fmt::format("if ({}) {{", scalar(ite->cond())));
     ++indent_;
-    for (Expr* e : ite->thenBody().exprs()) dispatch(e);
+    emitScope(ite->thenBody().exprs());
     --indent_;
     line("}");
   }
@@ -318,6 +420,8 @@ class CudaPrinter final : public IrVisitor {
 
   const Kernel& kernel_;
   std::unordered_map<const Val*, std::string> extent_names_;
+  //! Printed form of each hoisted scalar in scope -> its name.
+  std::unordered_map<std::string, std::string> hoisted_;
   std::string out_;
   int indent_ = 0;
 };

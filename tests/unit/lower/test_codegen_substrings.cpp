@@ -55,11 +55,11 @@ TEST(CodegenSubstrings, VectorizedCopy) {
   std::string code = generate(fusion).kernel_code;
   EXPECT_THAT(code, HasSubstr("alignas(16) float T2[4];"));
   EXPECT_THAT(code, HasSubstr("alignas(16) float T1[4];"));
-  EXPECT_THAT(code,
-              HasSubstr("mf_vectorCopy<float, 4>(&T1[0], &T0[(((mf_index_t)threadIdx.x) * 4)]);"));
+  // The first element's index, t * 4, is used by all three copies: computed once.
+  EXPECT_THAT(code, HasSubstr("const mf_index_t i20 = (((mf_index_t)threadIdx.x) * 4);"));
+  EXPECT_THAT(code, HasSubstr("mf_vectorCopy<float, 4>(&T1[0], &T0[i20]);"));
   // The register source is addressed by its first element's logical index: (t * 4) % 4 == 0.
-  EXPECT_THAT(code, HasSubstr("mf_vectorCopy<float, 4>(&T2[0], &T1[((((mf_index_t)threadIdx.x) * "
-                              "4) % 4)]);"));
+  EXPECT_THAT(code, HasSubstr("mf_vectorCopy<float, 4>(&T2[0], &T1[(i20 % 4)]);"));
 }
 
 // The index type is a typedef in front of the runtime: int for Int32, long long for Int64.
@@ -137,15 +137,56 @@ TEST(CodegenSubstrings, InlinedProducerInConsumerLoopCompiles) {
   t2->inlineAt(1);
   GeneratedKernel code =
       generateCuda(*lowerFusion(fusion, {.verify = true}), cuda::runtimePrelude());
+  // T0's row offset is read by both loops: hoisted above them.
   EXPECT_THAT(code.kernel_code, HasSubstr(R"(
+  const mf_index_t i13 = (((mf_index_t)blockIdx.x) * T0.stride[0]);
+  alignas(16) float T2[4];
+  for (mf_index_t i6 = 0; i6 < 4; ++i6) {
+    T2[i6] = mf_exp(T0[(i13 + (i6 * T0.stride[1]))]);
+  }
   for (mf_index_t i7 = 0; i7 < 4; ++i7) {
     alignas(16) float T1[1];
-    T1[0] = mf_neg(T0[((((mf_index_t)blockIdx.x) * T0.stride[0]) + (i7 * T0.stride[1]))]);
+    T1[0] = mf_neg(T0[(i13 + (i7 * T0.stride[1]))]);
     T3[((((mf_index_t)blockIdx.x) * T3.stride[0]) + i7)] = (T1[0] + T2[i7]);
   }
 )"));
   cuda::CompiledKernel compiled = cuda::compileWithNvrtc(code.full_source, code.name, {});
   EXPECT_FALSE(compiled.cubin.empty()) << compiled.log;
+}
+
+// Common index and predicate math is computed once per block: four exprs guarded by one
+// predicate test one hoisted bool; an index that reads a serial loop's index is declared in
+// that loop's body, where the index exists, and not outside it.
+TEST(CodegenSubstrings, CommonScalarsAreHoisted) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  fusion.addInput(t0);
+  TensorView* t1 = neg(t0);
+  TensorView* t2 = exp(t1);
+  TensorView* t3 = abs(t2);
+  TensorView* t4 = sin(t3);
+  fusion.addOutput(t4);
+  for (TensorView* tv : {t1, t2, t3, t4}) {
+    tv->split(0, 128)->split(1, 32);
+    tv->axis(0)->parallelize(ParallelType::BIDx);
+    tv->axis(2)->parallelize(ParallelType::TIDx);
+  }
+  inlineMost();
+  std::string code = generate(fusion).kernel_code;
+  EXPECT_THAT(code, HasSubstr(R"(
+  for (mf_index_t i21 = 0; i21 < 4; ++i21) {
+    const mf_index_t i29 = ((((mf_index_t)blockIdx.x) * 128) + ((i21 * 32) + ((mf_index_t)threadIdx.x)));
+    const bool b69 = (i29 < T0.size[0]);
+    alignas(16) float T3[1];
+    alignas(16) float T2[1];
+    alignas(16) float T1[1];
+    if (b69) {
+      T1[0] = mf_neg(T0[i29]);
+    }
+    if (b69) {
+)"));
+  EXPECT_EQ(code.find("< T0.size[0])"), code.rfind("< T0.size[0])")) << code;
 }
 
 }  // namespace
