@@ -82,6 +82,12 @@ void KernelExecutor::compile(Fusion* fusion, const std::vector<Tensor>& inputs,
   LowerOptions lower;
   // Only bind the inputs when the index type is not given.
   lower.index_type = options.index_type ? *options.index_type : chooseIndexType(*fusion, inputs);
+  // Said now rather than at the first run: the inputs given cannot use the asked-for kernel.
+  if (options.index_type == DataType::Int32 && !inputs.empty())
+    MF_CHECK(chooseIndexType(*fusion, inputs) == DataType::Int32,
+             "KernelExecutor::compile: CompileOptions::index_type is Int32 but these inputs need "
+             "64-bit indices (an extent, element offset or output past 2^31 - 1); use Int64 or "
+             "leave index_type unset");
   lower.verify = options.verify_lowering;
   kernel_ = lowerFusion(*fusion, lower);
   double lower_ms = msSince(start);

@@ -100,5 +100,22 @@ TEST(KernelExecutorDumps, CudaKernelDumpPrintsKernel) {
   EXPECT_THAT(out, HasSubstr("__global__ void " + ke.kernelName()));
 }
 
+// Int32 forced on a tensor of 2^40 elements (a stride-0 view of one element, so nothing is
+// allocated) is rejected when compiling, naming the option.
+TEST(KernelExecutorInputs, ForcedInt32OnHugeInputIsUserError) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(1);
+  fusion.addInput(t0);
+  fusion.addOutput(neg(t0));
+  std::vector<Tensor> inputs = {Tensor::emptyStrided({int64_t{1} << 40}, {0}, 1, DataType::Float)};
+  KernelExecutor ke;
+  EXPECT_THAT([&] { ke.compile(&fusion, inputs, {.index_type = DataType::Int32}); },
+              ThrowsMessage<UserError>(HasSubstr(
+                  "CompileOptions::index_type is Int32 but these inputs need 64-bit indices")));
+  ke.compile(&fusion, inputs, {.index_type = DataType::Int64});
+  EXPECT_EQ(ke.kernel().indexType(), DataType::Int64);
+}
+
 }  // namespace
 }  // namespace mf
