@@ -37,7 +37,7 @@ int64_t LaunchParams::nThreads() const {
 
 std::string LaunchParams::toString() const {
   auto dim = [&](ParallelType p) {
-    return hasDim(p) ? fmt::format("{}={}", mf::toString(p), getDim(p)) : std::string("-");
+    return hasDim(p) ? fmt::format("{}", getDim(p)) : std::string("-");
   };
   return fmt::format("LaunchParams(grid = [{}, {}, {}], block = [{}, {}, {}])",
                      dim(ParallelType::BIDx), dim(ParallelType::BIDy), dim(ParallelType::BIDz),

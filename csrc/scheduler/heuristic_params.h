@@ -30,7 +30,7 @@ class LaunchParams {
   int64_t nThreads() const;
 
   bool operator==(const LaunchParams& other) const = default;
-  //! `LaunchParams(grid = [BIDx=8, -, -], block = [TIDx=128, -, -])`; `-` is unbound.
+  //! `LaunchParams(grid = [8, -, -], block = [128, -, -])` (x, y, z); `-` is unbound.
   std::string toString() const;
 
  private:

@@ -147,12 +147,8 @@ std::unique_ptr<HeuristicParams> PointwiseParams::clone() const {
 }
 
 bool PointWiseScheduler::canScheduleCompileTime(Fusion* fusion) {
-  for (Val* out : fusion->outputs())
-    if (!out->isA<TensorView>())
-      return reject(
-          fmt::format("output {} is a scalar; the pointwise scheduler computes tensors only",
-                      out->toInlineString()));
-  if (fusion->outputs().empty()) return reject("the fusion has no outputs");
+  if (fusion->outputs().empty())
+    return reject("the fusion has no outputs; the pointwise scheduler computes tensors");
   for (TensorView* tv : fusion->allTvs())
     for (IterDomain* id : tv->getLogicalDomain())
       if (id->isReduction())

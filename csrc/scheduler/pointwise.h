@@ -43,7 +43,7 @@ class PointwiseParams : public HeuristicParams {
 class PointWiseScheduler : public SchedulerEntry {
  public:
   SchedulerType schedulerType() const override { return SchedulerType::PointWise; }
-  //! Refuses a fusion with no tensor output, a scalar output, a reduction axis, a layout op
+  //! Refuses a fusion without outputs (scalar-only work), a reduction axis, a layout op
   //! whose offsets are not fusion inputs or whose output is not a fusion output, and a
   //! fusion without a reference tensor (findReferenceTensor).
   bool canScheduleCompileTime(Fusion* fusion) override;
