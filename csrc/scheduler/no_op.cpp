@@ -21,10 +21,7 @@ bool mayBeEmpty(const TensorView* tv) {
 bool NoOpScheduler::canScheduleCompileTime(Fusion* fusion) {
   for (Val* out : fusion->outputs()) {
     if (out->isFusionInput()) continue;
-    auto* tv = dynamic_cast<TensorView*>(out);
-    if (tv == nullptr)
-      return reject(
-          fmt::format("output {} is a scalar computed by the fusion", out->toInlineString()));
+    auto* tv = out->as<TensorView>();  // outputs are tensors (Fusion::addOutput)
     if (!mayBeEmpty(tv))
       return reject(fmt::format("output {} has constant non-zero extents", tv->toString()));
   }
