@@ -175,7 +175,22 @@ bool PointWiseScheduler::canScheduleCompileTime(Fusion* fusion) {
   return true;
 }
 
-bool PointWiseScheduler::canScheduleRunTime(Fusion*, SchedulerRuntimeInfo&) {
+bool PointWiseScheduler::canScheduleRunTime(Fusion* fusion, SchedulerRuntimeInfo& runtime_info) {
+  // A schedule iterates over the reference: when it is empty, an output that is not (one
+  // broadcast along the empty axis) would never be written.
+  PointwiseDomainMap map(fusion);
+  TensorView* reference = findReferenceTensor(fusion, map);
+  auto numel = [&](const TensorView* tv) {
+    int64_t n = 1;
+    for (IterDomain* id : tv->getLogicalDomain())
+      if (!id->isReduction()) n *= runtime_info.extent(id);
+    return n;
+  };
+  if (numel(reference) != 0) return true;
+  for (Val* out : fusion->outputs())
+    if (!out->isFusionInput() && numel(out->as<TensorView>()) != 0)
+      return reject(fmt::format("the reference {} is empty but output {} is not",
+                                reference->toInlineString(), out->toInlineString()));
   return true;
 }
 

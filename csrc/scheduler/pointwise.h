@@ -47,7 +47,8 @@ class PointWiseScheduler : public SchedulerEntry {
   //! whose offsets are not fusion inputs or whose output is not a fusion output, and a
   //! fusion without a reference tensor (findReferenceTensor).
   bool canScheduleCompileTime(Fusion* fusion) override;
-  //! Always true: every size a compile-time-accepted fusion can have is schedulable.
+  //! Refuses an empty reference tensor when another output has elements (a schedule over
+  //! the reference would never write it).
   bool canScheduleRunTime(Fusion* fusion, SchedulerRuntimeInfo& runtime_info) override;
   //! PointwiseParams from the run-time sizes, strides and alignments (docs/scheduler.md).
   std::unique_ptr<HeuristicParams> computeHeuristics(Fusion* fusion,

@@ -38,6 +38,37 @@ inline TensorMetadata strided(std::vector<int64_t> sizes, std::vector<int64_t> s
   return m;
 }
 
+//! X[M, N] + broadcast(bias[N]): the outer-broadcast fusion, built in `f` (current).
+struct BiasAdd {
+  TensorView* x;
+  TensorView* bias;
+  TensorView* out;
+};
+inline BiasAdd biasAdd(Fusion& f) {
+  TensorView* x = makeContigTensor(2);
+  TensorView* bias = makeContigTensor(1);
+  f.addInput(x);
+  f.addInput(bias);
+  TensorView* out = add(x, broadcast(bias, {true, false}));
+  f.addOutput(out);
+  return {x, bias, out};
+}
+
+//! The layout op's three inputs (data of `dtype`, Int32 offsets), added to `f` (current).
+struct LayoutInputs {
+  TensorView* in;
+  TensorView* in_off;
+  TensorView* out_off;
+};
+inline LayoutInputs layoutInputs(Fusion& f, DataType dtype = DataType::Float) {
+  LayoutInputs l{makeContigTensor(2, dtype), makeContigTensor(1, DataType::Int32),
+                 makeContigTensor(1, DataType::Int32)};
+  f.addInput(l.in);
+  f.addInput(l.in_off);
+  f.addInput(l.out_off);
+  return l;
+}
+
 //! The registry's proposal for `fusion` with these inputs on the default (H200) device.
 inline HeuristicsProposal propose(Fusion& fusion, std::vector<TensorMetadata> inputs) {
   SchedulerRuntimeInfo info(&fusion, std::move(inputs));

@@ -222,12 +222,7 @@ TEST(PointwiseHeuristics, PermutedInputAndOutputVectorizeAlongAllocation) {
 TEST(PointwiseHeuristics, OuterBroadcastBreaksAfterOuterAxis) {
   Fusion f;
   FusionGuard fg(&f);
-  TensorView* x = makeContigTensor(2);
-  TensorView* bias = makeContigTensor(1);
-  f.addInput(x);
-  f.addInput(bias);
-  TensorView* out = add(x, broadcast(bias, {true, false}));
-  f.addOutput(out);
+  auto [x, bias, out] = biasAdd(f);
   PointwiseDomainMap map(&f);
   EXPECT_EQ(vectorizableInputsOutputs(map, out), (std::vector<TensorView*>{x, bias, out}));
 
@@ -291,11 +286,7 @@ TEST(PointwiseHeuristics, InnerBroadcastBreaksAfterOuterAxis) {
 TEST(PointwiseHeuristics, NarrowRightSideSplitsTheBlock) {
   Fusion f;
   FusionGuard fg(&f);
-  TensorView* x = makeContigTensor(2);
-  TensorView* bias = makeContigTensor(1);
-  f.addInput(x);
-  f.addInput(bias);
-  f.addOutput(add(x, broadcast(bias, {true, false})));
+  biasAdd(f);
 
   PointwiseParams p = pointwiseParams(f, {contiguous({65536, 128}), contiguous({128})});
   EXPECT_EQ(p.break_point, 0) << "128 / 4 = 32 vectors: not more than a warp";
@@ -312,11 +303,7 @@ TEST(PointwiseHeuristics, NarrowRightSideSplitsTheBlock) {
 TEST(PointwiseHeuristics, OneDimensionalWithoutBroadcastOrWork) {
   Fusion f;
   FusionGuard fg(&f);
-  TensorView* x = makeContigTensor(2);
-  TensorView* bias = makeContigTensor(1);
-  f.addInput(x);
-  f.addInput(bias);
-  f.addOutput(add(x, broadcast(bias, {true, false})));
+  biasAdd(f);
   PointwiseParams p = pointwiseParams(f, {contiguous({64, 64}), contiguous({64})});
   EXPECT_EQ(p.break_point, 0);
   EXPECT_EQ(p.vectorization_factor, 1);
@@ -327,11 +314,7 @@ TEST(PointwiseHeuristics, OneDimensionalWithoutBroadcastOrWork) {
 TEST(PointwiseHeuristics, SplitGridYBeyond65535Blocks) {
   Fusion f;
   FusionGuard fg(&f);
-  TensorView* x = makeContigTensor(2);
-  TensorView* bias = makeContigTensor(1);
-  f.addInput(x);
-  f.addInput(bias);
-  f.addOutput(add(x, broadcast(bias, {true, false})));
+  biasAdd(f);
   // 131072 rows, unrolled by 2: 65536 row blocks.
   PointwiseParams p = pointwiseParams(f, {contiguous({131072, 1024}), contiguous({1024})});
   EXPECT_EQ(p.break_point, 1);
@@ -394,12 +377,7 @@ TEST(PointwiseHeuristics, IndexTypeFromSizesAndStrides) {
 TEST(PointwiseHeuristics, LayoutOpOutputIsReferenceNotVectorized) {
   Fusion f;
   FusionGuard fg(&f);
-  TensorView* in = makeContigTensor(2, DataType::Float8_e4m3fn);
-  TensorView* in_off = makeContigTensor(1, DataType::Int32);
-  TensorView* out_off = makeContigTensor(1, DataType::Int32);
-  f.addInput(in);
-  f.addInput(in_off);
-  f.addInput(out_off);
+  auto [in, in_off, out_off] = layoutInputs(f, DataType::Float8_e4m3fn);
   TensorView* out = preprocessGroupedMatmulInputSf(in, in_off, out_off);
   f.addOutput(out);
   PointwiseDomainMap map(&f);

@@ -170,12 +170,7 @@ TEST(PointwiseRefusal, LayoutOpOffsetsAndOutput) {
   {
     Fusion f;
     FusionGuard fg(&f);
-    TensorView* in = makeContigTensor(2);
-    TensorView* in_off = makeContigTensor(1, DataType::Int32);
-    TensorView* out_off = makeContigTensor(1, DataType::Int32);
-    f.addInput(in);
-    f.addInput(in_off);
-    f.addInput(out_off);
+    auto [in, in_off, out_off] = layoutInputs(f);
     f.addOutput(preprocessGroupedMatmulInputSf(in, set(in_off), out_off));
     PointWiseScheduler pw;
     EXPECT_FALSE(pw.canScheduleCompileTime(&f));
@@ -186,12 +181,7 @@ TEST(PointwiseRefusal, LayoutOpOffsetsAndOutput) {
   {
     Fusion f;
     FusionGuard fg(&f);
-    TensorView* in = makeContigTensor(2);
-    TensorView* in_off = makeContigTensor(1, DataType::Int32);
-    TensorView* out_off = makeContigTensor(1, DataType::Int32);
-    f.addInput(in);
-    f.addInput(in_off);
-    f.addInput(out_off);
+    auto [in, in_off, out_off] = layoutInputs(f);
     f.addOutput(set(preprocessGroupedMatmulInputSf(in, in_off, out_off)));
     PointWiseScheduler pw;
     EXPECT_FALSE(pw.canScheduleCompileTime(&f));
@@ -199,6 +189,25 @@ TEST(PointwiseRefusal, LayoutOpOffsetsAndOutput) {
               "preprocessGroupedMatmulInputSf: its output T3 must be a fusion output (only a "
               "block-scaled grouped GEMM may read that layout)");
   }
+}
+
+// An empty reference [0, N] next to a non-empty [1, N] output: a schedule over the reference
+// would never write the second output, so the pointwise scheduler refuses at run time.
+TEST(PointwiseRefusal, EmptyReferenceWithNonEmptyOutput) {
+  Fusion f;
+  FusionGuard fg(&f);
+  TensorView* x = makeContigTensor(2);
+  TensorView* row = makeConcreteTensor({1, -1});
+  f.addInput(x);
+  f.addInput(row);
+  f.addOutput(add(x, row));
+  f.addOutput(neg(row));
+  HeuristicsProposal p = propose(f, {contiguous({0, 8}), contiguous({1, 8})});
+  EXPECT_EQ(p.type, SchedulerType::None);
+  EXPECT_EQ(p.rejectionsString(),
+            "no_op: output T3 has 8 elements (sizes [1, 8])\n"
+            "pointwise: the reference T2 is empty but output T3 is not\n");
+  EXPECT_EQ(propose(f, {contiguous({3, 8}), contiguous({1, 8})}).type, SchedulerType::PointWise);
 }
 
 // ---------------------------------------------------------------- reference tensor
