@@ -211,7 +211,7 @@ std::unique_ptr<HeuristicParams> PointWiseScheduler::computeHeuristics(
     elem_counts.push_back(runtime_info.extent(id));
     n_elems *= elem_counts.back();
   }
-  // Nothing to compute: the default 1-D parameters, one (empty) block.
+  // Nothing to compute: the default 1-D parameters, no grid bound.
   if (n_elems == 0) return params;
 
   const DeviceDescription& device = runtime_info.device();

@@ -14,8 +14,9 @@ namespace {
 constexpr int64_t kSizes[] = {1,  2,   3,   5,   7,   13,  16,   31,  32,
                               64, 100, 127, 128, 129, 255, 1000, 1023};
 constexpr int64_t kMaxNumel = int64_t{1} << 16;
-// One fusion in ten is "large": a 1-D prime or a 2-D non-divisible shape past 128Ki.
-constexpr int64_t kLargeShapes[][2] = {{200003, 0}, {1031, 257}, {131071, 0}, {4099, 65}};
+// One fusion in ten is "large": past 128Ki elements, some past 1Mi (enough blocks to unroll),
+// with odd or prime extents.
+constexpr int64_t kLargeShapes[][2] = {{1100009, 0}, {1031, 1067}, {131071, 0}, {4099, 65}};
 
 constexpr DataType kDtypes[] = {
     DataType::Float,  DataType::Float, DataType::Float, DataType::Half, DataType::BFloat16,

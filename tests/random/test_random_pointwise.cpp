@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <iostream>
+#include <map>
 
 #include "random/random_fusion.h"
 
@@ -91,12 +93,15 @@ TEST(RandomPointwiseGenerator, Deterministic) {
   }
 }
 
-// The 200 fusions exercise what the generator promises: every op kind, every layout, every
-// dtype, broadcasts, size-0 and size-1 extents, and some disconnected fusions.
+// The 200 fusions exercise what the generator promises (every op kind, every layout, every
+// dtype, broadcasts, size-0 and size-1 extents, some disconnected fusions) and every outcome
+// of the registry: pointwise (1-D and 2-D, vectorized, unrolled), no_op and refusal.
 TEST(RandomPointwiseGenerator, Coverage) {
   std::set<std::string> ops;
   std::set<InputLayout> layouts;
   std::set<DataType> dtypes;
+  std::map<SchedulerType, int64_t> chosen;
+  int64_t two_d = 0, vectorized = 0, unrolled = 0;
   int64_t casts = 0, zero = 0, one = 0, disconnected = 0, stride0 = 0, large = 0;
   for (uint64_t seed = 0; seed < kFusions; ++seed) {
     RandomFusion rf = makeRandomPointwiseFusion(seed);
@@ -113,7 +118,25 @@ TEST(RandomPointwiseGenerator, Coverage) {
       large += t.numel() > (1 << 17);
     }
     disconnected += !rf.connected;
+    SchedulerRuntimeInfo info(rf.fusion.get(), rf.inputs);
+    HeuristicsProposal p = proposeHeuristics(rf.fusion.get(), info);
+    ++chosen[p.type];
+    if (p.type == SchedulerType::PointWise) {
+      auto* pw = static_cast<const PointwiseParams*>(p.params.get());
+      two_d += pw->break_point > 0;
+      vectorized += pw->vectorization_factor > 1;
+      unrolled += pw->unroll_factor_inner * pw->unroll_factor_outer > 1;
+    }
   }
+  std::cout << fmt::format(
+      "{} fusions: {} pointwise ({} 2-D, {} vectorized, {} unrolled), {} no_op, {} refused\n",
+      kFusions, chosen[SchedulerType::PointWise], two_d, vectorized, unrolled,
+      chosen[SchedulerType::NoOp], chosen[SchedulerType::None]);
+  EXPECT_GT(chosen[SchedulerType::NoOp], 0);
+  EXPECT_GT(chosen[SchedulerType::None], 0);
+  EXPECT_GT(two_d, 0);
+  EXPECT_GT(vectorized, 0);
+  EXPECT_GT(unrolled, 0);
   EXPECT_EQ(ops, (std::set<std::string>{"BinaryOp", "BroadcastOp", "TernaryOp", "UnaryOp"}));
   EXPECT_GT(casts, 0);
   EXPECT_EQ(layouts.size(), 3u);
