@@ -1,0 +1,69 @@
+//! LaunchParams and HeuristicParams: what a scheduler's computeHeuristics decides from the
+//! run-time sizes and its schedule() then applies. A scheduler subclasses HeuristicParams
+//! (PointwiseParams in scheduler/pointwise.h).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ir/dtype.h"
+#include "ir/iter_domain.h"
+#include "scheduler/scheduler_types.h"
+
+namespace mf {
+
+//! Grid and block sizes, bound per parallel type (BIDx/y/z, TIDx/y/z). An unbound
+//! dimension is left to the executor, which takes it from the parallelized extents.
+class LaunchParams {
+ public:
+  static constexpr int64_t kUnbound = -1;
+
+  //! Binds `p` (a block or thread dimension) to `value` >= 1.
+  void bind(int64_t value, ParallelType p);
+  bool hasDim(ParallelType p) const { return dims_[slot(p)] != kUnbound; }
+  //! The bound size of `p`, or kUnbound.
+  int64_t getDim(ParallelType p) const { return dims_[slot(p)]; }
+  //! The bound size of `p`, or 1 when unbound (what a launch uses).
+  int64_t getDimOrOne(ParallelType p) const { return hasDim(p) ? getDim(p) : 1; }
+  int64_t nThreads() const;
+
+  bool operator==(const LaunchParams& other) const = default;
+  //! `LaunchParams(grid = [8, -, -], block = [128, -, -])` (x, y, z); `-` is unbound.
+  std::string toString() const;
+
+ private:
+  static size_t slot(ParallelType p);
+  std::array<int64_t, 6> dims_ = {kUnbound, kUnbound, kUnbound, kUnbound, kUnbound, kUnbound};
+};
+
+//! The parameters one scheduler computed for one fusion and one set of input sizes.
+//! `sameAs` and `hash` cover what changes the generated kernel (the scheduler, the index
+//! type, the block sizes, which schedules split by, and each subclass's fields) but not
+//! the grid sizes: a runtime whose heuristics are sameAs the new ones is reused with the
+//! new grid (nvFuser's kernel reuse).
+class HeuristicParams {
+ public:
+  explicit HeuristicParams(SchedulerType type) : scheduler_type_(type) {}
+  virtual ~HeuristicParams() = default;
+
+  SchedulerType schedulerType() const { return scheduler_type_; }
+  virtual std::string toString() const;
+  virtual size_t hash() const;
+  virtual bool sameAs(const HeuristicParams* other) const;
+  virtual std::unique_ptr<HeuristicParams> clone() const;
+
+  LaunchParams lparams;
+  //! Int32 when every extent and offset of every tensor fits (SchedulerRuntimeInfo).
+  DataType index_type = DataType::Int64;
+
+ protected:
+  HeuristicParams(const HeuristicParams&) = default;
+  HeuristicParams& operator=(const HeuristicParams&) = default;
+
+ private:
+  SchedulerType scheduler_type_;
+};
+
+}  // namespace mf

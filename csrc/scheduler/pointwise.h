@@ -1,0 +1,61 @@
+//! The pointwise scheduler: fusions of unary, binary, ternary, cast, set and broadcast ops
+//! (and the layout op) over tensors, scheduled around one reference output as a 1-D or,
+//! with broadcasts, a 2-D grid of vectorized, unrolled threads. The rules are written out
+//! in docs/scheduler.md.
+#pragma once
+
+#include "scheduler/registry.h"
+
+namespace mf {
+
+//! What the pointwise heuristics decide (nvFuser's PointwiseParams). The schedule merges
+//! the reference's axes (in allocation order) left and right of `break_point` (all into one
+//! when 0) and splits the inner (right) one into [BIDx, (unroll), TIDx, Vectorize].
+class PointwiseParams : public HeuristicParams {
+ public:
+  PointwiseParams() : HeuristicParams(SchedulerType::PointWise) {}
+
+  //! Elements per vectorized access of each vectorizable input and output (power of two,
+  //! at most 16 bytes).
+  int64_t vectorization_factor = 1;
+  //! Vectors per thread along the inner (right) and the outer (left, 2-D only) side.
+  int64_t unroll_factor_inner = 1;
+  int64_t unroll_factor_outer = 1;
+  //! 0: one merged axis (1-D). Otherwise the number of reference axes (in allocation
+  //! order) left of the split between the grid's two dimensions.
+  int64_t break_point = 0;
+  //! 2-D: the block also spans the left side (TIDy = block_size / TIDx).
+  bool split_block = false;
+  //! 2-D: the side bound to BIDy has more than 65535 blocks; split it by 65535 and loop.
+  bool split_grid_y = false;
+  //! 2-D: bind the left side to BIDx and the right side to BIDy (outer broadcasts whose
+  //! right side does not fit in half of L2), instead of the reverse.
+  bool flip_grid_binding = false;
+  //! Threads per block.
+  int64_t block_size = 128;
+
+  std::string toString() const override;
+  size_t hash() const override;
+  bool sameAs(const HeuristicParams* other) const override;
+  std::unique_ptr<HeuristicParams> clone() const override;
+};
+
+class PointWiseScheduler : public SchedulerEntry {
+ public:
+  SchedulerType schedulerType() const override { return SchedulerType::PointWise; }
+  //! Refuses a fusion without outputs (scalar-only work), a reduction axis, a layout op
+  //! whose offsets are not fusion inputs or whose output is not a fusion output, and a
+  //! fusion without a reference tensor (findReferenceTensor).
+  bool canScheduleCompileTime(Fusion* fusion) override;
+  //! Refuses an empty reference tensor when another output has elements (a schedule over
+  //! the reference would never write it).
+  bool canScheduleRunTime(Fusion* fusion, SchedulerRuntimeInfo& runtime_info) override;
+  //! PointwiseParams from the run-time sizes, strides and alignments (docs/scheduler.md).
+  std::unique_ptr<HeuristicParams> computeHeuristics(Fusion* fusion,
+                                                     SchedulerRuntimeInfo& runtime_info) override;
+  //! TODO(#7): built by the lead on the transform propagator of scheduler/tools; throws
+  //! until then.
+  void schedule(Fusion* fusion, const HeuristicParams* params) override;
+};
+
+}  // namespace mf

@@ -1,0 +1,52 @@
+//! Which axes of a pointwise fusion are the same, and the reference tensor a pointwise
+//! schedule is built around (nvFuser's PointwiseDomainMap / findReferenceTensor).
+//!
+//! Axes map by position through pointwise ops (operands of equal rank), through a
+//! broadcast (the input's axes to the output's non-broadcast positions) and through the
+//! layout op (its data input to its output; its offsets map to nothing, as in nvFuser).
+//! A broadcast axis never maps to a concrete one, so one broadcast concretized to two
+//! different axes leaves them distinct. TODO(#7): rebase on the exact IterDomain map of
+//! scheduler/tools once it exists; the interface stays.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/tensor_view.h"
+
+namespace mf {
+
+class Fusion;
+
+class PointwiseDomainMap {
+ public:
+  explicit PointwiseDomainMap(Fusion* fusion);
+
+  //! True when `a` and `b` are the same axis of the fusion.
+  bool areMapped(const IterDomain* a, const IterDomain* b) const;
+  //! The tensors a reference must cover: every output, and every input with a use except
+  //! the layout op's offsets (read by index, not per element). Deduplicated, inputs first.
+  const std::vector<TensorView*>& inputsAndOutputs() const { return inputs_outputs_; }
+  //! True when every concrete axis of inputsAndOutputs() maps to a concrete logical axis
+  //! of `tv`; otherwise `missing` (if given) gets the first axis it lacks, e.g.
+  //! `iS2{i1} of T1`.
+  bool covers(const TensorView* tv, std::string* missing = nullptr) const;
+
+ private:
+  int64_t classOf(const IterDomain* id) const;
+  void map(const IterDomain* a, const IterDomain* b);
+
+  std::vector<TensorView*> inputs_outputs_;
+  std::unordered_map<const IterDomain*, int64_t> index_;
+  mutable std::vector<int64_t> parent_;
+};
+
+//! The output a pointwise schedule starts from: one whose logical domain covers every axis
+//! of every input and output (PointwiseDomainMap::covers). Among several, the first that
+//! is not also a fusion input, then the one with the most concrete axes. nullptr when none
+//! covers; then `why_not` (if given) says what each output lacks.
+TensorView* findReferenceTensor(Fusion* fusion, const PointwiseDomainMap& map,
+                                std::string* why_not = nullptr);
+
+}  // namespace mf

@@ -1,0 +1,57 @@
+#include "scheduler/registry.h"
+
+#include <fmt/format.h>
+
+#include "scheduler/no_op.h"
+#include "scheduler/pointwise.h"
+
+namespace mf {
+
+std::unique_ptr<SchedulerEntry> SchedulerEntry::makeSchedulerInstance(SchedulerType type) {
+  switch (type) {
+    case SchedulerType::NoOp:
+      return std::make_unique<NoOpScheduler>();
+    case SchedulerType::PointWise:
+      return std::make_unique<PointWiseScheduler>();
+    case SchedulerType::None:
+    case SchedulerType::Reduction:
+    case SchedulerType::InnerPersistent:
+      return nullptr;
+  }
+  return nullptr;
+}
+
+const std::vector<SchedulerType>& schedulersInPriorityOrder() {
+  static const std::vector<SchedulerType> order = {SchedulerType::NoOp, SchedulerType::Reduction,
+                                                   SchedulerType::PointWise,
+                                                   SchedulerType::InnerPersistent};
+  return order;
+}
+
+std::string HeuristicsProposal::rejectionsString() const {
+  std::string s;
+  for (const auto& [type, reason] : rejections) s += fmt::format("{}: {}\n", type, reason);
+  return s;
+}
+
+HeuristicsProposal proposeHeuristics(Fusion* fusion, SchedulerRuntimeInfo& runtime_info) {
+  MF_CHECK(fusion != nullptr, "proposeHeuristics: fusion is null");
+  HeuristicsProposal proposal;
+  for (SchedulerType type : schedulersInPriorityOrder()) {
+    std::unique_ptr<SchedulerEntry> scheduler = SchedulerEntry::makeSchedulerInstance(type);
+    if (scheduler == nullptr) continue;
+    if (!scheduler->canScheduleCompileTime(fusion) ||
+        !scheduler->canScheduleRunTime(fusion, runtime_info)) {
+      proposal.rejections.emplace_back(type, scheduler->rejectReason());
+      continue;
+    }
+    proposal.type = type;
+    proposal.params = scheduler->computeHeuristics(fusion, runtime_info);
+    MF_ASSERT(proposal.params != nullptr && proposal.params->schedulerType() == type,
+              "{} scheduler returned no or foreign heuristics", type);
+    return proposal;
+  }
+  return proposal;
+}
+
+}  // namespace mf

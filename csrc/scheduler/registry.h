@@ -1,0 +1,72 @@
+//! SchedulerEntry, the interface every scheduler implements, and the registry that tries
+//! them in priority order (nvFuser's proposeHeuristics). Every refusal carries a reason, so
+//! a fusion no scheduler takes says why each one refused.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scheduler/heuristic_params.h"
+#include "scheduler/runtime_info.h"
+
+namespace mf {
+
+class Fusion;
+
+class SchedulerEntry {
+ public:
+  virtual ~SchedulerEntry() = default;
+  virtual SchedulerType schedulerType() const = 0;
+
+  //! Structural checks that depend on the IR only (cacheable per fusion). On false,
+  //! rejectReason() says why.
+  virtual bool canScheduleCompileTime(Fusion* fusion) = 0;
+  //! Checks that depend on the run-time sizes; called after canScheduleCompileTime.
+  virtual bool canScheduleRunTime(Fusion* fusion, SchedulerRuntimeInfo& runtime_info) = 0;
+  //! The parameters for this fusion and these sizes; needs both checks to have passed.
+  virtual std::unique_ptr<HeuristicParams> computeHeuristics(
+      Fusion* fusion, SchedulerRuntimeInfo& runtime_info) = 0;
+  //! Applies `params` (from this scheduler's computeHeuristics) to `fusion`'s loop domains.
+  virtual void schedule(Fusion* fusion, const HeuristicParams* params) = 0;
+
+  //! Why the last failed check refused (empty when none refused).
+  const std::string& rejectReason() const { return reject_reason_; }
+
+  //! A fresh scheduler of `type`; nullptr for a type no scheduler implements yet.
+  static std::unique_ptr<SchedulerEntry> makeSchedulerInstance(SchedulerType type);
+
+ protected:
+  //! Records `reason` and returns false, so a check reads `return reject("...")`.
+  bool reject(std::string reason) {
+    reject_reason_ = std::move(reason);
+    return false;
+  }
+
+ private:
+  std::string reject_reason_;
+};
+
+//! The schedulers tried, first to last: NoOp, Reduction, PointWise, InnerPersistent. Types
+//! without an implementation (Reduction, InnerPersistent until issue 9) are skipped.
+const std::vector<SchedulerType>& schedulersInPriorityOrder();
+
+//! The registry's answer: the first scheduler that accepted and its parameters, or
+//! type None with no params; `rejections` lists every scheduler tried before (or instead)
+//! with its reason.
+struct HeuristicsProposal {
+  SchedulerType type = SchedulerType::None;
+  std::unique_ptr<HeuristicParams> params;
+  std::vector<std::pair<SchedulerType, std::string>> rejections;
+
+  bool accepted() const { return type != SchedulerType::None; }
+  //! One line per rejection: `pointwise: no support for reduction ops`.
+  std::string rejectionsString() const;
+};
+
+//! Tries each scheduler in priority order (compile-time check, run-time check, then
+//! heuristics) and returns the first that accepts.
+HeuristicsProposal proposeHeuristics(Fusion* fusion, SchedulerRuntimeInfo& runtime_info);
+
+}  // namespace mf

@@ -1,0 +1,149 @@
+#include "scheduler/runtime_info.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "ir/fusion.h"
+
+namespace mf {
+namespace {
+
+constexpr int64_t kMaxInt32Index = (int64_t{1} << 31) - 1;
+
+std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> strides(sizes.size(), 1);
+  for (size_t d = sizes.size(); d-- > 1;)
+    strides[d - 1] = strides[d] * std::max<int64_t>(sizes[d], 1);
+  return strides;
+}
+
+// Logical axes without reductions: the axes an input's sizes and strides describe.
+std::vector<IterDomain*> noReductions(const std::vector<IterDomain*>& ids) {
+  std::vector<IterDomain*> out;
+  for (IterDomain* id : ids)
+    if (!id->isReduction()) out.push_back(id);
+  return out;
+}
+
+}  // namespace
+
+TensorMetadata TensorMetadata::of(const Tensor& t) {
+  TensorMetadata m;
+  m.dtype = t.dtype();
+  m.sizes = t.sizes();
+  m.strides = t.strides();
+  if (t.dim() == 0) m.scalar = t.value(0);
+  return m;
+}
+
+int64_t TensorMetadata::dataAlignment() const {
+  const uint64_t offset_bytes = static_cast<uint64_t>(storage_offset * dataTypeSize(dtype));
+  if (offset_bytes == 0) return base_alignment;
+  return std::min<int64_t>(base_alignment, int64_t{1} << std::countr_zero(offset_bytes));
+}
+
+SchedulerRuntimeInfo::SchedulerRuntimeInfo(Fusion* fusion, std::vector<TensorMetadata> inputs,
+                                           DeviceDescription device)
+    : fusion_(fusion), inputs_(std::move(inputs)), device_(device) {
+  MF_CHECK(fusion_ != nullptr, "SchedulerRuntimeInfo: fusion is null");
+  bindInputs();
+  index_type_ = computeIndexType();
+}
+
+SchedulerRuntimeInfo::SchedulerRuntimeInfo(Fusion* fusion, const std::vector<Tensor>& inputs,
+                                           DeviceDescription device)
+    : SchedulerRuntimeInfo(
+          fusion,
+          [&] {
+            std::vector<TensorMetadata> m;
+            for (const Tensor& t : inputs) m.push_back(TensorMetadata::of(t));
+            return m;
+          }(),
+          device) {}
+
+void SchedulerRuntimeInfo::bindInputs() {
+  const std::vector<Val*>& fins = fusion_->inputs();
+  MF_CHECK(inputs_.size() == fins.size(), "SchedulerRuntimeInfo: the fusion has {} inputs, got {}",
+           fins.size(), inputs_.size());
+  for (size_t i = 0; i < fins.size(); ++i) {
+    const TensorMetadata& m = inputs_[i];
+    MF_CHECK(m.strides.size() == m.sizes.size(),
+             "SchedulerRuntimeInfo: input {} has {} sizes but {} strides",
+             fins[i]->toInlineString(), m.sizes.size(), m.strides.size());
+    if (auto* tv = dynamic_cast<TensorView*>(fins[i])) {
+      ee_.bindTensorSizes(tv, m.sizes);
+    } else {
+      MF_CHECK(m.scalar.has_value(), "SchedulerRuntimeInfo: scalar input {} needs a 0-dim tensor",
+               fins[i]->toInlineString());
+      ee_.bind(fins[i], *m.scalar);
+    }
+  }
+}
+
+DataType SchedulerRuntimeInfo::computeIndexType() {
+  for (const TensorMetadata& m : inputs_) {
+    int64_t span = 1 + m.storage_offset, numel = 1;
+    for (size_t d = 0; d < m.sizes.size(); ++d) {
+      span += std::max<int64_t>(m.sizes[d] - 1, 0) * std::max<int64_t>(m.strides[d], 1);
+      numel *= m.sizes[d];
+    }
+    if (span > kMaxInt32Index || numel > kMaxInt32Index) return DataType::Int64;
+  }
+  for (Val* v : fusion_->outputs()) {
+    auto* tv = dynamic_cast<TensorView*>(v);
+    if (tv == nullptr) continue;
+    int64_t numel = 1;
+    for (IterDomain* id : noReductions(tv->getMaybeAllocationDomain())) {
+      std::optional<ScalarValue> e = ee_.evaluate(id->extent());
+      if (!e) return DataType::Int64;  // unknown: the safe choice
+      numel *= asInt(*e);
+      if (numel > kMaxInt32Index) return DataType::Int64;
+    }
+  }
+  return DataType::Int32;
+}
+
+int64_t SchedulerRuntimeInfo::extent(const IterDomain* id) {
+  return ee_.evaluateInt(id->extent(), id->toString());
+}
+
+const TensorMetadata* SchedulerRuntimeInfo::inputMetadata(const TensorView* tv) const {
+  const std::vector<Val*>& fins = fusion_->inputs();
+  auto it = std::find(fins.begin(), fins.end(), tv);
+  return it == fins.end() ? nullptr : &inputs_[it - fins.begin()];
+}
+
+int64_t SchedulerRuntimeInfo::alignment(const TensorView* tv) const {
+  const TensorMetadata* m = inputMetadata(tv);
+  return m != nullptr ? m->dataAlignment() : kAllocationAlignment;
+}
+
+std::optional<std::vector<AllocationAxis>> SchedulerRuntimeInfo::allocationLayout(
+    const TensorView* tv) {
+  const std::vector<IterDomain*> logical = noReductions(tv->getLogicalDomain());
+  const std::vector<IterDomain*>& alloc_all = tv->getMaybeAllocationDomain();
+  const Contiguity& contiguity = tv->getContiguity();
+  std::vector<AllocationAxis> axes;
+  std::vector<int64_t> logical_pos;  // allocation axis -> logical axis
+  for (size_t a = 0; a < alloc_all.size(); ++a) {
+    IterDomain* id = alloc_all[a];
+    if (id->isReduction()) continue;
+    auto it = std::find(logical.begin(), logical.end(), id);
+    if (it == logical.end()) return std::nullopt;
+    logical_pos.push_back(it - logical.begin());
+    axes.push_back({id, extent(id), 0, a < contiguity.size() && contiguity[a].value_or(false)});
+  }
+  if (axes.size() != logical.size()) return std::nullopt;
+
+  if (const TensorMetadata* m = inputMetadata(tv)) {
+    for (size_t a = 0; a < axes.size(); ++a) axes[a].stride = m->strides.at(logical_pos[a]);
+  } else {
+    std::vector<int64_t> sizes;
+    for (const AllocationAxis& axis : axes) sizes.push_back(axis.size);
+    std::vector<int64_t> strides = contiguousStrides(sizes);
+    for (size_t a = 0; a < axes.size(); ++a) axes[a].stride = strides[a];
+  }
+  return axes;
+}
+
+}  // namespace mf

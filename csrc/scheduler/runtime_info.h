@@ -1,0 +1,104 @@
+//! SchedulerRuntimeInfo: what a scheduler may know about one run before anything is
+//! compiled: the inputs' metadata (sizes, strides, storage offset and alignment, dtype;
+//! never their data), the extents bound into an ExpressionEvaluator, the index type, and
+//! the device. Host tensors work: nothing here touches a GPU.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "ir/expr_evaluator.h"
+#include "ir/tensor_view.h"
+#include "tensor/tensor.h"
+
+namespace mf {
+
+class Fusion;
+
+//! Bytes a fresh allocation is aligned to (cudaMalloc and the caching allocator give 256).
+constexpr int64_t kAllocationAlignment = 256;
+
+//! The metadata of one input tensor: everything a heuristic may read.
+struct TensorMetadata {
+  DataType dtype = DataType::Float;
+  std::vector<int64_t> sizes;
+  //! Per logical axis, in elements (0 for an expanded, self-overlapping axis).
+  std::vector<int64_t> strides;
+  //! Elements between the allocation's base pointer and element 0 (a view's offset).
+  int64_t storage_offset = 0;
+  //! Bytes the allocation's base pointer is aligned to (a power of two).
+  int64_t base_alignment = kAllocationAlignment;
+  //! The value of a 0-dim tensor (a scalar fusion input's argument).
+  std::optional<ScalarValue> scalar;
+
+  //! The metadata of `t` (storage offset 0; its storage is treated as a fresh allocation).
+  static TensorMetadata of(const Tensor& t);
+  //! The largest power of two (at most base_alignment) dividing element 0's byte address.
+  int64_t dataAlignment() const;
+};
+
+//! The device a kernel will run on; the executor fills it from the driver. The defaults
+//! are an H200's, used when there is no device.
+struct DeviceDescription {
+  int64_t sm_count = 132;
+  int64_t max_threads_per_block = 1024;
+  int64_t max_threads_per_sm = 2048;
+  int64_t warp_size = 32;
+  int64_t smem_per_block_bytes = 227 * 1024;
+  int64_t l2_cache_bytes = 50 * 1024 * 1024;
+  int64_t compute_major = 9;
+  int64_t compute_minor = 0;
+};
+
+//! One axis of a tensor's memory layout, outer to inner.
+struct AllocationAxis {
+  IterDomain* id = nullptr;  //!< the allocation (= a logical) IterDomain
+  int64_t size = 1;
+  int64_t stride = 0;       //!< elements
+  bool contiguous = false;  //!< declared contiguous in the fusion (false for broadcasts)
+};
+
+class SchedulerRuntimeInfo {
+ public:
+  //! Binds `inputs` (one per fusion input, in order; a scalar input's entry holds `scalar`)
+  //! into the evaluator. A wrong count or rank, or a size that contradicts the fusion, is a
+  //! UserError.
+  SchedulerRuntimeInfo(Fusion* fusion, std::vector<TensorMetadata> inputs,
+                       DeviceDescription device = {});
+  //! The same from tensors (their metadata only).
+  SchedulerRuntimeInfo(Fusion* fusion, const std::vector<Tensor>& inputs,
+                       DeviceDescription device = {});
+
+  Fusion* fusion() const { return fusion_; }
+  ExpressionEvaluator& expressionEvaluator() { return ee_; }
+  const DeviceDescription& device() const { return device_; }
+  //! Int32 when, for every input, its elements and its farthest element offset fit in 31
+  //! bits and every output's allocation fits too; else Int64.
+  DataType indexType() const { return index_type_; }
+
+  //! The run-time extent of `id`; a UserError when it cannot be evaluated.
+  int64_t extent(const IterDomain* id);
+  //! The metadata of `tv` when it is a fusion input, else nullptr.
+  const TensorMetadata* inputMetadata(const TensorView* tv) const;
+  //! `tv`'s allocation axes (reductions dropped) with their run-time sizes and strides:
+  //! an input's from its metadata, any other tensor's as a fresh contiguous allocation.
+  //! nullopt when the allocation domain is not a permutation of the logical domain (split,
+  //! merged or declared, like the layout op's padded output).
+  std::optional<std::vector<AllocationAxis>> allocationLayout(const TensorView* tv);
+  //! Bytes element 0 of `tv` is aligned to: an input's from its metadata, any other
+  //! tensor's kAllocationAlignment.
+  int64_t alignment(const TensorView* tv) const;
+
+ private:
+  void bindInputs();
+  DataType computeIndexType();
+
+  Fusion* fusion_;
+  std::vector<TensorMetadata> inputs_;
+  DeviceDescription device_;
+  ExpressionEvaluator ee_;
+  DataType index_type_ = DataType::Int64;
+};
+
+}  // namespace mf

@@ -1,0 +1,21 @@
+#include "scheduler/scheduler_types.h"
+
+namespace mf {
+
+std::string_view toString(SchedulerType t) {
+  switch (t) {
+    case SchedulerType::None:
+      return "none";
+    case SchedulerType::NoOp:
+      return "no_op";
+    case SchedulerType::PointWise:
+      return "pointwise";
+    case SchedulerType::Reduction:
+      return "reduction";
+    case SchedulerType::InnerPersistent:
+      return "inner_persistent";
+  }
+  return "unknown";
+}
+
+}  // namespace mf

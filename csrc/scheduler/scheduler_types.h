@@ -1,0 +1,24 @@
+//! SchedulerType: the kinds of schedulers the registry (scheduler/registry.h) can pick for
+//! a fusion, in nvFuser's vocabulary.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+namespace mf {
+
+//! None means "no scheduler accepted the fusion". Reduction and InnerPersistent are
+//! declared for the reductions issue (#9); no scheduler implements them yet.
+enum class SchedulerType { None, NoOp, PointWise, Reduction, InnerPersistent };
+
+std::string_view toString(SchedulerType t);
+
+}  // namespace mf
+
+template <>
+struct fmt::formatter<mf::SchedulerType> : fmt::formatter<std::string_view> {
+  auto format(mf::SchedulerType t, format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(mf::toString(t), ctx);
+  }
+};

@@ -1,0 +1,385 @@
+#include "random/random_fusion.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+namespace mf::testing {
+namespace {
+
+// Extents: 1, primes, powers of two and their neighbours (non-divisible by any vector).
+constexpr int64_t kSizes[] = {1,  2,   3,   5,   7,   13,  16,   31,  32,
+                              64, 100, 127, 128, 129, 255, 1000, 1023};
+constexpr int64_t kMaxNumel = int64_t{1} << 16;
+// One fusion in ten is "large": past 128Ki elements, some past 1Mi (enough blocks to unroll),
+// with odd or prime extents.
+constexpr int64_t kLargeShapes[][2] = {{1100009, 0}, {1031, 1067}, {131071, 0}, {4099, 65}};
+
+constexpr DataType kDtypes[] = {
+    DataType::Float,  DataType::Float, DataType::Float, DataType::Half, DataType::BFloat16,
+    DataType::Double, DataType::Int32, DataType::Int64, DataType::Bool, DataType::Float8_e4m3fn};
+
+// A value of the DAG, of the full rank. `exact`: computed without transcendental functions,
+// so comparing it is safe (see the header).
+struct Value {
+  TensorView* tv;
+  bool exact;
+};
+
+class Generator {
+ public:
+  explicit Generator(uint64_t seed) : rng_(seed) { result_.seed = seed; }
+
+  RandomFusion run();
+
+ private:
+  int64_t pick(int64_t n) { return static_cast<int64_t>(rng_() % static_cast<uint64_t>(n)); }
+  bool chance(int64_t percent) { return pick(100) < percent; }
+  template <typename T, size_t N>
+  const T& pickOf(const T (&a)[N]) {
+    return a[pick(N)];
+  }
+
+  void chooseShape();
+  void addInput(int64_t index);
+  Tensor layoutTensor(const Tensor& dense, InputLayout layout, const std::vector<int64_t>& perm,
+                      std::vector<int64_t>& strides);
+  Value& operand() { return pool_[pick(static_cast<int64_t>(pool_.size()))]; }
+  void addOp();
+  bool tryUnary(Value& a);
+  bool tryBinary(Value& a, Value& b);
+  bool tryScalarBinary(Value& a);
+  bool tryWhere();
+  bool tryCast(Value& a);
+  TensorView* combineSinks();
+
+  std::mt19937_64 rng_;
+  RandomFusion result_;
+  int64_t rank_ = 1;
+  std::vector<int64_t> sizes_;
+  std::vector<Value> pool_;
+};
+
+void Generator::chooseShape() {
+  if (chance(10)) {
+    const auto& shape = pickOf(kLargeShapes);
+    sizes_ =
+        shape[1] == 0 ? std::vector<int64_t>{shape[0]} : std::vector<int64_t>{shape[0], shape[1]};
+  } else {
+    rank_ = 1 + pick(4);
+    sizes_.clear();
+    for (int64_t i = 0; i < rank_; ++i) sizes_.push_back(pickOf(kSizes));
+    // Shrink the largest axis until the fusion is cheap to evaluate on the CPU.
+    auto numel = [&] {
+      return std::accumulate(sizes_.begin(), sizes_.end(), int64_t{1}, std::multiplies<>());
+    };
+    while (numel() > kMaxNumel) {
+      auto it = std::max_element(sizes_.begin(), sizes_.end());
+      *it = std::max<int64_t>(*it / 7, 1);
+    }
+    if (chance(5)) sizes_[pick(rank_)] = 0;
+  }
+  rank_ = static_cast<int64_t>(sizes_.size());
+}
+
+Tensor Generator::layoutTensor(const Tensor& dense, InputLayout layout,
+                               const std::vector<int64_t>& perm, std::vector<int64_t>& strides) {
+  const std::vector<int64_t>& sizes = dense.sizes();
+  const size_t rank = sizes.size();
+  strides.assign(rank, 1);
+  if (layout == InputLayout::Permuted) {
+    // Dense in the order perm (outer to inner).
+    int64_t stride = 1;
+    for (size_t i = rank; i-- > 0;) {
+      strides[perm[i]] = stride;
+      stride *= std::max<int64_t>(sizes[perm[i]], 1);
+    }
+  } else {
+    // Rows padded by 0-3 elements, an inner stride of 1 or 2, sometimes an expanded axis.
+    int64_t stride = chance(50) ? 1 : 2;
+    for (size_t i = rank; i-- > 0;) {
+      strides[i] = stride;
+      stride = stride * std::max<int64_t>(sizes[i], 1) + pick(4);
+    }
+    if (rank > 1 && chance(25)) strides[pick(static_cast<int64_t>(rank) - 1)] = 0;
+  }
+  int64_t storage = 1;
+  for (size_t d = 0; d < rank; ++d) storage += std::max<int64_t>(sizes[d] - 1, 0) * strides[d];
+  Tensor t = Tensor::emptyStrided(sizes, strides, storage, dense.dtype());
+  // Copy the dense values element by element (an expanded axis keeps the last write).
+  const int64_t bytes = dataTypeSize(dense.dtype());
+  std::vector<int64_t> idx(rank, 0);
+  for (int64_t linear = 0; linear < dense.numel(); ++linear) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < rank; ++d) offset += idx[d] * strides[d];
+    storeElement(static_cast<std::byte*>(t.rawData()) + offset * bytes, dense.dtype(),
+                 dense.value(linear));
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < sizes[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return t;
+}
+
+void Generator::addInput(int64_t index) {
+  const DataType dtype = pickOf(kDtypes);
+  // Input 0 has every axis, so a value depending on it covers the whole shape.
+  enum { kFull, kDeclaredBroadcast, kLowerRank } shape_kind = kFull;
+  if (index > 0 && rank_ > 1) {
+    const int64_t r = pick(4);
+    shape_kind = r == 2 ? kDeclaredBroadcast : r == 3 ? kLowerRank : kFull;
+  }
+  // Which full-rank axes the input has (the others are broadcast).
+  std::vector<bool> has(rank_, true);
+  if (shape_kind != kFull) {
+    int64_t dropped = 0;
+    for (int64_t i = 0; i < rank_; ++i)
+      if (chance(50) && dropped + 1 < rank_) has[i] = false, ++dropped;
+    if (dropped == 0) has[pick(rank_)] = false;
+  }
+  std::vector<int64_t> shape, sizes;  // the TensorView's shape (-1 symbolic, 1 broadcast)
+  for (int64_t i = 0; i < rank_; ++i) {
+    if (has[i]) {
+      shape.push_back(-1);
+      sizes.push_back(sizes_[i]);
+    } else if (shape_kind == kDeclaredBroadcast) {
+      shape.push_back(1);
+      sizes.push_back(1);
+    }
+  }
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  InputLayout layout = InputLayout::Contiguous;
+  if (const int64_t r = pick(10); r >= 6)
+    layout = (r >= 8 && rank >= 2) ? InputLayout::Permuted : InputLayout::Strided;
+
+  std::vector<int64_t> perm(rank);
+  std::iota(perm.begin(), perm.end(), 0);
+  if (layout == InputLayout::Permuted)
+    while (std::is_sorted(perm.begin(), perm.end())) std::shuffle(perm.begin(), perm.end(), rng_);
+
+  TensorViewBuilder builder;
+  builder.shape(shape).dtype(dtype);
+  if (layout == InputLayout::Strided) {
+    builder.contiguity(false);
+  } else {
+    builder.contiguity(true);
+  }
+  TensorView* tv = builder.build();
+  if (layout == InputLayout::Permuted) {
+    std::vector<IterDomain*> alloc;
+    for (int64_t p : perm) alloc.push_back(tv->axis(p));
+    tv->setAllocationDomain(alloc, true);
+  }
+  result_.fusion->addInput(tv);
+
+  Tensor dense = Tensor::random(sizes, dtype, result_.seed * 7919 + static_cast<uint64_t>(index));
+  std::vector<int64_t> strides;
+  result_.inputs.push_back(
+      layout == InputLayout::Contiguous ? dense : layoutTensor(dense, layout, perm, strides));
+  result_.layouts.push_back(layout);
+
+  if (shape_kind == kLowerRank) {
+    std::vector<bool> flags;
+    for (bool h : has) flags.push_back(!h);
+    pool_.push_back({broadcast(tv, flags), true});
+  } else {
+    pool_.push_back({tv, true});
+  }
+}
+
+bool Generator::tryUnary(Value& a) {
+  const DataType t = a.tv->dtype();
+  if (t == DataType::Bool) {
+    pool_.push_back({logicalNot(a.tv), a.exact});
+    return true;
+  }
+  // Correctly rounded (or exact) ops keep `exact`; transcendental ones do not.
+  static TensorView* (*const kExact[])(TensorView*) = {neg, abs, relu, sqrt, reciprocal};
+  static TensorView* (*const kTranscendental[])(TensorView*) = {exp,     log, rsqrt, tanh,
+                                                                sigmoid, sin, cos};
+  const int64_t r = pick(10);
+  if (r < 4) {
+    pool_.push_back({pickOf(kExact)(a.tv), a.exact});
+  } else if (r < 8) {
+    pool_.push_back({pickOf(kTranscendental)(a.tv), false});
+  } else {
+    if (!a.exact) return false;
+    pool_.push_back({chance(50) ? floor(a.tv) : ceil(a.tv), true});
+  }
+  return true;
+}
+
+bool Generator::tryBinary(Value& a, Value& b) {
+  const DataType ta = a.tv->dtype(), tb = b.tv->dtype();
+  if (ta == DataType::Bool && tb == DataType::Bool) {
+    pool_.push_back(
+        {chance(50) ? logicalAnd(a.tv, b.tv) : logicalOr(a.tv, b.tv), a.exact && b.exact});
+    return true;
+  }
+  const bool exact = a.exact && b.exact;
+  const bool floating = isFloatingType(promoteTypes(ta, tb));
+  const int64_t r = pick(10);
+  if (r < 3) {
+    if (!exact) return false;
+    static TensorView* (*const kCompare[])(TensorView*, TensorView*) = {lt, le, gt, ge, eq, ne};
+    pool_.push_back({pickOf(kCompare)(a.tv, b.tv), true});
+    return true;
+  }
+  if (ta == DataType::Bool || tb == DataType::Bool) return false;  // no Bool arithmetic
+  static TensorView* (*const kAlways[])(TensorView*, TensorView*) = {add, sub, maximum, minimum};
+  static TensorView* (*const kFloating[])(TensorView*, TensorView*) = {mul, div};
+  if (r < 7 || !floating) {
+    pool_.push_back({pickOf(kAlways)(a.tv, b.tv), exact});
+  } else {
+    pool_.push_back({pickOf(kFloating)(a.tv, b.tv), exact});
+  }
+  return true;
+}
+
+bool Generator::tryScalarBinary(Value& a) {
+  const DataType t = a.tv->dtype();
+  if (t == DataType::Bool) return false;
+  const int64_t r = pick(6);
+  if (isIntegralType(t) && r < 3) {
+    Val* s = constInt(pick(7) - 3, DataType::Int64);
+    pool_.push_back({r == 0 ? add(a.tv, s) : r == 1 ? sub(a.tv, s) : maximum(a.tv, s), a.exact});
+    return true;
+  }
+  static const double kScalars[] = {0.5, -1.25, 3.0, 1e-3};
+  Val* s = constFloat(pickOf(kScalars), DataType::Double);
+  switch (r) {
+    case 0:
+      pool_.push_back({add(a.tv, s), a.exact});
+      return true;
+    case 1:
+      pool_.push_back({mul(a.tv, s), a.exact});
+      return true;
+    case 2:
+      pool_.push_back({div(a.tv, s), a.exact});
+      return true;
+    case 3:
+      pool_.push_back({pow(a.tv, constFloat(2.0, DataType::Double)), false});
+      return true;
+    default:
+      if (!a.exact) return false;
+      pool_.push_back({gt(a.tv, s), true});
+      return true;
+  }
+}
+
+bool Generator::tryWhere() {
+  std::vector<Value*> conds;
+  for (Value& v : pool_)
+    if (v.tv->dtype() == DataType::Bool && v.exact) conds.push_back(&v);
+  if (conds.empty()) return false;
+  Value& c = *conds[pick(static_cast<int64_t>(conds.size()))];
+  Value& a = operand();
+  Value& b = operand();
+  if ((a.tv->dtype() == DataType::Bool) != (b.tv->dtype() == DataType::Bool)) return false;
+  pool_.push_back({where(c.tv, a.tv, b.tv), a.exact && b.exact});
+  return true;
+}
+
+bool Generator::tryCast(Value& a) {
+  const DataType from = a.tv->dtype(), to = pickOf(kDtypes);
+  if (isFloatingType(from) && (isIntegralType(to))) return false;
+  if (to == DataType::Bool && !a.exact) return false;
+  pool_.push_back({castOp(to, a.tv), a.exact});
+  return true;
+}
+
+void Generator::addOp() {
+  // Retry until an op fits its operands' dtypes (each try draws fresh operands).
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    const int64_t r = pick(100);
+    bool ok = false;
+    if (r < 25)
+      ok = tryUnary(operand());
+    else if (r < 55)
+      ok = tryBinary(operand(), operand());
+    else if (r < 70)
+      ok = tryScalarBinary(operand());
+    else if (r < 82)
+      ok = tryWhere();
+    else
+      ok = tryCast(operand());
+    if (ok) return;
+  }
+}
+
+// Every value nothing consumes (a failed attempt of addOp builds nothing), cast to Float and added
+// up: one output that depends on every input (so it covers every axis) and keeps every op live.
+TensorView* Generator::combineSinks() {
+  TensorView* acc = nullptr;
+  for (const Value& v : pool_) {
+    if (!v.tv->uses().empty()) continue;
+    TensorView* term = v.tv->dtype() == DataType::Float ? v.tv : castOp(DataType::Float, v.tv);
+    acc = acc == nullptr ? term : add(acc, term);
+  }
+  if (acc->isFusionInput()) acc = set(acc);
+  return acc;
+}
+
+RandomFusion Generator::run() {
+  result_.fusion = std::make_unique<Fusion>();
+  FusionGuard fg(result_.fusion.get());
+  chooseShape();
+  const int64_t n_inputs = 1 + pick(4);
+  for (int64_t i = 0; i < n_inputs; ++i) addInput(i);
+  const int64_t n_inputs_values = static_cast<int64_t>(pool_.size());
+  const int64_t n_ops = 1 + pick(8);
+  for (int64_t i = 0; i < n_ops; ++i) addOp();
+
+  // Extra outputs among the intermediate values, chosen before the sinks are combined.
+  std::vector<TensorView*> extra;
+  for (int64_t i = n_inputs_values; i < static_cast<int64_t>(pool_.size()); ++i)
+    if (chance(20)) extra.push_back(pool_[i].tv);
+  TensorView* out0 = combineSinks();
+  result_.fusion->addOutput(out0);
+  for (TensorView* tv : extra)
+    if (tv != out0) result_.fusion->addOutput(tv);
+
+  // One fusion in ten also computes something unrelated to the rest.
+  if (chance(10)) {
+    TensorView* lone = TensorViewBuilder().ndims(rank_).contiguity(true).build();
+    result_.fusion->addInput(lone);
+    result_.fusion->addOutput(neg(lone));
+    result_.inputs.push_back(Tensor::random(sizes_, DataType::Float, result_.seed + 1));
+    result_.layouts.push_back(InputLayout::Contiguous);
+    result_.connected = false;
+  }
+  return std::move(result_);
+}
+
+}  // namespace
+
+std::string_view toString(InputLayout l) {
+  switch (l) {
+    case InputLayout::Contiguous:
+      return "contiguous";
+    case InputLayout::Permuted:
+      return "permuted";
+    case InputLayout::Strided:
+      return "strided";
+  }
+  return "?";
+}
+
+std::string RandomFusion::toString() const {
+  std::string s = fmt::format("seed {}{}\n", seed, connected ? "" : " (disconnected)");
+  for (size_t i = 0; i < inputs.size(); ++i)
+    s += fmt::format("  input {}: {}[{}] strides [{}] {}\n", i, inputs[i].dtype(),
+                     fmt::join(inputs[i].sizes(), ", "), fmt::join(inputs[i].strides(), ", "),
+                     mf::testing::toString(layouts[i]));
+  return s + fusion->mathString();
+}
+
+RandomFusion makeRandomPointwiseFusion(uint64_t seed) {
+  return Generator(seed).run();
+}
+
+}  // namespace mf::testing

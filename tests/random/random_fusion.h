@@ -1,0 +1,48 @@
+// A random pointwise-fusion generator for tests: from a fixed seed, a DAG of unary, binary,
+// where, cast and broadcast ops over 1-4 inputs of random dtypes, ranks and sizes (1,
+// primes, 0, non-divisible, large-ish), some inputs stored permuted (allocation domain) or
+// strided (padding, stride 0), plus matching random input tensors.
+//
+// What it avoids, so that any two correct implementations give the same results (up to the
+// floating tolerance of the transcendental functions):
+//   - integer division and integer multiplication (division by zero, signed overflow);
+//     integer values stay small (|x| < 100 * 2^ops);
+//   - casts from floating to integer types (out-of-range and NaN conversions);
+//   - comparisons, floor/ceil, casts to Bool and where-conditions on values computed with
+//     a transcendental function (exp, log, rsqrt, tanh, sigmoid, sin, cos, pow): a 1-ulp
+//     difference there could flip the result. +, -, *, /, sqrt, max, min and casts are
+//     correctly rounded everywhere, so values built from them alone compare exactly;
+//   - arithmetic on two Bool operands (only logicalAnd/Or, logicalNot and comparisons).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "minifuser.h"
+
+namespace mf::testing {
+
+//! How an input is stored.
+enum class InputLayout { Contiguous, Permuted, Strided };
+std::string_view toString(InputLayout l);
+
+struct RandomFusion {
+  uint64_t seed = 0;
+  std::unique_ptr<Fusion> fusion;
+  std::vector<Tensor> inputs;
+  std::vector<InputLayout> layouts;
+  //! False when the generator added an output unrelated to the others (no output can then
+  //! cover every axis, so the pointwise scheduler must refuse).
+  bool connected = true;
+
+  //! The seed, each input's dtype, sizes, strides and layout, and the fusion's math: enough
+  //! to reproduce a failure.
+  std::string toString() const;
+};
+
+//! The fusion of `seed`; the same seed always gives the same fusion and inputs.
+RandomFusion makeRandomPointwiseFusion(uint64_t seed);
+
+}  // namespace mf::testing

@@ -1,0 +1,152 @@
+// 200 fixed-seed random pointwise fusions through the scheduler registry and the CPU
+// reference: each is scheduled by NoOp (every output empty) or PointWise, or, when the
+// generator made it disconnected, refused with the no-reference reason; the heuristics'
+// launch covers the reference; the reference evaluator computes every output.
+// TODO(#7): the lead runs them through FusionExecutorCache and compares.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <iostream>
+#include <map>
+
+#include "random/random_fusion.h"
+
+using ::testing::HasSubstr;
+
+namespace mf::testing {
+namespace {
+
+constexpr uint64_t kFusions = 200;
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// The launch of `p` reaches every element of `ref` (sizes in its allocation order, which
+// for the generator's outputs is the logical order).
+void expectLaunchCovers(const PointwiseParams& p, const std::vector<int64_t>& ref_sizes) {
+  int64_t n = 1, right = 1;
+  for (size_t i = 0; i < ref_sizes.size(); ++i) {
+    n *= ref_sizes[i];
+    if (static_cast<int64_t>(i) >= p.break_point) right *= ref_sizes[i];
+  }
+  EXPECT_TRUE(std::has_single_bit(static_cast<uint64_t>(p.vectorization_factor)));
+  EXPECT_LE(p.vectorization_factor, 16);
+  EXPECT_EQ(p.lparams.nThreads(), 128);
+  const LaunchParams& lp = p.lparams;
+  const int64_t tidx = lp.getDim(ParallelType::TIDx), tidy = lp.getDimOrOne(ParallelType::TIDy);
+  if (p.break_point == 0) {
+    EXPECT_GE(lp.getDim(ParallelType::BIDx) * tidx * p.vectorization_factor * p.unroll_factor_inner,
+              n);
+    return;
+  }
+  const int64_t left = n / right;
+  const int64_t gdim_right = ceilDiv(right, tidx * p.vectorization_factor * p.unroll_factor_inner);
+  const int64_t gdim_left = ceilDiv(left, tidy * p.unroll_factor_outer);
+  EXPECT_EQ(lp.getDim(ParallelType::BIDx), p.flip_grid_binding ? gdim_left : gdim_right);
+  EXPECT_EQ(lp.getDim(ParallelType::BIDy),
+            std::min<int64_t>(p.flip_grid_binding ? gdim_right : gdim_left, 65535));
+}
+
+class RandomPointwise : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(RandomPointwise, SchedulesOrRefusesWithReason) {
+  RandomFusion rf = makeRandomPointwiseFusion(GetParam());
+  SCOPED_TRACE(rf.toString());
+  Fusion* fusion = rf.fusion.get();
+
+  std::vector<Tensor> outputs = ReferenceEvaluator(fusion).run(rf.inputs);
+  ASSERT_EQ(outputs.size(), fusion->outputs().size());
+  bool all_empty = true;
+  for (const Tensor& t : outputs) all_empty = all_empty && t.numel() == 0;
+
+  SchedulerRuntimeInfo info(fusion, rf.inputs);
+  HeuristicsProposal p = proposeHeuristics(fusion, info);
+  if (all_empty) {
+    EXPECT_EQ(p.type, SchedulerType::NoOp) << p.rejectionsString();
+    return;
+  }
+  if (!rf.connected) {
+    EXPECT_EQ(p.type, SchedulerType::None);
+    EXPECT_THAT(p.rejectionsString(),
+                HasSubstr("pointwise: no output covers every input and output axis"));
+    return;
+  }
+  ASSERT_EQ(p.type, SchedulerType::PointWise) << p.rejectionsString();
+  EXPECT_EQ(p.params->index_type, DataType::Int32);
+  // Output 0 depends on every input, so it is the reference.
+  expectLaunchCovers(*static_cast<const PointwiseParams*>(p.params.get()), outputs[0].sizes());
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomPointwise, ::testing::Range<uint64_t>(0, kFusions),
+                         [](const auto& info) { return fmt::format("seed{}", info.param); });
+
+// A seed is a reproducible fusion.
+TEST(RandomPointwiseGenerator, Deterministic) {
+  for (uint64_t seed : {3u, 17u, 99u}) {
+    RandomFusion a = makeRandomPointwiseFusion(seed), b = makeRandomPointwiseFusion(seed);
+    EXPECT_EQ(a.toString(), b.toString());
+    ASSERT_EQ(a.inputs.size(), b.inputs.size());
+    for (size_t i = 0; i < a.inputs.size(); ++i)
+      EXPECT_EQ(a.inputs[i].toString(), b.inputs[i].toString());
+  }
+}
+
+// The 200 fusions exercise what the generator promises (every op kind, every layout, every
+// dtype, broadcasts, size-0 and size-1 extents, some disconnected fusions) and every outcome
+// of the registry: pointwise (1-D and 2-D, vectorized, unrolled), no_op and refusal.
+TEST(RandomPointwiseGenerator, Coverage) {
+  std::set<std::string> ops;
+  std::set<InputLayout> layouts;
+  std::set<DataType> dtypes;
+  std::map<SchedulerType, int64_t> chosen;
+  int64_t two_d = 0, vectorized = 0, unrolled = 0;
+  int64_t casts = 0, zero = 0, one = 0, disconnected = 0, stride0 = 0, large = 0;
+  for (uint64_t seed = 0; seed < kFusions; ++seed) {
+    RandomFusion rf = makeRandomPointwiseFusion(seed);
+    for (Expr* e : rf.fusion->exprs()) {
+      ops.insert(std::string(e->opName()));
+      auto* u = dynamic_cast<UnaryOp*>(e);
+      casts += u != nullptr && u->opType() == UnaryOpType::Cast;
+    }
+    layouts.insert(rf.layouts.begin(), rf.layouts.end());
+    for (const Tensor& t : rf.inputs) {
+      dtypes.insert(t.dtype());
+      for (int64_t s : t.sizes()) zero += s == 0, one += s == 1;
+      for (int64_t s : t.strides()) stride0 += s == 0;
+      large += t.numel() > (1 << 17);
+    }
+    disconnected += !rf.connected;
+    SchedulerRuntimeInfo info(rf.fusion.get(), rf.inputs);
+    HeuristicsProposal p = proposeHeuristics(rf.fusion.get(), info);
+    ++chosen[p.type];
+    if (p.type == SchedulerType::PointWise) {
+      auto* pw = static_cast<const PointwiseParams*>(p.params.get());
+      two_d += pw->break_point > 0;
+      vectorized += pw->vectorization_factor > 1;
+      unrolled += pw->unroll_factor_inner * pw->unroll_factor_outer > 1;
+    }
+  }
+  std::cout << fmt::format(
+      "{} fusions: {} pointwise ({} 2-D, {} vectorized, {} unrolled), {} no_op, {} refused\n",
+      kFusions, chosen[SchedulerType::PointWise], two_d, vectorized, unrolled,
+      chosen[SchedulerType::NoOp], chosen[SchedulerType::None]);
+  EXPECT_GT(chosen[SchedulerType::NoOp], 0);
+  EXPECT_GT(chosen[SchedulerType::None], 0);
+  EXPECT_GT(two_d, 0);
+  EXPECT_GT(vectorized, 0);
+  EXPECT_GT(unrolled, 0);
+  EXPECT_EQ(ops, (std::set<std::string>{"BinaryOp", "BroadcastOp", "TernaryOp", "UnaryOp"}));
+  EXPECT_GT(casts, 0);
+  EXPECT_EQ(layouts.size(), 3u);
+  EXPECT_EQ(dtypes.size(), 8u);
+  EXPECT_GT(zero, 0);
+  EXPECT_GT(one, 0);
+  EXPECT_GT(stride0, 0);
+  EXPECT_GT(large, 0);
+  EXPECT_GT(disconnected, 0);
+}
+
+}  // namespace
+}  // namespace mf::testing
