@@ -13,6 +13,7 @@
 #include "ops/tensor_factories.h"
 #include "reference/reference_evaluator.h"
 #include "scheduler/tools/inlining.h"
+#include "scheduler/tools/transform_propagator.h"
 #include "tensor/tensor.h"
 #include "support/error.h"
 #include "support/numerics.h"

@@ -148,12 +148,6 @@ std::string sharedLoopMismatch(const IdModel& model, const TensorView* producer,
         "same split/merge/parallelize to both",
         i, p->toString(), i, c->toString(), consumer->toString());
   }
-  // The shared loop would run over the producer's extent 1 instead of the consumer's.
-  if (coversBroadcastAgainst(producer, i, consumer))
-    return fmt::format(
-        "axis {} ({}) covers a broadcast axis where axis {} ({}) of its consumer {} does "
-        "not; inlining across a broadcast is not supported",
-        i, p->toString(), i, c->toString(), consumer->toString());
   return {};
 }
 

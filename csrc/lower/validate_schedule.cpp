@@ -53,10 +53,11 @@ void checkSameThread(const IdModel& model, TensorView* tv) {
       for (int64_t j = 0; j < c->nDims(); ++j)
         mapped = mapped || (c->axis(j)->parallelType() == p &&
                             model.areMapped(tv->axis(i), c->axis(j), IdMappingMode::Permissive));
-      MF_CHECK(!coversBroadcastAgainst(tv, i, c),
+      // Inlined, the loop runs over the consumer's extent and every thread computes its copy.
+      MF_CHECK(i < tv->computeAtPosition() || !coversBroadcastAgainst(tv, i, c),
                "{}: axis {} ({}) is bound to {} but covers a broadcast axis that its consumer {} "
                "iterates, so one thread would compute what every thread reads; leave broadcast "
-               "axes serial",
+               "axes serial or inline the tensor into its consumer",
                tv->toString(), i, tv->axis(i)->toString(), toString(p), c->toString());
       MF_CHECK(mapped,
                "{}: axis {} ({}) is bound to {} but its consumer {} binds no matching axis to "

@@ -124,10 +124,10 @@ TEST(Inlining, ParallelTypeMismatch) {
                   "(ithreadIdx.x3{i1}) does not map to axis 1 (iS5{i1}) of its consumer")));
 }
 
-// Regression: a producer's broadcast axis would become a loop of extent 1 shared with the
-// consumer's full axis (only its first row computed). Inlining across a broadcast is a user
-// error.
-TEST(Inlining, AcrossBroadcastIsRejected) {
+// A producer's broadcast axis shares the loop of the consumer axis it is broadcast to (the
+// loop runs over the consumer's extent; lowering tests check the kernel): T2 [1, N] is
+// inlined fully into T3 [M, N].
+TEST(Inlining, AcrossBroadcast) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   TensorView* t0 = makeSymbolicTensor(2);
@@ -137,12 +137,9 @@ TEST(Inlining, AcrossBroadcastIsRejected) {
   TensorView* t2 = broadcast(t1, {true, false});
   TensorView* t3 = add(t0, t2);
   fusion.addOutput(t3);
-  EXPECT_THAT([&] { t2->inlineAt(1); },
-              ThrowsMessage<UserError>(HasSubstr(
-                  "inlineAt(1) of T2_l_float[bS3{1}, iS4{i2}]: axis 0 (bS3{1}) covers a "
-                  "broadcast axis where axis 0 (iS5{i0}) of its consumer T3_g_float[iS5{i0}, "
-                  "iS6{i1}] does not; inlining across a broadcast is not supported")));
-  EXPECT_EQ(maxInlinePosition(t2), 0);
+  EXPECT_EQ(maxInlinePosition(t2), 2);
+  t2->inlineAt(1);
+  EXPECT_EQ(t2->computeAtPosition(), 1);
 }
 
 // Regression: a vectorized axis is one whole-vector copy; shared, the producer's buffer held
