@@ -14,7 +14,7 @@
 #include "reference/reference_evaluator.h"
 #include "scheduler/tools/inlining.h"
 #include "scheduler/tools/transform_propagator.h"
-#include "tensor/tensor.h"
 #include "support/error.h"
 #include "support/numerics.h"
 #include "support/options.h"
+#include "tensor/tensor.h"
