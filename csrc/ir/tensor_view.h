@@ -51,10 +51,11 @@ class TensorView : public Val {
   int64_t computeAtPosition() const { return compute_at_pos_; }
   void setComputeAtPosition(int64_t pos);
   //! Computes this tensor inside its consumers' first `pos` loops (negative counts from
-  //! the end). Each of those loop axes must map to the consumers' (same split/merge history
-  //! and parallelization); otherwise a UserError says which axis does not.
+  //! the end). Each of those loop axes must map to the consumers' (IdModel-mapped and bound
+  //! alike); otherwise a UserError says which axis does not.
+  //! Defined in scheduler/tools/inlining.cpp (link mf_scheduler), where the rule lives.
   void inlineAt(int64_t pos);
-  //! inlineAt the largest legal position.
+  //! inlineAt the largest legal position. Defined in scheduler/tools/inlining.cpp.
   void inlineMost();
 
   std::string toString() const override;

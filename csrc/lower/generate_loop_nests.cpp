@@ -10,6 +10,18 @@
 namespace mf {
 namespace {
 
+// Whether `id` is a broadcast axis or derived from one: then its extent is not the extent
+// of the loop it shares with a consumer that iterates there.
+bool derivedFromBroadcast(IterDomain* id) {
+  if (id->isBroadcast()) return true;
+  Expr* def = id->definition();
+  if (def == nullptr) return false;
+  return std::any_of(def->inputs().begin(), def->inputs().end(), [](Val* v) {
+    auto* in = dynamic_cast<IterDomain*>(v);
+    return in != nullptr && derivedFromBroadcast(in);
+  });
+}
+
 // Loop `d` of a tensor is named (tensor, d). A producer's loop d < ca_pos IS each of its
 // consumers' loop d, so loops form classes; the classes nest (sharing loop d implies
 // sharing every outer loop).
@@ -30,6 +42,24 @@ class LoopClasses {
         }
       }
     }
+    // A member axis not derived from a broadcast, per class: a producer's broadcast axis
+    // (extent 1) shares the loop of the consumer axis it is broadcast to, which runs over
+    // the consumer's extent.
+    for (Expr* e : exprs) {
+      auto* out = e->output(0)->as<TensorView>();
+      for (int64_t d = 0; d < out->nDims(); ++d)
+        if (!derivedFromBroadcast(out->axis(d)))
+          iterating_.try_emplace(find({out, d}), out->axis(d));
+    }
+  }
+
+  //! The axis loop `d` of `tv` iterates: its own, or the class's iterating axis when its own
+  //! is derived from a broadcast.
+  IterDomain* loopAxis(const TensorView* tv, int64_t d) {
+    IterDomain* id = tv->axis(d);
+    if (!derivedFromBroadcast(id)) return id;
+    auto it = iterating_.find(find({tv, d}));
+    return it != iterating_.end() ? it->second : id;
   }
 
   Key find(Key k) {
@@ -48,6 +78,7 @@ class LoopClasses {
   }
 
   std::map<Key, Key> parent_;
+  std::map<Key, IterDomain*> iterating_;
 };
 
 // Every group left waits on another one left, so they wait in a cycle; a group of the cycle
@@ -161,7 +192,7 @@ void generateLoopNests(Kernel& kernel) {
       ++share;
     stack.resize(share);
     for (int64_t i = static_cast<int64_t>(share); i < out->nDims(); ++i) {
-      IterDomain* id = out->axis(i);
+      IterDomain* id = classes.loopAxis(out, i);
       auto* loop = IrBuilder::createIn<ForLoop>(&ir, id, loopIndex(ir, id), id->extent());
       (stack.empty() ? kernel.body() : stack.back().first->body()).push_back(loop);
       stack.emplace_back(loop, classes.find({out, i}));

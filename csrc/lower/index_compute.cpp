@@ -30,8 +30,9 @@ std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>
   std::vector<Val*> out;
   for (IterDomain* id : tv->domain()->loopSource()) {
     auto it = idx.find(id);
-    // A broadcast axis merged away still has index 0.
-    out.push_back(it != idx.end() ? it->second : constInt(0));
+    // A broadcast axis has index 0, also when merged away or when its loop is shared with a
+    // consumer that iterates there (inlined across the broadcast).
+    out.push_back(it != idx.end() && !id->isBroadcast() ? it->second : constInt(0));
   }
   return out;
 }

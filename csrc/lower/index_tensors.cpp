@@ -3,7 +3,7 @@
 
 #include "ir/builder.h"
 #include "ir/exprs.h"
-#include "ir/inlining.h"
+#include "ir/logical_domain_map.h"
 #include "lower/index_compute.h"
 #include "lower/passes.h"
 
@@ -21,15 +21,21 @@ void replaceInScope(Scope& scope, Expr* old_expr, Expr* new_expr) {
   *it = new_expr;
 }
 
-// Logical indices of producer `p` read by the expr computing `c` at `c_logical`.
+// Logical indices of producer `p` read by the expr computing `c` at `c_logical`: each
+// producer axis reads at its mapped consumer axis; a broadcast axis at 0.
 std::vector<Val*> producerLogical(TensorView* p, TensorView* c,
                                   const std::vector<Val*>& c_logical) {
-  std::vector<int64_t> map = producerToConsumerPositions(p, c);
+  IdMap p2c = PairwiseLogicalDomainMap(p, c).mapProducerToConsumer();
+  // TODO(#9): a consumer whose root differs from its logical domain needs its root indices.
+  const std::vector<IterDomain*>& c_ids = c->getLogicalDomain();
   std::vector<Val*> out;
-  const auto& logical = p->getLogicalDomain();
-  for (size_t j = 0; j < logical.size(); ++j) {
-    size_t cj = map.empty() ? j : static_cast<size_t>(map[j]);
-    out.push_back(logical[j]->isBroadcast() ? constInt(0) : c_logical.at(cj));
+  for (IterDomain* id : p->getLogicalDomain()) {
+    if (id->isBroadcast()) {
+      out.push_back(constInt(0));
+      continue;
+    }
+    auto pos = std::find(c_ids.begin(), c_ids.end(), p2c.at(id)) - c_ids.begin();
+    out.push_back(c_logical.at(static_cast<size_t>(pos)));
   }
   return out;
 }

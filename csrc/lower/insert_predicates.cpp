@@ -2,15 +2,22 @@
 #include <algorithm>
 
 #include "ir/builder.h"
+#include "ir/id_model.h"
 #include "lower/passes.h"
 
 namespace mf {
 namespace {
 
-// A parallel loop needs its own guard when its dimension is launched wider than its extent.
-bool parallelDimMayOverrun(const Kernel& kernel, ForLoop* loop) {
-  const ParallelDimension* dim = kernel.summary().dimension(loop->parallelType());
-  return dim != nullptr && dim->extents.size() > 1;
+// A parallel loop needs its own guard when its dimension is launched wider than its extent:
+// when another loop bound to the same dimension is not the same axis (IdModel exact group,
+// hence the same extent at run time).
+bool parallelDimMayOverrun(Kernel& kernel, const IdModel& model, ForLoop* loop) {
+  for (const auto& [e, loops] : kernel.loopsOf())
+    for (ForLoop* other : loops)
+      if (other->parallelType() == loop->parallelType() &&
+          !model.areMapped(other->iterDomain(), loop->iterDomain(), IdMappingMode::Exact))
+        return true;
+  return false;
 }
 
 bool divisible(Split* s) {
@@ -46,6 +53,7 @@ std::unordered_map<IterDomain*, bool> mayOverrun(TensorView* tv) {
 void insertPredicates(Kernel& kernel) {
   Fusion& ir = kernel.ir();
   FusionGuard fg(&ir);
+  IdModel model(ir);
   for (Expr* e : kernel.computeOrder()) {
     const std::vector<ForLoop*>& loops = kernel.loopsOf().at(e);
     auto* out = e->output(0)->as<TensorIndex>()->view();
@@ -62,7 +70,7 @@ void insertPredicates(Kernel& kernel) {
     }
     for (ForLoop* loop : loops) {
       ParallelType p = loop->parallelType();
-      if ((isThreadDim(p) || isBlockDim(p)) && parallelDimMayOverrun(kernel, loop))
+      if ((isThreadDim(p) || isBlockDim(p)) && parallelDimMayOverrun(kernel, model, loop))
         pred = SIB::logicalAnd(pred, SIB::lt(loop->index(), loop->stop()));
     }
     if (pred->constValue() && asBool(*pred->constValue())) continue;

@@ -5,7 +5,8 @@
 #include <unordered_set>
 
 #include "ir/exprs.h"
-#include "ir/inlining.h"
+#include "ir/id_model.h"
+#include "ir/logical_domain_map.h"
 #include "lower/index_compute.h"
 #include "lower/passes.h"
 
@@ -44,21 +45,20 @@ void checkVectorContiguity(TensorView* tv, IterDomain* vec) {
 
 // Registers are per thread and nothing synchronizes global writes within the kernel: the
 // thread that computes an element must be the one that reads it.
-void checkSameThread(TensorView* tv) {
-  for (Expr* use : tv->uses()) {
-    auto* c = use->output(0)->as<TensorView>();
-    std::vector<int64_t> map = producerToConsumerPositions(tv, c);
+void checkSameThread(const IdModel& model, TensorView* tv) {
+  for (TensorView* c : consumerTvsOf(tv)) {
     for (int64_t i = 0; i < tv->nDims(); ++i) {
       ParallelType p = tv->axis(i)->parallelType();
       if (!isThreadDim(p) && !isBlockDim(p)) continue;
-      std::string sig = loopAxisSignature(tv, i, map);
       bool mapped = false;
       for (int64_t j = 0; j < c->nDims(); ++j)
-        mapped = mapped || (c->axis(j)->parallelType() == p && loopAxisSignature(c, j) == sig);
-      MF_CHECK(!coversBroadcastAgainst(tv, i, c),
+        mapped = mapped || (c->axis(j)->parallelType() == p &&
+                            model.areMapped(tv->axis(i), c->axis(j), IdMappingMode::Permissive));
+      // Inlined, the loop runs over the consumer's extent and every thread computes its copy.
+      MF_CHECK(i < tv->computeAtPosition() || !coversBroadcastAgainst(tv, i, c),
                "{}: axis {} ({}) is bound to {} but covers a broadcast axis that its consumer {} "
                "iterates, so one thread would compute what every thread reads; leave broadcast "
-               "axes serial",
+               "axes serial or inline the tensor into its consumer",
                tv->toString(), i, tv->axis(i)->toString(), toString(p), c->toString());
       MF_CHECK(mapped,
                "{}: axis {} ({}) is bound to {} but its consumer {} binds no matching axis to "
@@ -153,6 +153,7 @@ void validateSchedule(Kernel& kernel) {
   checkScalarsBound(kernel.ir());
   for (Expr* e : kernel.ir().exprs())
     if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) checkLayoutOp(op);
+  IdModel model(kernel.ir());
   for (TensorView* tv : kernel.ir().allTvs()) {
     std::set<ParallelType> bound;
     for (int64_t i = 0; i < tv->nDims(); ++i) {
@@ -182,8 +183,8 @@ void validateSchedule(Kernel& kernel) {
       if (is_copy) checkVectorContiguity(tv, id);
     }
     if (tv->isFusionInput()) continue;
-    checkSameThread(tv);
-    int64_t max_pos = tv->uses().empty() ? tv->nDims() : maxInlinePosition(tv);
+    checkSameThread(model, tv);
+    int64_t max_pos = tv->uses().empty() ? tv->nDims() : maxSharedLoopPosition(model, tv);
     MF_CHECK(tv->computeAtPosition() <= max_pos,
              "{}: compute-at position {} is past {}, the last position whose axes map to all its "
              "consumers' (scheduled after inlineAt?); inline after the last split, merge or "

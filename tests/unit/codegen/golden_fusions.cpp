@@ -1,6 +1,6 @@
 #include "unit/codegen/golden_fusions.h"
 
-#include "ir/inlining.h"
+#include "scheduler/tools/inlining.h"
 
 namespace mf::testing {
 namespace {

@@ -184,5 +184,34 @@ TEST(Indexing, VectorCopyAddressedByFirstElement) {
 )");
 }
 
+// Inlined across its broadcast axis, T2 is one register written in every iteration of T3's
+// loops from T1 at N's index; its broadcast axis is never indexed (logical index 0).
+TEST(Indexing, BroadcastInlinedIntoConsumer) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(2);
+  TensorView* t1 = makeSymbolicTensor(1);
+  fusion.addInput(t0);
+  fusion.addInput(t1);
+  TensorView* t2 = broadcast(t1, {true, false});
+  TensorView* t3 = add(t0, t2);
+  fusion.addOutput(t3);
+  for (TensorView* tv : {t2, t3}) {
+    tv->axis(0)->parallelize(ParallelType::BIDx);
+    tv->axis(1)->parallelize(ParallelType::TIDx);
+  }
+  t2->inlineAt(2);
+
+  EXPECT_IR(irAfter(fusion, "insertPredicates"), R"(
+%kernel {
+  FOR ((mf_index_t)blockIdx.x) in iblockIdx.x5{i0}:
+    FOR ((mf_index_t)threadIdx.x) in ithreadIdx.x4{i2}:
+      T2_l_float[bblockIdx.x3{1}, ithreadIdx.x4{i2}] ca_pos( 2 ) = ALLOCATE(size = 1, mem = l)
+      T2[0] = broadcast(T1[( ((mf_index_t)threadIdx.x) * T1.stride[0] )], {true, false})
+      T3[( ( ((mf_index_t)blockIdx.x) * T3.stride[0] ) + ((mf_index_t)threadIdx.x) )] = T0[( ( ((mf_index_t)blockIdx.x) * T0.stride[0] ) + ( ((mf_index_t)threadIdx.x) * T0.stride[1] ) )] + T2[0]
+} // %kernel
+)");
+}
+
 }  // namespace
 }  // namespace mf

@@ -9,7 +9,7 @@
 #include "codegen/codegen.h"
 #include "cuda/nvrtc.h"
 #include "cuda/runtime_sources.h"
-#include "ir/inlining.h"
+#include "scheduler/tools/inlining.h"
 #include "minifuser/minifuser.h"
 #include "unit/codegen/golden_fusions.h"
 #include "unit/lower/lower_test_utils.h"

@@ -171,5 +171,29 @@ TEST(GenerateLoopNests, NoValidLoopOrderIsAUserError) {
                   "T3_l_float[iblockIdx.x6{i0}, ithreadIdx.x7{i1}] too")));
 }
 
+// Inlined across a broadcast, T2 [1, N] shares T3's loops: the first runs over T3's M (iS5),
+// not over T2's broadcast axis of extent 1.
+TEST(GenerateLoopNests, BroadcastProducerSharesConsumerLoop) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(2);
+  TensorView* t1 = makeSymbolicTensor(1);
+  fusion.addInput(t0);
+  fusion.addInput(t1);
+  TensorView* t2 = broadcast(t1, {true, false});
+  TensorView* t3 = add(t0, t2);
+  fusion.addOutput(t3);
+  t2->inlineAt(2);
+
+  EXPECT_TRUE(checkPass(fusion, "generateLoopNests", R"(
+%kernel {
+  FOR i5 in iS5{i0}:
+    FOR i6 in iS4{i2}:
+      T2_l_float[bS3{1}, iS4{i2}] ca_pos( 2 ) = broadcast(T1, {true, false})
+      T3_g_float[iS5{i0}, iS6{i1}] = T0 + T2
+} // %kernel
+)"));
+}
+
 }  // namespace
 }  // namespace mf

@@ -232,12 +232,14 @@ TEST(ValidateSchedule, BroadcastAxisBoundToThreads) {
     tv->axis(0)->parallelize(ParallelType::TIDx);
     tv->axis(1)->parallelize(ParallelType::BIDx);
   }
-  EXPECT_THAT(validate(fusion),
-              ThrowsMessage<UserError>(HasSubstr(
-                  "T2_l_float[bthreadIdx.x3{1}, iblockIdx.x4{i2}]: axis 0 (bthreadIdx.x3{1}) is "
-                  "bound to threadIdx.x but covers a broadcast axis that its consumer "
-                  "T3_g_float[ithreadIdx.x5{i0}, iblockIdx.x6{i1}] iterates, so one thread "
-                  "would compute what every thread reads; leave broadcast axes serial")));
+  EXPECT_THAT(
+      validate(fusion),
+      ThrowsMessage<UserError>(HasSubstr(
+          "T2_l_float[bthreadIdx.x3{1}, iblockIdx.x4{i2}]: axis 0 (bthreadIdx.x3{1}) is "
+          "bound to threadIdx.x but covers a broadcast axis that its consumer "
+          "T3_g_float[ithreadIdx.x5{i0}, iblockIdx.x6{i1}] iterates, so one thread "
+          "would compute what every thread reads; leave broadcast axes serial or inline the "
+          "tensor into its consumer")));
 }
 
 // Regression: a producer scheduled after inlineAt keeps a compute-at position whose axes no

@@ -1,6 +1,6 @@
-// Inlining (ir/inlining.cpp): inlineAt sets a producer's compute-at position when its loop
-// axes map to every consumer's; inlineMost picks the largest such position; every user
-// error names the tensors and axes involved.
+// Inlining (scheduler/tools/inlining.cpp): inlineAt sets a producer's compute-at position when its
+// loop axes map to every consumer's; inlineMost picks the largest such position; every user error
+// names the tensors and axes involved.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -124,10 +124,10 @@ TEST(Inlining, ParallelTypeMismatch) {
                   "(ithreadIdx.x3{i1}) does not map to axis 1 (iS5{i1}) of its consumer")));
 }
 
-// Regression: a producer's broadcast axis would become a loop of extent 1 shared with the
-// consumer's full axis (only its first row computed). Inlining across a broadcast is a user
-// error.
-TEST(Inlining, AcrossBroadcastIsRejected) {
+// A producer's broadcast axis shares the loop of the consumer axis it is broadcast to (the
+// loop runs over the consumer's extent; lowering tests check the kernel): T2 [1, N] is
+// inlined fully into T3 [M, N].
+TEST(Inlining, AcrossBroadcast) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   TensorView* t0 = makeSymbolicTensor(2);
@@ -137,12 +137,9 @@ TEST(Inlining, AcrossBroadcastIsRejected) {
   TensorView* t2 = broadcast(t1, {true, false});
   TensorView* t3 = add(t0, t2);
   fusion.addOutput(t3);
-  EXPECT_THAT([&] { t2->inlineAt(1); },
-              ThrowsMessage<UserError>(HasSubstr(
-                  "inlineAt(1) of T2_l_float[bS3{1}, iS4{i2}]: axis 0 (bS3{1}) covers a "
-                  "broadcast axis where axis 0 (iS5{i0}) of its consumer T3_g_float[iS5{i0}, "
-                  "iS6{i1}] does not; inlining across a broadcast is not supported")));
-  EXPECT_EQ(maxInlinePosition(t2), 0);
+  EXPECT_EQ(maxInlinePosition(t2), 2);
+  t2->inlineAt(1);
+  EXPECT_EQ(t2->computeAtPosition(), 1);
 }
 
 // Regression: a vectorized axis is one whole-vector copy; shared, the producer's buffer held
@@ -250,6 +247,78 @@ TEST(Inlining, LayoutOpInputIsFullyInlined) {
   EXPECT_EQ(cache->computeAtPosition(), 2);
   EXPECT_EQ(in_off1->computeAtPosition(), 0);
   EXPECT_EQ(out_off1->computeAtPosition(), 0);
+}
+
+// inlineMost(tvs) inlines only the tensors given.
+TEST(Inlining, InlineMostOfGivenTensors) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(2);
+  fusion.addInput(t0);
+  TensorView* t1 = neg(t0);
+  TensorView* t2 = exp(t1);
+  TensorView* t3 = relu(t2);
+  fusion.addOutput(t3);
+  inlineMost({t1});
+  EXPECT_EQ(t1->computeAtPosition(), 2);
+  EXPECT_EQ(t2->computeAtPosition(), 0);
+}
+
+// A chain T1 -> T2 -> T3 (reference): T1 and T3 split by 8, T2 by 4. inlineAllAt(T3, 2) asks
+// T1 for position 2 (its axes map to T3's first two), but T1 shares only axis 0 with T2.
+struct MixedSplits {
+  TensorView* t0 = makeSymbolicTensor(2);
+  TensorView* t1 = neg(t0);
+  TensorView* t2 = exp(t1);
+  TensorView* t3 = relu(t2);
+  explicit MixedSplits(Fusion& fusion) {
+    fusion.addInput(t0);
+    fusion.addOutput(t3);
+    t1->split(1, 8);
+    t2->split(1, 4);
+    t3->split(1, 8);
+  }
+};
+
+// With best_effort, each tensor goes as deep as it can: T1 and T2 at 1.
+TEST(Inlining, InlineAllAtBestEffort) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  MixedSplits c(fusion);
+  inlineAllAt(c.t3, 2, /*best_effort=*/true);
+  EXPECT_EQ(c.t1->computeAtPosition(), 1);
+  EXPECT_EQ(c.t2->computeAtPosition(), 1);
+  EXPECT_EQ(c.t3->computeAtPosition(), 0);
+}
+
+// Without best_effort, a tensor that cannot reach the mapped position is a user error that
+// names it and the axis that does not map.
+TEST(Inlining, InlineAllAtRejectsUnmappedAxes) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  MixedSplits c(fusion);
+  EXPECT_THAT([&] { inlineAllAt(c.t3, 2); },
+              ThrowsMessage<UserError>(
+                  HasSubstr("T1_l_float[iS2{i0}, iS8{ceilDiv(i1, 8)}, iS9{8}] cannot be inlined at "
+                            "position 2: axis 1 (iS8{ceilDiv(i1, 8)}) does not map to axis 1 "
+                            "(iS10{ceilDiv(i1, 4)}) of its consumer")));
+  EXPECT_THAT([&] { inlineAllAt(c.t3, 4); },
+              ThrowsMessage<UserError>(HasSubstr("inlineAllAt: position 4 of T3_g_float")));
+}
+
+// Tensors scheduled alike are inlined at the reference's position, not deeper (inlineMost
+// would give 3).
+TEST(Inlining, InlineAllAtMapsReferencePosition) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  MixedSplits c(fusion);
+  c.t2->domain()->setLoopDomain(c.t2->getLogicalDomain());
+  c.t2->split(1, 8);
+  inlineAllAt(c.t3, 2);
+  EXPECT_EQ(c.t1->computeAtPosition(), 2);
+  EXPECT_EQ(c.t2->computeAtPosition(), 2);
+  inlineMost();
+  EXPECT_EQ(c.t1->computeAtPosition(), 3);
 }
 
 }  // namespace

@@ -1,0 +1,165 @@
+#include "ir/id_model.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_set>
+
+#include "ir/fusion.h"
+#include "ir/logical_domain_map.h"
+
+namespace mf {
+
+void IdModel::DisjointSets::add(const IterDomain* id) {
+  parent_.try_emplace(id, id);
+}
+
+const IterDomain* IdModel::DisjointSets::find(const IterDomain* id) const {
+  auto it = parent_.find(id);
+  if (it == parent_.end()) return nullptr;
+  if (it->second == id) return id;
+  const IterDomain* root = find(it->second);
+  it->second = root;
+  return root;
+}
+
+bool IdModel::DisjointSets::unite(const IterDomain* a, const IterDomain* b) {
+  const IterDomain* ra = find(a);
+  const IterDomain* rb = find(b);
+  MF_ASSERT(ra != nullptr && rb != nullptr, "unite of an axis outside the IdModel");
+  if (ra == rb) return false;
+  // The smaller name becomes the root, so printing and iteration do not depend on hashing.
+  if (rb->name() < ra->name()) std::swap(ra, rb);
+  parent_[rb] = ra;
+  return true;
+}
+
+std::vector<std::vector<IterDomain*>> IdModel::DisjointSets::sets() const {
+  std::map<int64_t, std::vector<IterDomain*>> by_root;
+  for (const auto& [id, parent] : parent_)
+    by_root[find(id)->name()].push_back(const_cast<IterDomain*>(id));
+  std::vector<std::vector<IterDomain*>> out;
+  for (auto& [root, members] : by_root) {
+    std::sort(members.begin(), members.end(),
+              [](IterDomain* a, IterDomain* b) { return a->name() < b->name(); });
+    out.push_back(std::move(members));
+  }
+  return out;
+}
+
+IdModel::IdModel(const Fusion& fusion) : tvs_(fusion.allTvs()) {
+  std::unordered_set<IterDomain*> seen;
+  for (TensorView* tv : tvs_)
+    for (IterDomain* id : tv->domain()->allIds())
+      if (seen.insert(id).second) ids_.push_back(id);
+  build(exact_, /*map_broadcast=*/false);
+  build(permissive_, /*map_broadcast=*/true);
+}
+
+namespace {
+
+bool sameFactor(Val* a, Val* b) {
+  if (a == b) return true;
+  std::optional<int64_t> ca = a->constInt(), cb = b->constInt();
+  return ca && cb && *ca == *cb;
+}
+
+}  // namespace
+
+void IdModel::build(DisjointSets& sets, bool map_broadcast) const {
+  for (IterDomain* id : ids_) sets.add(id);
+  for (TensorView* c : tvs_)
+    for (TensorView* p : producerTvsOf(c))
+      for (auto [pid, cid] : PairwiseLogicalDomainMap(p, c).mapBroadcast(map_broadcast).pairs())
+        sets.unite(pid, cid);
+
+  // Splits by equal factors of one axis give the same axes, and merges of the same axes the
+  // same axis; each union can enable another, so repeat until nothing changes.
+  std::vector<Split*> splits;
+  std::vector<Merge*> merges;
+  std::unordered_set<Expr*> seen;
+  for (IterDomain* id : ids_) {
+    Expr* def = id->definition();
+    if (def == nullptr || !seen.insert(def).second) continue;
+    if (auto* s = dynamic_cast<Split*>(def)) splits.push_back(s);
+    if (auto* m = dynamic_cast<Merge*>(def)) merges.push_back(m);
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < splits.size(); ++i)
+      for (size_t j = i + 1; j < splits.size(); ++j) {
+        Split* a = splits[i];
+        Split* b = splits[j];
+        if (sets.find(a->in()) != sets.find(b->in()) || a->innerSplit() != b->innerSplit() ||
+            !sameFactor(a->factor(), b->factor()))
+          continue;
+        changed |= sets.unite(a->outer(), b->outer());
+        changed |= sets.unite(a->inner(), b->inner());
+      }
+    for (size_t i = 0; i < merges.size(); ++i)
+      for (size_t j = i + 1; j < merges.size(); ++j) {
+        Merge* a = merges[i];
+        Merge* b = merges[j];
+        if (sets.find(a->outer()) == sets.find(b->outer()) &&
+            sets.find(a->inner()) == sets.find(b->inner()))
+          changed |= sets.unite(a->out(), b->out());
+      }
+  }
+}
+
+bool IdModel::areMapped(const IterDomain* a, const IterDomain* b, IdMappingMode mode) const {
+  if (a == b) return true;
+  const IterDomain* ra = sets(mode).find(a);
+  return ra != nullptr && ra == sets(mode).find(b);
+}
+
+std::vector<IterDomain*> IdModel::group(const IterDomain* id, IdMappingMode mode) const {
+  std::vector<IterDomain*> out;
+  for (IterDomain* other : ids_)
+    if (areMapped(id, other, mode)) out.push_back(other);
+  std::sort(out.begin(), out.end(),
+            [](IterDomain* a, IterDomain* b) { return a->name() < b->name(); });
+  return out;
+}
+
+std::string IdModel::toString(IdMappingMode mode) const {
+  std::string s;
+  for (const std::vector<IterDomain*>& members : sets(mode).sets()) {
+    if (members.size() < 2) continue;
+    std::string line;
+    for (IterDomain* id : members) line += (line.empty() ? "" : ", ") + id->toString();
+    s += "{" + line + "}\n";
+  }
+  return s;
+}
+
+std::string sharedLoopMismatch(const IdModel& model, const TensorView* producer,
+                               const TensorView* consumer, int64_t i) {
+  if (i >= consumer->nDims())
+    return fmt::format("its consumer {} has only {} axes", consumer->toString(), consumer->nDims());
+  IterDomain* p = producer->axis(i);
+  IterDomain* c = consumer->axis(i);
+  // The producer's buffer must hold the whole vector.
+  if (p->parallelType() == ParallelType::Vectorize)
+    return fmt::format("axis {} ({}) is vectorized; a vectorized axis cannot be inlined", i,
+                       p->toString());
+  if (!model.areMapped(p, c, IdMappingMode::Permissive) || p->parallelType() != c->parallelType()) {
+    return fmt::format(
+        "axis {} ({}) does not map to axis {} ({}) of its consumer {}; apply the "
+        "same split/merge/parallelize to both",
+        i, p->toString(), i, c->toString(), consumer->toString());
+  }
+  return {};
+}
+
+int64_t maxSharedLoopPosition(const IdModel& model, const TensorView* producer) {
+  std::vector<TensorView*> consumers = consumerTvsOf(producer);
+  int64_t pos = 0;
+  while (pos < producer->nDims() &&
+         std::all_of(consumers.begin(), consumers.end(), [&](TensorView* c) {
+           return sharedLoopMismatch(model, producer, c, pos).empty();
+         }))
+    ++pos;
+  return pos;
+}
+
+}  // namespace mf

@@ -1,0 +1,75 @@
+//! IdModel: which IterDomains of a fusion are the same axis (nvFuser's IdModel, reduced to
+//! one disjoint-set graph per mode). Built from the per-expr PairwiseLogicalDomainMap and
+//! propagated through split/merge, it is what transform replay, the propagator, inlining and
+//! lowering ask when they need to know whether two loops are one.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/tensor_view.h"
+
+namespace mf {
+
+class Fusion;
+
+enum class IdMappingMode {
+  //! Same axis with the same extent: mapped through ops (broadcast to broadcast only), and
+  //! the outputs of splits by equal factors / merges of mapped inputs.
+  Exact,
+  //! Exact, plus a producer's broadcast axis with the consumer axis it is broadcast to: the
+  //! two can share one loop (over the consumer's extent).
+  Permissive,
+};
+
+class IdModel {
+ public:
+  //! The graphs over every IterDomain of every TensorView of `fusion` (Fusion::allTvs).
+  explicit IdModel(const Fusion& fusion);
+
+  bool areMapped(const IterDomain* a, const IterDomain* b, IdMappingMode mode) const;
+  //! The members of `id`'s group, ordered by name.
+  std::vector<IterDomain*> group(const IterDomain* id, IdMappingMode mode) const;
+  //! The groups with more than one member, one per line, each ordered by name and the lines
+  //! by their first member: `{iS2{i0}, iS4{i0}}`.
+  std::string toString(IdMappingMode mode) const;
+
+ private:
+  // Union-find over IterDomains; one per mode.
+  class DisjointSets {
+   public:
+    void add(const IterDomain* id);
+    const IterDomain* find(const IterDomain* id) const;
+    bool unite(const IterDomain* a, const IterDomain* b);  //!< true when two sets merged
+    std::vector<std::vector<IterDomain*>> sets() const;
+
+   private:
+    mutable std::unordered_map<const IterDomain*, const IterDomain*> parent_;
+  };
+
+  void build(DisjointSets& sets, bool map_broadcast) const;
+  const DisjointSets& sets(IdMappingMode mode) const {
+    return mode == IdMappingMode::Exact ? exact_ : permissive_;
+  }
+
+  std::vector<TensorView*> tvs_;
+  std::vector<IterDomain*> ids_;
+  DisjointSets exact_;
+  DisjointSets permissive_;
+};
+
+//! Why loop axis `axis` of `producer` cannot be the same loop as axis `axis` of `consumer`
+//! (empty when it can): the consumer has that axis, the producer's is not vectorized (a
+//! vectorized axis is one whole-vector copy, not a loop), the two are mapped (permissively:
+//! a loop over a broadcast axis of the producer runs over the consumer's extent, the
+//! producer computed at broadcast index 0 in each iteration) and bound alike.
+std::string sharedLoopMismatch(const IdModel& model, const TensorView* producer,
+                               const TensorView* consumer, int64_t axis);
+
+//! The number of leading loop axes of `producer` that can be shared with every consumer
+//! (sharedLoopMismatch empty for each). The scheduler's inlining and lowering's checks both
+//! use it.
+int64_t maxSharedLoopPosition(const IdModel& model, const TensorView* producer);
+
+}  // namespace mf

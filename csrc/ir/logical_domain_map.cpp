@@ -1,0 +1,114 @@
+#include "ir/logical_domain_map.h"
+
+#include <algorithm>
+
+#include "ir/exprs.h"
+
+namespace mf {
+namespace {
+
+std::vector<IterDomain*> noReductions(const std::vector<IterDomain*>& ids) {
+  std::vector<IterDomain*> out;
+  for (IterDomain* id : ids)
+    if (!id->isReduction()) out.push_back(id);
+  return out;
+}
+
+}  // namespace
+
+PairwiseLogicalDomainMap::PairwiseLogicalDomainMap(const TensorView* producer,
+                                                   const TensorView* consumer)
+    : producer_(producer), consumer_(consumer) {
+  Expr* def = consumer->definition();
+  MF_ASSERT(def != nullptr && std::find(def->inputs().begin(), def->inputs().end(), producer) !=
+                                  def->inputs().end(),
+            "{} is not a producer of {}", producer->toString(), consumer->toString());
+}
+
+std::vector<std::pair<IterDomain*, IterDomain*>> PairwiseLogicalDomainMap::pairs() const {
+  Expr* def = consumer_->definition();
+  if (auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(def);
+      layout != nullptr && layout->in() != producer_)
+    return {};  // the offsets are read whole; none of their axes is a loop of the output
+  std::vector<IterDomain*> p_ids = noReductions(producer_->getLogicalDomain());
+  // TODO(#9): reductions (and later reshapes) map to the consumer's root, which differs from its
+  // logical domain; the positional rule below is the pointwise one.
+  std::vector<IterDomain*> c_ids;
+  const std::vector<IterDomain*>& c_root = consumer_->getMaybeRootDomain();
+  if (auto* b = dynamic_cast<BroadcastOp*>(def)) {
+    for (size_t i = 0; i < c_root.size(); ++i)
+      if (!b->isBroadcastDims().at(i)) c_ids.push_back(c_root[i]);
+  } else {
+    c_ids = c_root;
+  }
+  MF_ASSERT(p_ids.size() == c_ids.size(), "{}: producer {} has {} axes to map, consumer {} has {}",
+            def->toString(), producer_->toString(), p_ids.size(), consumer_->toString(),
+            c_ids.size());
+  std::vector<std::pair<IterDomain*, IterDomain*>> out;
+  for (size_t i = 0; i < p_ids.size(); ++i) {
+    if (!map_broadcast_ && p_ids[i]->isBroadcast() != c_ids[i]->isBroadcast()) continue;
+    out.emplace_back(p_ids[i], c_ids[i]);
+  }
+  return out;
+}
+
+IdMap PairwiseLogicalDomainMap::mapProducerToConsumer() const {
+  IdMap m;
+  for (auto [p, c] : pairs()) m.emplace(p, c);
+  return m;
+}
+
+IdMap PairwiseLogicalDomainMap::mapConsumerToProducer() const {
+  IdMap m;
+  for (auto [p, c] : pairs()) m.emplace(c, p);
+  return m;
+}
+
+namespace {
+
+// The logical axes of `tv` that `id` is derived from.
+void logicalSources(IterDomain* id, const std::vector<IterDomain*>& logical,
+                    std::vector<IterDomain*>& out) {
+  if (std::find(logical.begin(), logical.end(), id) != logical.end()) {
+    out.push_back(id);
+    return;
+  }
+  Expr* def = id->definition();
+  if (def == nullptr) return;  // an axis of a declared allocation domain
+  for (Val* v : def->inputs())
+    if (auto* in = dynamic_cast<IterDomain*>(v)) logicalSources(in, logical, out);
+}
+
+}  // namespace
+
+bool coversBroadcastAgainst(const TensorView* producer, int64_t axis, const TensorView* consumer) {
+  IdMap p2c = PairwiseLogicalDomainMap(producer, consumer).mapProducerToConsumer();
+  std::vector<IterDomain*> sources;
+  logicalSources(producer->axis(axis), producer->getLogicalDomain(), sources);
+  return std::any_of(sources.begin(), sources.end(), [&](IterDomain* id) {
+    auto it = p2c.find(id);
+    return id->isBroadcast() && it != p2c.end() && !it->second->isBroadcast();
+  });
+}
+
+std::vector<TensorView*> producerTvsOf(const TensorView* tv) {
+  std::vector<TensorView*> out;
+  if (tv->definition() == nullptr) return out;
+  for (Val* v : tv->definition()->inputs())
+    if (auto* p = dynamic_cast<TensorView*>(v);
+        p != nullptr && std::find(out.begin(), out.end(), p) == out.end())
+      out.push_back(p);
+  return out;
+}
+
+std::vector<TensorView*> consumerTvsOf(const TensorView* tv) {
+  std::vector<TensorView*> out;
+  for (Expr* use : tv->uses())
+    for (Val* v : use->outputs())
+      if (auto* c = dynamic_cast<TensorView*>(v);
+          c != nullptr && std::find(out.begin(), out.end(), c) == out.end())
+        out.push_back(c);
+  return out;
+}
+
+}  // namespace mf

@@ -1,0 +1,120 @@
+#include "ir/transform_replay.h"
+
+#include <algorithm>
+#include <functional>
+#include <unordered_set>
+
+#include "ir/fusion.h"
+
+namespace mf {
+namespace {
+
+// The Split/Merge exprs between `tv`'s logical domain and its first `pos` loop axes, producers
+// first.
+std::vector<Expr*> loopTransforms(const TensorView* tv, int64_t pos) {
+  const auto& logical = tv->getLogicalDomain();
+  std::unordered_set<IterDomain*> stop(logical.begin(), logical.end());
+  std::unordered_set<Expr*> seen;
+  std::vector<Expr*> order;
+  std::function<void(IterDomain*)> visit = [&](IterDomain* id) {
+    Expr* def = id->definition();
+    if (stop.count(id) || def == nullptr || !seen.insert(def).second) return;
+    for (Val* v : def->inputs())
+      if (auto* in = dynamic_cast<IterDomain*>(v)) visit(in);
+    order.push_back(def);
+  };
+  for (int64_t i = 0; i < pos; ++i) visit(tv->axis(i));
+  return order;
+}
+
+// The target's axes as the replay goes: its logical axes, with each replayed split's input
+// replaced by its outputs and each merge's inputs by its output, in place.
+class Frontier {
+ public:
+  explicit Frontier(const std::vector<IterDomain*>& ids) : ids_(ids) {}
+  void replace(IterDomain* old_id, std::vector<IterDomain*> new_ids) {
+    auto it = std::find(ids_.begin(), ids_.end(), old_id);
+    MF_ASSERT(it != ids_.end(), "replay: {} is not on the frontier", old_id->toString());
+    it = ids_.erase(it);
+    ids_.insert(it, new_ids.begin(), new_ids.end());
+  }
+  void erase(IterDomain* id) { std::erase(ids_, id); }
+  bool contains(IterDomain* id) const {
+    return std::find(ids_.begin(), ids_.end(), id) != ids_.end();
+  }
+  const std::vector<IterDomain*>& ids() const { return ids_; }
+
+ private:
+  std::vector<IterDomain*> ids_;
+};
+
+}  // namespace
+
+int64_t TransformReplay::replay(TensorView* target, const TensorView* reference,
+                                const IdMap& reference_to_target, int64_t reference_pos) {
+  int64_t n = reference->nDims();
+  int64_t pos = reference_pos < 0 ? reference_pos + n + 1 : reference_pos;
+  MF_CHECK(pos >= 0 && pos <= n, "replay onto {}: position {} of {} is out of range [-{}, {}]",
+           target->toString(), reference_pos, reference->toString(), n + 1, n);
+  MF_CHECK(!target->domain()->loopFromAllocation() && !reference->domain()->loopFromAllocation(),
+           "replay of {} onto {}: a loop domain over a declared allocation domain is not "
+           "replayed",
+           reference->toString(), target->toString());
+  FusionGuard fg(target->fusion());
+  IdMap ids = reference_to_target;
+  Frontier frontier(target->getLogicalDomain());
+  for (Expr* e : loopTransforms(reference, pos)) {
+    if (auto* s = dynamic_cast<Split*>(e)) {
+      auto in = ids.find(s->in());
+      if (in == ids.end()) continue;
+      auto [outer, inner] = IterDomain::split(in->second, s->factor(), s->innerSplit());
+      frontier.replace(in->second, {outer, inner});
+      ids[s->outer()] = outer;
+      ids[s->inner()] = inner;
+      continue;
+    }
+    auto* m = e->as<Merge>();
+    auto outer = ids.find(m->outer());
+    auto inner = ids.find(m->inner());
+    if (outer != ids.end() && inner != ids.end()) {
+      IterDomain* out = IterDomain::merge(outer->second, inner->second);
+      frontier.replace(outer->second, {out});
+      frontier.erase(inner->second);
+      ids[m->out()] = out;
+    } else if (outer != ids.end() || inner != ids.end()) {
+      // The other input has no counterpart here (an axis the target does not have): the
+      // merge's output is the one input the target has.
+      ids[m->out()] = (outer != ids.end() ? outer : inner)->second;
+    }
+  }
+
+  std::vector<IterDomain*> loop;
+  auto take = [&](IterDomain* ref_id) {
+    auto it = ids.find(ref_id);
+    if (it == ids.end() || !frontier.contains(it->second)) return false;
+    if (std::find(loop.begin(), loop.end(), it->second) != loop.end()) return false;
+    loop.push_back(it->second);
+    return true;
+  };
+  int64_t target_pos = 0;
+  for (int64_t i = 0; i < pos; ++i) target_pos += take(reference->axis(i)) ? 1 : 0;
+  for (int64_t i = pos; i < n; ++i) take(reference->axis(i));
+  for (IterDomain* id : frontier.ids())
+    if (std::find(loop.begin(), loop.end(), id) == loop.end()) loop.push_back(id);
+  target->setLoopDomain(std::move(loop));
+  return target_pos;
+}
+
+int64_t TransformReplay::replayPasC(TensorView* producer, const TensorView* consumer,
+                                    int64_t consumer_pos) {
+  return replay(producer, consumer,
+                PairwiseLogicalDomainMap(producer, consumer).mapConsumerToProducer(), consumer_pos);
+}
+
+int64_t TransformReplay::replayCasP(TensorView* consumer, const TensorView* producer,
+                                    int64_t producer_pos) {
+  return replay(consumer, producer,
+                PairwiseLogicalDomainMap(producer, consumer).mapProducerToConsumer(), producer_pos);
+}
+
+}  // namespace mf

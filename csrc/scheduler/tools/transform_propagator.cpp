@@ -1,0 +1,111 @@
+#include "scheduler/tools/transform_propagator.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/exprs.h"
+#include "ir/fusion.h"
+#include "ir/id_model.h"
+#include "ir/transform_replay.h"
+
+namespace mf {
+namespace {
+
+// The reference's logical axes still present in one tensor: reference axis -> its axis.
+using PreservedAxes = IdMap;
+
+// What of `from`'s preserved axes reaches `to` across one producer/consumer edge. An axis
+// that becomes a broadcast (extent 1 where the reference iterates) is not preserved.
+PreservedAxes preservedAcross(const PreservedAxes& from_axes, const TensorView* from,
+                              const TensorView* to, bool to_is_producer) {
+  IdMap step = to_is_producer ? PairwiseLogicalDomainMap(to, from).mapConsumerToProducer()
+                              : PairwiseLogicalDomainMap(from, to).mapProducerToConsumer();
+  PreservedAxes out;
+  for (auto [ref_id, id] : from_axes) {
+    auto it = step.find(id);
+    if (it == step.end() || (it->second->isBroadcast() && !id->isBroadcast())) continue;
+    out.emplace(ref_id, it->second);
+  }
+  return out;
+}
+
+struct Edge {
+  TensorView* from;
+  TensorView* to;
+  bool to_is_producer;
+  PreservedAxes axes;
+  size_t order;  // ties go to the edge found first, so the tree is deterministic
+};
+
+}  // namespace
+
+void propagateTransforms(TensorView* reference) {
+  MF_CHECK(!reference->domain()->loopFromAllocation(),
+           "propagateTransforms: the reference {} loops over its declared allocation domain; "
+           "pick a tensor whose loop domain is derived from its logical domain",
+           reference->toString());
+  std::unordered_set<TensorView*> visited{reference};
+  std::unordered_map<TensorView*, PreservedAxes> preserved;
+  for (IterDomain* id : reference->getLogicalDomain()) preserved[reference].emplace(id, id);
+
+  std::vector<Edge> frontier;
+  size_t order = 0;
+  auto expand = [&](TensorView* tv) {
+    if (tv->domain()->loopFromAllocation()) return;  // its loop maps to nothing
+    for (TensorView* p : producerTvsOf(tv))
+      if (!visited.count(p))
+        frontier.push_back({tv, p, true, preservedAcross(preserved[tv], tv, p, true), order++});
+    for (TensorView* c : consumerTvsOf(tv))
+      if (!visited.count(c))
+        frontier.push_back({tv, c, false, preservedAcross(preserved[tv], tv, c, false), order++});
+  };
+  expand(reference);
+  // Prim's algorithm for a maximum spanning tree, the weight being the preserved axes.
+  while (!frontier.empty()) {
+    auto best =
+        std::min_element(frontier.begin(), frontier.end(), [](const Edge& a, const Edge& b) {
+          if (a.axes.size() != b.axes.size()) return a.axes.size() > b.axes.size();
+          return a.order < b.order;
+        });
+    Edge edge = std::move(*best);
+    frontier.erase(best);
+    if (!visited.insert(edge.to).second) continue;
+    preserved[edge.to] = std::move(edge.axes);
+    if (!edge.to->domain()->loopFromAllocation()) {
+      if (edge.to_is_producer)
+        TransformReplay::replayPasC(edge.to, edge.from);
+      else
+        TransformReplay::replayCasP(edge.to, edge.from);
+      edge.to->setComputeAtPosition(0);
+    }
+    expand(edge.to);
+  }
+}
+
+void parallelizeAllLike(TensorView* reference, const std::vector<TensorView*>& tvs,
+                        std::vector<ParallelType> types) {
+  Fusion& fusion = *reference->fusion();
+  IdModel model(fusion);
+  std::vector<TensorView*> targets = tvs.empty() ? fusion.allTvs() : tvs;
+  auto selected = [&](ParallelType p) {
+    return p != ParallelType::Serial &&
+           (types.empty() || std::find(types.begin(), types.end(), p) != types.end());
+  };
+  for (TensorView* tv : targets) {
+    if (tv == reference) continue;
+    bool vectorizable = tv->isFusionInput() ||
+                        (tv->definition() != nullptr && tv->definition()->isA<LoadStoreOp>());
+    for (IterDomain* id : tv->getLoopDomain()) {
+      for (IterDomain* ref_id : reference->getLoopDomain()) {
+        ParallelType p = ref_id->parallelType();
+        if (!selected(p) || !model.areMapped(id, ref_id, IdMappingMode::Permissive)) continue;
+        if (p == ParallelType::Vectorize && (!vectorizable || id->isBroadcast())) continue;
+        id->parallelize(p);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace mf

@@ -1,0 +1,31 @@
+//! Transform propagation and parallelization for whole fusions (nvFuser's TransformPropagator
+//! over a MaxLogicalDomainInfoSpanningTree, and scheduler_utils' parallelizeAllLike). A
+//! scheduler transforms one reference tensor, then calls propagateTransforms, then
+//! parallelizeAllLike, then inlines (scheduler/tools/inlining.h).
+#pragma once
+
+#include <vector>
+
+#include "ir/tensor_view.h"
+
+namespace mf {
+
+//! Replays `reference`'s loop transforms onto every other TensorView of its fusion, walking a
+//! spanning tree of producer/consumer edges from `reference` that reaches each tensor by
+//! the path that preserves the most of the reference's logical axes (an edge into a broadcast
+//! axis, or to an axis the tensor lacks, drops one). Each tensor is replayed from its tree
+//! parent (TransformReplay::replayPasC / replayCasP, all positions), so its previous loop
+//! transforms and compute-at position are replaced. A tensor whose loop domain runs over a
+//! declared allocation domain (the layout op's gather form) keeps its loop domain and ends
+//! the walk.
+void propagateTransforms(TensorView* reference);
+
+//! Copies the parallel types of `reference`'s loop axes onto the permissively mapped loop
+//! axes (ir/id_model.h) of `tvs` (empty: every TensorView of the fusion), only the `types`
+//! listed (empty: all). Permissive, so that a broadcast producer's axes are bound like the
+//! consumer's axes they share a loop with. Vectorize goes only to fusion inputs and outputs
+//! of set() copies (the only vectorizable computation), never to a broadcast axis.
+void parallelizeAllLike(TensorView* reference, const std::vector<TensorView*>& tvs = {},
+                        std::vector<ParallelType> types = {});
+
+}  // namespace mf
