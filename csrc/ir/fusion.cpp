@@ -86,6 +86,22 @@ void Fusion::addOutput(Val* v) {
   outputs_.push_back(v);
 }
 
+void Fusion::replaceInputOrOutput(Val* old, Val* replacement) {
+  MF_ASSERT(replacement != nullptr && replacement->fusion() == this,
+            "replaceInputOrOutput: the replacement of {} belongs to another fusion",
+            old->toString());
+  if (std::find(inputs_.begin(), inputs_.end(), old) != inputs_.end()) {
+    MF_ASSERT(!replacement->isConst() && replacement->definition() == nullptr,
+              "replaceInputOrOutput: input {} cannot become {}", old->toString(),
+              replacement->toString());
+    std::replace(inputs_.begin(), inputs_.end(), old, replacement);
+  }
+  std::replace(outputs_.begin(), outputs_.end(), old, replacement);
+  if (auto* tv = dynamic_cast<TensorView*>(replacement);
+      tv && (replacement->isFusionInput() || replacement->isFusionOutput()))
+    tv->setMemoryType(MemoryType::Global);
+}
+
 std::vector<Expr*> Fusion::exprs() const {
   return tensorExprs(outputs_);
 }

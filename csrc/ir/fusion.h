@@ -29,6 +29,9 @@ class Fusion {
   void addInput(Val* v);
   //! Marks `v` as a fusion output. TensorViews become global memory.
   void addOutput(Val* v);
+  //! Puts `replacement` where `old` is among the inputs and outputs (IrMutator's last step).
+  //! An input replacement must be able to be an input (symbolic, no definition).
+  void replaceInputOrOutput(Val* old, Val* replacement);
   const std::vector<Val*>& inputs() const { return inputs_; }
   const std::vector<Val*>& outputs() const { return outputs_; }
 

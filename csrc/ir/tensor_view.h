@@ -19,6 +19,9 @@ class TensorView : public Val {
              MemoryType memory_type = MemoryType::Local);
 
   TensorDomain* domain() const { return domain_; }
+  //! Replaces the domain (IrMutator rebuilds a domain whose axes changed); `domain` must be
+  //! in this tensor's fusion and keep its loop rank, so the compute-at position stays valid.
+  void setDomain(TensorDomain* domain);
   const std::vector<IterDomain*>& getLogicalDomain() const { return domain_->logical(); }
   const std::vector<IterDomain*>& getMaybeRootDomain() const { return domain_->maybeRoot(); }
   const std::vector<IterDomain*>& getMaybeAllocationDomain() const {
