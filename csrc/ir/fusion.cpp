@@ -45,11 +45,17 @@ Fusion& Fusion::operator=(const Fusion& other) {
 void Fusion::copyFrom(const Fusion& other, IrCloner& cloner) {
   MF_ASSERT(statements_.empty(), "copyFrom needs an empty fusion");
   for (const auto& s : other.statements_) cloner.clone(s.get());
-  for (const auto& [from, to] : cloner.map()) to->name_ = from->name_;
-  val_counters_ = other.val_counters_;
-  expr_counter_ = other.expr_counter_;
+  keepNames(other, cloner);
   inputs_ = cloner.clone(other.inputs_);
   outputs_ = cloner.clone(other.outputs_);
+}
+
+void Fusion::keepNames(const Fusion& other, const IrCloner& cloner) {
+  MF_ASSERT(cloner.to() == this, "keepNames: the cloner targets another fusion");
+  for (const auto& [from, to] : cloner.map()) to->name_ = from->name_;
+  for (const auto& [kind, count] : other.val_counters_)
+    val_counters_[kind] = std::max(val_counters_[kind], count);
+  expr_counter_ = std::max(expr_counter_, other.expr_counter_);
 }
 
 void Fusion::assignName(Statement* s) {

@@ -63,8 +63,12 @@ class Fusion {
   //! Detaches `e` from its operands (definition/uses); the node stays owned but unused.
   void removeExpr(Expr* e);
 
-  //! Copies `other` into this (empty) fusion, returning the old->new map.
+  //! Copies `other` into this (empty) fusion; `cloner` (targeting this fusion) holds the
+  //! old -> new map afterwards.
   void copyFrom(const Fusion& other, IrCloner& cloner);
+  //! Gives every clone in `cloner` (targeting this fusion) the name of its original in
+  //! `other`, and continues `other`'s name counters, so copies print with the same names.
+  void keepNames(const Fusion& other, const IrCloner& cloner);
 
  private:
   void assignName(Statement* s);
