@@ -32,6 +32,7 @@ Fusion::Fusion(const Fusion& other) {
 
 Fusion& Fusion::operator=(const Fusion& other) {
   if (this == &other) return *this;
+  kernel_statements_.clear();
   statements_.clear();
   inputs_.clear();
   outputs_.clear();
@@ -58,13 +59,14 @@ void Fusion::keepNames(const Fusion& other, const IrCloner& cloner) {
   expr_counter_ = std::max(expr_counter_, other.expr_counter_);
 }
 
-void Fusion::assignName(Statement* s) {
-  if (auto* v = dynamic_cast<Val*>(s)) {
+void Fusion::adopt(std::unique_ptr<Statement> s) {
+  if (auto* v = dynamic_cast<Val*>(s.get())) {
     // Scalars of every dtype share one counter, so i3 and d3 never coexist.
     s->name_ = val_counters_[static_cast<int>(v->kind())]++;
   } else {
     s->name_ = expr_counter_++;
   }
+  (isKernelIr(s.get()) ? kernel_statements_ : statements_).push_back(std::move(s));
 }
 
 void Fusion::addInput(Val* v) {
@@ -123,10 +125,10 @@ void Fusion::removeExpr(Expr* e) {
   for (Val* out : e->outputs())
     if (out->definition_ == e) out->definition_ = nullptr;
   for (Val* in : e->inputs()) std::erase(in->uses_, e);
-  auto it = std::find_if(statements_.begin(), statements_.end(),
-                         [e](const auto& p) { return p.get() == e; });
-  MF_ASSERT(it != statements_.end(), "removeExpr: expr not owned");
-  statements_.erase(it);
+  auto& list = isKernelIr(e) ? kernel_statements_ : statements_;
+  auto it = std::find_if(list.begin(), list.end(), [e](const auto& p) { return p.get() == e; });
+  MF_ASSERT(it != list.end(), "removeExpr: expr not owned");
+  list.erase(it);
 }
 
 void Fusion::printMath() const {

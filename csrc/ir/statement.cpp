@@ -53,6 +53,31 @@ std::optional<int64_t> Val::constInt() const {
   return asInt(*v);
 }
 
+bool isKernelIr(const Statement* s) {
+  if (const auto* v = dynamic_cast<const Val*>(s)) {
+    switch (v->kind()) {
+#define MF_KERNEL_VAL(T) case ValKind::T:
+      MF_FOR_ALL_KERNEL_VALS(MF_KERNEL_VAL)
+#undef MF_KERNEL_VAL
+      return true;
+      default:
+        return false;
+    }
+  }
+  const auto* e = static_cast<const Expr*>(s);
+  switch (e->kind()) {
+#define MF_KERNEL_EXPR(T) case ExprKind::T:
+    MF_FOR_ALL_KERNEL_EXPRS(MF_KERNEL_EXPR)
+#undef MF_KERNEL_EXPR
+    return true;
+    default:
+      break;
+  }
+  auto kernel_val = [](const Val* v) { return isKernelIr(v); };
+  return std::any_of(e->inputs().begin(), e->inputs().end(), kernel_val) ||
+         std::any_of(e->outputs().begin(), e->outputs().end(), kernel_val);
+}
+
 Expr::Expr(Fusion* fusion, ExprKind kind, std::vector<Val*> inputs, std::vector<Val*> outputs)
     : Statement(fusion), kind_(kind), inputs_(std::move(inputs)), outputs_(std::move(outputs)) {
   for (Val* in : inputs_) {
