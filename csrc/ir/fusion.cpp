@@ -70,6 +70,7 @@ void Fusion::adopt(std::unique_ptr<Statement> s) {
 }
 
 void Fusion::addInput(Val* v) {
+  MF_CHECK(v != nullptr, "addInput: the value is null");
   MF_CHECK(v->fusion() == this, "addInput: {} belongs to another fusion", v->toString());
   MF_CHECK(!v->isConst(), "addInput: {} is a constant; only symbolic values can be inputs",
            v->toString());
@@ -85,6 +86,7 @@ void Fusion::addInput(Val* v) {
 }
 
 void Fusion::addOutput(Val* v) {
+  MF_CHECK(v != nullptr, "addOutput: the value is null");
   MF_CHECK(v->fusion() == this, "addOutput: {} belongs to another fusion", v->toString());
   MF_CHECK(v->kind() == ValKind::TensorView, "addOutput: {} is not a tensor; outputs are tensors",
            v->toString());

@@ -78,17 +78,37 @@ bool isKernelIr(const Statement* s) {
          std::any_of(e->outputs().begin(), e->outputs().end(), kernel_val);
 }
 
+std::string_view toString(ExprKind kind) {
+  switch (kind) {
+#define MF_KIND_NAME(T) \
+  case ExprKind::T:     \
+    return #T;
+    MF_FOR_ALL_EXPRS(MF_KIND_NAME)
+#undef MF_KIND_NAME
+  }
+  return "?";
+}
+
 Expr::Expr(Fusion* fusion, ExprKind kind, std::vector<Val*> inputs, std::vector<Val*> outputs)
     : Statement(fusion), kind_(kind), inputs_(std::move(inputs)), outputs_(std::move(outputs)) {
-  for (Val* in : inputs_) {
-    MF_ASSERT(in != nullptr && in->fusion() == fusion, "expr input from another fusion");
+  // Checked before wiring anything, so a rejected expr leaves no dangling use behind. Nodes
+  // built through IrBuilder by hand reach here without an op's checks.
+  for (const auto* operands : {&inputs_, &outputs_}) {
+    std::string_view role = operands == &inputs_ ? "input" : "output";
+    for (size_t i = 0; i < operands->size(); ++i) {
+      const Val* v = (*operands)[i];
+      MF_CHECK(v != nullptr, "{}: {} {} is null", mf::toString(kind), role, i);
+      MF_CHECK(v->fusion() == fusion,
+               "{}: {} {} belongs to another fusion than the one the expr is built in (the "
+               "active FusionGuard's, or the one given to IrBuilder::createIn); build each op "
+               "in the fusion of its operands",
+               mf::toString(kind), role, v->toString());
+    }
+  }
+  for (Val* in : inputs_)
     if (std::find(in->uses_.begin(), in->uses_.end(), this) == in->uses_.end())
       in->uses_.push_back(this);
-  }
-  for (Val* out : outputs_) {
-    MF_ASSERT(out != nullptr && out->fusion() == fusion, "expr output from another fusion");
-    out->definition_ = this;
-  }
+  for (Val* out : outputs_) out->definition_ = this;
 }
 
 Scalar::Scalar(Fusion* fusion, DataType dtype, std::optional<ScalarValue> value)

@@ -95,6 +95,9 @@ class Val : public Statement {
   std::vector<Expr*> uses_;
 };
 
+//! The class name of an expr kind ("BinaryOp").
+std::string_view toString(ExprKind kind);
+
 class Expr : public Statement {
  public:
   ExprKind kind() const { return kind_; }

@@ -30,7 +30,7 @@ void TensorView::setDomain(TensorDomain* domain) {
   domain_ = domain;
 }
 
-TensorView* TensorView::split(int64_t axis, int64_t factor, bool inner_split) {
+TensorView* TensorView::splitByConstant(int64_t axis, int64_t factor, bool inner_split) {
   FusionGuard fg(fusion());
   MF_CHECK(factor > 0, "split of {}: the factor must be positive, got {}", toString(), factor);
   return split(axis, mf::constInt(factor), inner_split);
