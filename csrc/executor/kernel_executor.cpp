@@ -12,14 +12,28 @@
 #include "cuda/kernel_args.h"
 #include "cuda/kernel_cache.h"
 #include "cuda/runtime_sources.h"
-#include "executor/arguments.h"
+#include "ir/expr_evaluator.h"
 #include "ir/exprs.h"
 #include "lower/pipeline.h"
-#include "reference/layout_reference.h"
 #include "support/options.h"
+#include "tensor/arguments.h"
 
 namespace mf {
 namespace {
+
+constexpr std::string_view kWho = "KernelExecutor";
+
+// The argument layer's checks, plus the generated kernel's own precondition: operands of
+// one expr agree on every axis.
+void bindInputs(const Fusion& fusion, const std::vector<Tensor>& inputs, ExpressionEvaluator& ee) {
+  bindFusionInputs(fusion, inputs, ee, kWho);
+  validateOperandExtents(fusion, ee);
+}
+
+template <typename T>
+size_t indexOf(const std::vector<T>& values, const T& v) {
+  return std::find(values.begin(), values.end(), v) - values.begin();
+}
 
 double msSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -50,6 +64,19 @@ void checkVectorizable(TensorView* tv, int64_t width, const std::vector<int64_t>
            tv->toString(), width, width, width, fmt::join(sizes, ", "), fmt::join(strides, ", "));
 }
 
+// A vectorized input's first element must start a whole vector. A host input is copied to a
+// fresh (aligned) block with its storage offset, so the offset alone decides.
+void checkVectorAligned(TensorView* tv, int64_t width, const Tensor& t) {
+  const int64_t vector_bytes = width * dataTypeSize(t.dtype());
+  const uint64_t address = t.isCuda()
+                               ? t.devicePtr()
+                               : static_cast<uint64_t>(t.storageOffset() * dataTypeSize(t.dtype()));
+  MF_CHECK(address % vector_bytes == 0,
+           "vectorized access of {} by {} elements needs its first element aligned to {} bytes; "
+           "got a tensor at storage offset {}, {} bytes past an aligned address",
+           tv->toString(), width, vector_bytes, t.storageOffset(), address % vector_bytes);
+}
+
 std::string describeLayoutError(int flag) {
   std::string what;
   if (flag & 1) what += " a computed position fell outside the padded output buffer;";
@@ -62,20 +89,29 @@ std::string describeLayoutError(int flag) {
 }
 
 // The layout op's result reports how many rows of its padded buffer hold data.
+// Offsets on the device are copied back (G entries each, after the launch's synchronization).
 void setLayoutUsedRows(const Fusion& ir, const std::vector<Tensor>& inputs,
                        std::vector<Tensor>& outputs) {
-  auto inputOf = [&](Val* v) {
-    auto it = std::find(ir.inputs().begin(), ir.inputs().end(), v);
-    return it == ir.inputs().end() ? nullptr : &inputs[it - ir.inputs().begin()];
+  auto inputOf = [&](Val* v) -> std::optional<Tensor> {
+    size_t i = indexOf(ir.inputs(), v);
+    if (i == ir.inputs().size()) return std::nullopt;
+    return inputs[i].toHost();
   };
   for (size_t i = 0; i < ir.outputs().size(); ++i) {
     auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(ir.outputs()[i]->definition());
     if (op == nullptr) continue;
-    const Tensor* in_off = inputOf(op->inputOffsets());
-    const Tensor* out_off = inputOf(op->outputOffsets());
+    std::optional<Tensor> in_off = inputOf(op->inputOffsets());
+    std::optional<Tensor> out_off = inputOf(op->outputOffsets());
     if (in_off && out_off)
       outputs[i].setUsedRows(layoutUsedRows(*in_off, *out_off, outputs[i].sizes()[0]));
   }
+}
+
+// Outputs go to the device when any tensor input is there (scalars do not count).
+bool outputsOnDevice(const Fusion& ir, const std::vector<Tensor>& inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (ir.inputs()[i]->kind() == ValKind::TensorView && inputs[i].isCuda()) return true;
+  return false;
 }
 
 }  // namespace
@@ -145,13 +181,18 @@ void KernelExecutor::compile(Fusion* fusion, const std::vector<Tensor>& inputs,
                                 generated_.name, lower_ms, codegen_ms, compiled_.compile_ms);
 }
 
-// Everything one launch needs, with its device buffers (parameters in signature order).
+// Everything one launch needs. The device tensors its arguments point at live here until
+// the launch's results are read (blocks return to the caching allocator in stream order).
 struct KernelExecutor::PreparedLaunch {
   cuda::LaunchDims dims;
   bool empty = false;  // some parallel extent is 0: nothing to launch
-  std::vector<cuda::DeviceBuffer> buffers;
   cuda::KernelArgs args;
-  std::vector<Tensor> outputs;
+  std::vector<Tensor> device_inputs;  // host inputs copied, device inputs as given
+  std::vector<Tensor> intermediates;  // global buffers between kernel-internal exprs
+  std::optional<Tensor> error_flag;   // the layout op's, zeroed before the launch
+  std::vector<Tensor> outputs;        // on the device, in ir.outputs() order
+  std::vector<TensorLayout> out_layouts;
+  bool outputs_on_device = false;  // else run() copies them to the host
 };
 
 namespace {
@@ -205,8 +246,9 @@ KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>
   bindInputs(ir, inputs, ee);
   for (auto [tv, width] : vectorizedTensors(*kernel_))
     if (tv->isFusionInput()) {
-      size_t i = std::find(ir.inputs().begin(), ir.inputs().end(), tv) - ir.inputs().begin();
-      checkVectorizable(tv, width, inputs[i].sizes(), inputs[i].strides());
+      const Tensor& t = inputs[indexOf<Val*>(ir.inputs(), tv)];
+      checkVectorizable(tv, width, t.sizes(), t.strides());
+      checkVectorAligned(tv, width, t);
     }
   bool index32 = kernel_->indexType() == DataType::Int32;
   if (index32)
@@ -218,48 +260,47 @@ KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>
   PreparedLaunch launch;
   launch.dims = launchDims(*kernel_, ee, launch.empty);
   last_launch_ = launch.dims;
-  std::vector<TensorLayout> out_layouts;
-  for (Val* v : ir.outputs()) {
-    out_layouts.push_back(layoutOf(v->as<TensorView>(), ee));
-    launch.outputs.push_back(allocateHost(v->as<TensorView>(), out_layouts.back()));
-  }
+  std::vector<TensorLayout>& out_layouts = launch.out_layouts;
+  for (Val* v : ir.outputs()) out_layouts.push_back(layoutOf(v->as<TensorView>(), ee));
   for (auto [tv, width] : vectorizedTensors(*kernel_))
     if (tv->isFusionOutput()) {
-      size_t i = std::find(ir.outputs().begin(), ir.outputs().end(), tv) - ir.outputs().begin();
-      checkVectorizable(tv, width, out_layouts[i].alloc_sizes, out_layouts[i].alloc_strides);
+      const TensorLayout& layout = out_layouts[indexOf<Val*>(ir.outputs(), tv)];
+      checkVectorizable(tv, width, layout.alloc_sizes, layout.alloc_strides);
     }
 
   cuda::requireDevice();
   if (!loaded_) loaded_ = std::make_unique<cuda::LoadedKernel>(compiled_);
-  std::vector<KernelParam> params = kernelParams(*kernel_);
-  launch.buffers.reserve(params.size());
-  size_t in_i = 0, out_i = 0;
-  for (const KernelParam& p : params) {
+  launch.outputs_on_device = outputsOnDevice(ir, inputs);
+  launch.outputs.resize(ir.outputs().size());
+  size_t in_i = 0;
+  for (const KernelParam& p : kernelParams(*kernel_)) {
     if (p.is_error_flag) {
-      launch.buffers.emplace_back(sizeof(int));
-      launch.buffers.back().fill(0);
-      launch.args.addPointer(launch.buffers.back().ptr());
+      launch.error_flag = Tensor::emptyDevice({1}, DataType::Int32);
+      cuda::fillAsync(launch.error_flag->devicePtr(), 0, sizeof(int32_t));
+      launch.args.addPointer(launch.error_flag->devicePtr());
       continue;
     }
     auto* tv = dynamic_cast<TensorView*>(p.val);
     if (tv == nullptr) {
-      addScalarArg(launch.args, p.val, inputs[in_i++]);
+      const Tensor& t = inputs[in_i++];
+      addScalarArg(launch.args, p.val, t.isCuda() ? t.toHost() : t);
       continue;
     }
     if (tv->isFusionInput()) {
-      const Tensor& t = inputs[in_i++];
-      launch.buffers.emplace_back(
-          static_cast<size_t>(t.allocationNumel() * dataTypeSize(t.dtype())));
-      launch.buffers.back().copyFromHost(t.rawData(), launch.buffers.back().size());
-      launch.args.addTensor(launch.buffers.back().ptr(), t.sizes(), t.strides(), index32);
+      // A view keeps its storage offset and strides: the kernel gets its real first element.
+      const Tensor& t = launch.device_inputs.emplace_back(inputs[in_i++].toDevice());
+      launch.args.addTensor(t.devicePtr(), t.sizes(), t.strides(), index32);
       continue;
     }
-    TensorLayout layout = tv->isFusionOutput() ? out_layouts[out_i++] : layoutOf(tv, ee);
-    launch.buffers.emplace_back(
-        static_cast<size_t>(layout.allocNumel() * dataTypeSize(tv->dtype())));
-    if (options.poison_outputs) launch.buffers.back().fill(0xFF);
-    if (layout.declared_allocation && options.zero_fill_layout_pads) launch.buffers.back().fill(0);
-    launch.args.addTensor(launch.buffers.back().ptr(), layout.sizes, layout.alloc_strides, index32);
+    const bool is_output = tv->isFusionOutput();
+    const size_t out_i = is_output ? indexOf<Val*>(ir.outputs(), tv) : 0;
+    const TensorLayout layout = is_output ? out_layouts[out_i] : layoutOf(tv, ee);
+    Tensor buffer = allocateOutput(tv, layout, Device::Cuda);
+    if (options.poison_outputs) cuda::fillAsync(buffer.devicePtr(), 0xFF, buffer.nbytes());
+    if (layout.declared_allocation && options.zero_fill_layout_pads)
+      cuda::fillAsync(buffer.devicePtr(), 0, buffer.nbytes());
+    launch.args.addTensor(buffer.devicePtr(), layout.sizes, layout.alloc_strides, index32);
+    (is_output ? launch.outputs[out_i] : launch.intermediates.emplace_back()) = std::move(buffer);
   }
   return launch;
 }
@@ -267,28 +308,32 @@ KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>
 std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
                                         const RunOptions& options) {
   PreparedLaunch launch = prepare(inputs, options);
-  if (!launch.empty) loaded_->launch(launch.dims, launch.args.pointers());
+  if (!launch.empty) loaded_->launchAsync(launch.dims, launch.args.pointers());
 
-  // Copy results back; buffers follow the tensor and error-flag parameters in order.
+  // Everything below is enqueued after the kernel; one synchronization covers it all.
   const Fusion& ir = kernel_->ir();
-  size_t b = 0;
-  for (const KernelParam& p : kernelParams(*kernel_)) {
-    auto* tv = dynamic_cast<TensorView*>(p.val);
-    if (p.is_error_flag) {
-      int flag = 0;
-      launch.buffers[b].copyToHost(&flag, sizeof(flag));
-      MF_CHECK(flag == 0,
-               "preprocessGroupedMatmulInputSf: bad offsets detected on the GPU "
-               "(error flag {}):{} no element was written out of bounds",
-               flag, describeLayoutError(flag));
-    } else if (tv && tv->isFusionOutput()) {
-      size_t i = std::find(ir.outputs().begin(), ir.outputs().end(), tv) - ir.outputs().begin();
-      launch.buffers[b].copyToHost(launch.outputs[i].rawData(), launch.buffers[b].size());
+  int32_t flag = 0;
+  if (launch.error_flag) cuda::copyToHostAsync(&flag, launch.error_flag->devicePtr(), sizeof(flag));
+  std::vector<Tensor> outputs;
+  if (launch.outputs_on_device) {
+    outputs = std::move(launch.outputs);
+  } else {
+    for (size_t i = 0; i < launch.outputs.size(); ++i) {
+      auto* tv = ir.outputs()[i]->as<TensorView>();
+      Tensor& host = outputs.emplace_back(allocateOutput(tv, launch.out_layouts[i], Device::Host));
+      cuda::copyToHostAsync(host.rawData(), launch.outputs[i].devicePtr(), host.nbytes());
     }
-    if (p.is_error_flag || tv != nullptr) ++b;
   }
-  setLayoutUsedRows(ir, inputs, launch.outputs);
-  return std::move(launch.outputs);
+  // Device outputs without an error flag need no wait: later work is ordered after the
+  // kernel on the same stream, and toHost() waits.
+  if (!launch.outputs_on_device || launch.error_flag)
+    cuda::synchronize("after launching " + generated_.name);
+  MF_CHECK(flag == 0,
+           "preprocessGroupedMatmulInputSf: bad offsets detected on the GPU "
+           "(error flag {}):{} no element was written out of bounds",
+           flag, describeLayoutError(flag));
+  setLayoutUsedRows(ir, inputs, outputs);
+  return outputs;
 }
 
 std::vector<float> KernelExecutor::benchmark(const std::vector<Tensor>& inputs, int warmup,
