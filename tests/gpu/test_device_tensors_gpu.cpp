@@ -10,6 +10,7 @@
 #include "cuda/caching_allocator.h"
 #include "cuda/driver.h"
 #include "minifuser/minifuser.h"
+#include "unit/codegen/golden_fusions.h"
 
 namespace mf {
 namespace {
@@ -48,6 +49,13 @@ void expectSameBits(const Tensor& a, const Tensor& b, const std::string& what) {
       ADD_FAILURE() << what << ": element " << i << " is " << a.item(i) << ", expected "
                     << b.item(i);
   }
+}
+
+// Builds the golden fusion `name` (tests/unit/codegen/golden_fusions.cpp) into `fusion`.
+void buildGolden(Fusion& fusion, const std::string& name) {
+  for (const testing::GoldenFusion& g : testing::goldenFusions())
+    if (g.name == name) return g.build(fusion);
+  FAIL() << "no golden fusion " << name;
 }
 
 // Flatten, split by 128: [BIDx, TIDx].
@@ -208,13 +216,7 @@ TEST_F(DeviceTensors, ExecutorOnStridedDeviceViews) {
 TEST_F(DeviceTensors, PermutedOutputAgreesWithReference) {
   Fusion fusion;
   FusionGuard fg(&fusion);
-  TensorView* t0 = makeSymbolicTensor(2);
-  fusion.addInput(t0);
-  TensorView* t1 = abs(t0);
-  fusion.addOutput(t1);
-  t1->setAllocationDomain({t1->axis(1), t1->axis(0)}, true);
-  t1->axis(0)->parallelize(ParallelType::BIDx);
-  t1->axis(1)->parallelize(ParallelType::TIDx);
+  buildGolden(fusion, "permuted_output_allocation");
   Tensor in = Tensor::random({37, 5}, DataType::Float, 3);
   KernelExecutor ke;
   ke.compile(&fusion, {in});
@@ -232,27 +234,19 @@ TEST_F(DeviceTensors, PermutedOutputAgreesWithReference) {
 TEST_F(DeviceTensors, VectorizedDeviceViewAlignment) {
   Fusion fusion;
   FusionGuard fg(&fusion);
-  TensorView* t0 = makeContigTensor(1);
-  fusion.addInput(t0);
-  TensorView* t1 = set(t0);
-  TensorView* t2 = neg(t1);
-  fusion.addOutput(t2);
-  for (TensorView* tv : {t1, t2}) {
-    tv->split(0, 4)->split(0, 32);
-    tv->axis(0)->parallelize(ParallelType::BIDx);
-    tv->axis(1)->parallelize(ParallelType::TIDx);
-  }
-  t1->axis(2)->parallelize(ParallelType::Vectorize);
-  inlineMost();
+  buildGolden(fusion, "vectorized_inner");  // [n, 4k] contiguous, vectors of 4 in and out
   Tensor host = Tensor::random({1000}, DataType::Float, 4);
   Tensor device = host.toDevice();
   KernelExecutor ke;
   ke.compile(&fusion);
-  Tensor aligned = device.asStrided({256}, {1}, 8);
-  Tensor ref = ReferenceEvaluator(&fusion).run({host.asStrided({256}, {1}, 8)})[0];
+  Tensor aligned = device.asStrided({37, 12}, {12, 1}, 8);
+  Tensor ref = ReferenceEvaluator(&fusion).run({host.asStrided({37, 12}, {12, 1}, 8)})[0];
   expectSameBits(ke.run({aligned}, {.poison_outputs = true})[0].toHost(), ref, "aligned view");
-  EXPECT_THAT([&] { ke.run({device.asStrided({256}, {1}, 2)}); },
-              ThrowsMessage<UserError>(HasSubstr("needs its first element aligned to 16 bytes")));
+  EXPECT_THAT(
+      [&] {
+        ke.run({device.asStrided({37, 12}, {12, 1}, 2)});
+      },
+      ThrowsMessage<UserError>(HasSubstr("needs its first element aligned to 16 bytes")));
 }
 
 // The layout op with device inputs: device output of the reference's padded shape, every
@@ -261,19 +255,7 @@ TEST_F(DeviceTensors, VectorizedDeviceViewAlignment) {
 TEST_F(DeviceTensors, LayoutOpWithDeviceInputs) {
   Fusion fusion;
   FusionGuard fg(&fusion);
-  TensorView* in = makeSymbolicTensor(2);
-  TensorView* in_off = makeSymbolicTensor(1, DataType::Int32);
-  TensorView* out_off = makeSymbolicTensor(1, DataType::Int32);
-  fusion.addInput(in);
-  fusion.addInput(in_off);
-  fusion.addInput(out_off);
-  TensorView* cache = set(in);
-  TensorView* out = preprocessGroupedMatmulInputSf(cache, in_off, out_off);
-  fusion.addOutput(out);
-  for (TensorView* tv : {cache, out}) {
-    tv->axis(0)->parallelize(ParallelType::BIDx);
-    tv->axis(1)->parallelize(ParallelType::TIDx);
-  }
+  buildGolden(fusion, "layout_op_manual");  // input -> set -> layout op, Int32 offsets
   std::vector<Tensor> host = {Tensor::random({10, 7}, DataType::Float, 12),
                               Tensor::fromVector<int32_t>({0, 2, 5}, {3}),
                               Tensor::fromVector<int32_t>({0, 128, 256}, {3})};
