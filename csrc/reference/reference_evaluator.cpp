@@ -130,7 +130,7 @@ void Run::bindInputs(const std::vector<Tensor>& inputs) {
   bindFusionInputs(*fusion_, inputs, ee_, kWho);
   for (size_t i = 0; i < inputs.size(); ++i)
     if (fusion_->inputs()[i]->kind() == ValKind::TensorView)
-      values_.insert_or_assign(fusion_->inputs()[i], inputs[i]);
+      values_.insert_or_assign(fusion_->inputs()[i], inputs[i].toHost());
 }
 
 const Tensor& Run::valueOf(const Val* v, const Expr* use) const {

@@ -33,7 +33,8 @@ class ReferenceEvaluator {
   //! output dtype. Inputs are checked and bound by tensor/arguments.h's bindFusionInputs, as
   //! the KernelExecutor's are (same rules, same messages). Outputs are fresh host tensors
   //! laid out as their allocation domains say (contiguous without one; a fusion input
-  //! returned as an output shares the input's storage). Host inputs only.
+  //! returned as an output shares the input's storage). Device inputs are copied to the
+  //! host first.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs,
                           const ReferenceOptions& options = {}) const;
 

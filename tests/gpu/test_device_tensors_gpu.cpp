@@ -186,6 +186,9 @@ TEST_F(DeviceTensors, ExecutorOnDeviceHostAndMixedInputs) {
     Tensor on_host = ke.run(host, {.poison_outputs = true})[0];
     EXPECT_FALSE(on_host.isCuda());
     expectSameBits(on_host, ref, what + " host");
+    // The reference takes device inputs too (copied to the host).
+    expectSameBits(ReferenceEvaluator(&fusion).run({host[0].toDevice(), host[1]})[0], ref,
+                   what + " reference on device inputs");
     Tensor mixed = ke.run({host[0], host[1].toDevice()}, {.poison_outputs = true})[0];
     EXPECT_TRUE(mixed.isCuda());
     expectSameBits(mixed.toHost(), ref, what + " mixed");
