@@ -195,7 +195,7 @@ class Tensor {
   //! Offset (elements, from the view's first element) of the logical row-major element
   //! `linear`.
   int64_t offsetOf(int64_t linear) const;
-  std::byte* bytes() { return hostBytes("fromVector"); }
+  std::byte* bytes() { return hostBytes("bytes"); }
 
   DataType dtype_ = DataType::Float;
   std::vector<int64_t> sizes_;
