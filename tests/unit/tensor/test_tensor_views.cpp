@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "cuda/caching_allocator.h"
 #include "support/options.h"
 #include "tensor/tensor.h"
 
@@ -132,6 +133,39 @@ TEST(TensorNoDevice, DeviceEntryPointsSayNoDevice) {
   EXPECT_THAT([&] { host.devicePtr(); },
               ThrowsMessage<UserError>(HasSubstr(
                   "Tensor::devicePtr: the float[4] tensor is on the host; call toDevice()")));
+}
+
+// fromDevicePointer checks what it can without touching the memory, before the device.
+TEST(TensorNoDevice, FromDevicePointerChecksItsArguments) {
+  EXPECT_THAT(
+      [] { Tensor::fromDevicePointer(nullptr, {2}, {1}, DataType::Float); },
+      ThrowsMessage<UserError>(HasSubstr("Tensor::fromDevicePointer: the pointer is null")));
+  EXPECT_THAT(
+      [] { Tensor::fromDevicePointer(reinterpret_cast<void*>(0x1002), {2}, {1}, DataType::Float); },
+      ThrowsMessage<UserError>(HasSubstr(
+          "Tensor::fromDevicePointer: pointer 0x1002 is not aligned to float (4 bytes)")));
+  EXPECT_THAT(
+      [] {
+        Tensor::fromDevicePointer(reinterpret_cast<void*>(0x1000), {2, 2}, {1}, DataType::Float);
+      },
+      ThrowsMessage<UserError>(HasSubstr("2 sizes [2, 2] but 1 strides [1]")));
+}
+
+// Requests are served from size classes (exact-class free lists): 512-byte steps below
+// 1 MiB, 2 MiB steps above. A zero-byte block needs no device.
+TEST(CachingAllocator, SizeClassesAndEmptyBlocks) {
+  EXPECT_EQ(cuda::allocationSizeClass(1), 512u);
+  EXPECT_EQ(cuda::allocationSizeClass(512), 512u);
+  EXPECT_EQ(cuda::allocationSizeClass(513), 1024u);
+  EXPECT_EQ(cuda::allocationSizeClass((size_t{1} << 20) - 1), size_t{1} << 20);
+  EXPECT_EQ(cuda::allocationSizeClass((size_t{1} << 20) + 1), size_t{2} << 20);
+  EXPECT_EQ(cuda::allocationSizeClass((size_t{5} << 20)), size_t{6} << 20);
+  OptionsGuard guard;
+  guard.get().no_device = true;
+  cuda::DeviceAllocation empty(0);
+  EXPECT_EQ(empty.ptr(), 0u);
+  EXPECT_THAT([] { cuda::DeviceAllocation block(4); },
+              ThrowsMessage<UserError>(HasSubstr("no CUDA device available")));
 }
 
 }  // namespace
