@@ -127,7 +127,9 @@ class Tensor {
   int64_t numel() const;
   bool isContiguous() const;
 
-  //! The shape of the whole buffer; sizes() unless made by withAllocation.
+  //! The shape of the buffer from the view's first element: sizes() for the contiguous
+  //! factories, the padded shape for withAllocation, [elements up to the end of the storage]
+  //! for emptyStrided, asStrided and fromDevicePointer.
   const std::vector<int64_t>& allocationSizes() const { return allocation_sizes_; }
   int64_t allocationNumel() const;
   //! The layout op's output only: rows of the padded buffer that hold groups (set by the
