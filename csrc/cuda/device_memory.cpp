@@ -43,4 +43,20 @@ void DeviceBuffer::fill(uint8_t byte) {
   if (size_ > 0) driver::memsetD8(ptr_, byte, size_);
 }
 
+void copyToDeviceAsync(uint64_t dst, const void* src, size_t bytes) {
+  if (bytes > 0) driver::memcpyHtoDAsync(dst, src, bytes);
+}
+
+void copyToHostAsync(void* dst, uint64_t src, size_t bytes) {
+  if (bytes > 0) driver::memcpyDtoHAsync(dst, src, bytes);
+}
+
+void fillAsync(uint64_t dst, uint8_t byte, size_t bytes) {
+  if (bytes > 0) driver::memsetD8Async(dst, byte, bytes);
+}
+
+void synchronize(std::string_view context) {
+  driver::streamSynchronize(context);
+}
+
 }  // namespace mf::cuda

@@ -1,9 +1,11 @@
-//! Device memory: an owning, move-only buffer on device 0. Used by the executor for inputs,
-//! outputs and intermediates, and by the GPU tests.
+//! Device memory: an owning, move-only buffer on device 0 (for the GPU tests of cuda/;
+//! tensors use the caching allocator), and the stream-ordered copies and fills that device
+//! tensors and the executor use.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace mf::cuda {
 
@@ -35,5 +37,15 @@ class DeviceBuffer {
   uint64_t ptr_ = 0;
   size_t size_ = 0;
 };
+
+//! Enqueue on minifuser's one stream, in order with every launch (no waiting). A host
+//! source may be reused as soon as copyToDeviceAsync returns (the driver stages it); a
+//! host destination of copyToHostAsync holds the data after synchronize().
+void copyToDeviceAsync(uint64_t dst, const void* src, size_t bytes);
+void copyToHostAsync(void* dst, uint64_t src, size_t bytes);
+void fillAsync(uint64_t dst, uint8_t byte, size_t bytes);
+//! Waits for everything enqueued; a kernel's execution error throws mf::CudaError naming
+//! `context`.
+void synchronize(std::string_view context);
 
 }  // namespace mf::cuda

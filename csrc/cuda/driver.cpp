@@ -15,9 +15,11 @@ namespace {
 // clang-format off
 #define MF_DRIVER_ENTRY_POINTS(X)                                                             \
   X(cuInit) X(cuDeviceGet) X(cuDeviceGetCount) X(cuDeviceGetAttribute) X(cuDeviceGetName)     \
-  X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuCtxSynchronize)                          \
+  X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent)                                             \
   X(cuGetErrorName) X(cuGetErrorString)                                                       \
   X(cuMemAlloc_v2) X(cuMemFree_v2) X(cuMemcpyHtoD_v2) X(cuMemcpyDtoH_v2) X(cuMemsetD8_v2)     \
+  X(cuMemcpyHtoDAsync_v2) X(cuMemcpyDtoHAsync_v2) X(cuMemsetD8Async)                          \
+  X(cuStreamCreate) X(cuStreamSynchronize)                                                    \
   X(cuModuleLoadData) X(cuModuleGetFunction) X(cuModuleUnload) X(cuFuncGetAttribute)          \
   X(cuLaunchKernel)                                                                           \
   X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime_v2)            \
@@ -190,6 +192,33 @@ void memsetD8(uint64_t dst, uint8_t value, size_t bytes) {
   check(useDevice().cuMemsetD8_v2(dst, value, bytes), "cuMemsetD8_v2");
 }
 
+CUstream_st* stream() {
+  const DriverApi& api = useDevice();
+  // Created once and never destroyed: buffers and launches may use it until exit.
+  static CUstream the_stream = [&] {
+    CUstream s = nullptr;
+    check(api.cuStreamCreate(&s, CU_STREAM_DEFAULT), "cuStreamCreate");
+    return s;
+  }();
+  return the_stream;
+}
+
+void memcpyHtoDAsync(uint64_t dst, const void* src, size_t bytes) {
+  check(useDevice().cuMemcpyHtoDAsync_v2(dst, src, bytes, stream()), "cuMemcpyHtoDAsync_v2");
+}
+
+void memcpyDtoHAsync(void* dst, uint64_t src, size_t bytes) {
+  check(useDevice().cuMemcpyDtoHAsync_v2(dst, src, bytes, stream()), "cuMemcpyDtoHAsync_v2");
+}
+
+void memsetD8Async(uint64_t dst, uint8_t value, size_t bytes) {
+  check(useDevice().cuMemsetD8Async(dst, value, bytes, stream()), "cuMemsetD8Async");
+}
+
+void streamSynchronize(std::string_view context) {
+  check(useDevice().cuStreamSynchronize(stream()), "cuStreamSynchronize", context);
+}
+
 void memFree(uint64_t ptr) noexcept {
   const DriverState& state = driverState();
   if (ptr == 0 || !state.reason.empty()) return;
@@ -226,13 +255,9 @@ void moduleUnload(CUmod_st* module) noexcept {
 
 void launchKernel(CUfunc_st* function, const LaunchDims& d, void** args, std::string_view context) {
   check(useDevice().cuLaunchKernel(function, d.grid_x, d.grid_y, d.grid_z, d.block_x, d.block_y,
-                                   d.block_z, d.smem, /*stream=*/nullptr, args,
+                                   d.block_z, d.smem, stream(), args,
                                    /*extra=*/nullptr),
         "cuLaunchKernel", context);
-}
-
-void ctxSynchronize(std::string_view context) {
-  check(useDevice().cuCtxSynchronize(), "cuCtxSynchronize", context);
 }
 
 CUevent_st* eventCreate() {
@@ -242,7 +267,7 @@ CUevent_st* eventCreate() {
 }
 
 void eventRecord(CUevent_st* event) {
-  check(useDevice().cuEventRecord(event, /*stream=*/nullptr), "cuEventRecord");
+  check(useDevice().cuEventRecord(event, stream()), "cuEventRecord");
 }
 
 void eventSynchronize(CUevent_st* event, std::string_view context) {

@@ -12,6 +12,7 @@
 struct CUmod_st;
 struct CUfunc_st;
 struct CUevent_st;
+struct CUstream_st;
 
 namespace mf::cuda {
 struct LaunchDims;
@@ -23,6 +24,18 @@ uint64_t memAlloc(size_t bytes);
 void memcpyHtoD(uint64_t dst, const void* src, size_t bytes);
 void memcpyDtoH(void* dst, uint64_t src, size_t bytes);
 void memsetD8(uint64_t dst, uint8_t value, size_t bytes);
+
+//! The one stream every copy, fill, launch and event of minifuser is ordered on (created on
+//! first use; synchronizes with the legacy default stream). The *Async calls enqueue on it;
+//! copies from or to pageable host memory are staged by the driver, so `src` may be reused
+//! as soon as memcpyHtoDAsync returns.
+CUstream_st* stream();
+void memcpyHtoDAsync(uint64_t dst, const void* src, size_t bytes);
+void memcpyDtoHAsync(void* dst, uint64_t src, size_t bytes);
+void memsetD8Async(uint64_t dst, uint8_t value, size_t bytes);
+//! Waits for everything enqueued on stream(); reports kernels' execution errors.
+void streamSynchronize(std::string_view context);
+
 //! Never throws: destructors call it, possibly at exit after the driver shut down.
 void memFree(uint64_t ptr) noexcept;
 
@@ -33,10 +46,9 @@ CUfunc_st* moduleGetFunction(CUmod_st* module, const char* name, std::string_vie
 int functionMaxThreadsPerBlock(CUfunc_st* function);
 void moduleUnload(CUmod_st* module) noexcept;
 
-//! Launches on the default stream; `args` points at one pointer per kernel parameter.
+//! Launches on stream() without waiting; `args` points at one pointer per kernel parameter.
 void launchKernel(CUfunc_st* function, const LaunchDims& dims, void** args,
                   std::string_view context);
-void ctxSynchronize(std::string_view context);
 
 CUevent_st* eventCreate();
 void eventRecord(CUevent_st* event);

@@ -123,9 +123,16 @@ DiskLookup readEntry(const fs::path& path, uint64_t key, const std::string& kern
                      CompiledKernel& kernel) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return DiskLookup::kMissing;
+  // A directory (or a fifo, ...) in an entry's place: reading it would throw or block.
+  if (!fs::is_regular_file(path, ec)) return DiskLookup::kCorrupt;
   std::ifstream in(path, std::ios::binary);
   if (!in.is_open()) return DiskLookup::kCorrupt;
-  std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string file;
+  try {
+    file.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure&) {
+    return DiskLookup::kCorrupt;
+  }
   Header header;
   if (file.size() < sizeof(header)) return DiskLookup::kCorrupt;
   std::memcpy(&header, file.data(), sizeof(header));
@@ -158,6 +165,8 @@ void writeEntry(const std::string& dir, uint64_t key, const CompiledKernel& kern
     header.payload_size = payload.size();
     header.payload_checksum = hashBytes(payload);
     fs::path final_path = entryPath(dir, key);
+    // rename() cannot replace a directory; a corrupt entry of that kind is removed first.
+    if (fs::is_directory(final_path, ec)) fs::remove_all(final_path, ec);
     fs::path temp_path = final_path;
     temp_path += fmt::format(".tmp.{}.{}", static_cast<long>(getpid()), counter++);
     {
@@ -225,7 +234,9 @@ CompiledKernel compileCached(const std::string& source, const std::string& kerne
     if (auto it = c.memory.find(key); it != c.memory.end()) {
       ++c.stats.memory_hits;
       dumpHit(it->second, "memory");
-      return it->second;
+      CompiledKernel hit = it->second;
+      hit.cache_hit = "memory";
+      return hit;
     }
   }
   const std::string dir = mf::options().cache_dir;
@@ -237,6 +248,7 @@ CompiledKernel compileCached(const std::string& source, const std::string& kerne
       ++c.stats.disk_hits;
       c.memory.emplace(key, kernel);
       dumpHit(kernel, "disk");
+      kernel.cache_hit = "disk";
       return kernel;
     }
     if (found == DiskLookup::kCorrupt) ++c.stats.corrupt_entries;

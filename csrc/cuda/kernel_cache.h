@@ -13,7 +13,8 @@
 namespace mf::cuda {
 
 //! compileWithNvrtc, memoized. Returns the cached kernel (including its original
-//! compile_ms) on a hit. A corrupt disk entry is counted, ignored and overwritten.
+//! compile_ms, and cache_hit saying where it was found) on a hit. A corrupt disk entry is counted,
+//! ignored and overwritten.
 CompiledKernel compileCached(const std::string& source, const std::string& kernel_name,
                              const NvrtcOptions& options);
 

@@ -110,12 +110,15 @@ void LoadedKernel::checkAndDump(const LaunchDims& dims) const {
            toString(dims), threads, max_threads_per_block_);
 }
 
-void LoadedKernel::launch(const LaunchDims& dims, std::vector<void*>& args) const {
+void LoadedKernel::launchAsync(const LaunchDims& dims, std::vector<void*>& args) const {
   checkAndDump(dims);
-  std::string context = "launching " + name_;
-  driver::launchKernel(function_, dims, args.data(), context);
+  driver::launchKernel(function_, dims, args.data(), "launching " + name_);
+}
+
+void LoadedKernel::launch(const LaunchDims& dims, std::vector<void*>& args) const {
+  launchAsync(dims, args);
   // Execution errors (an illegal address, a trap) surface only when we wait for the kernel.
-  driver::ctxSynchronize("after " + context);
+  driver::streamSynchronize("after launching " + name_);
 }
 
 float LoadedKernel::launchTimed(const LaunchDims& dims, std::vector<void*>& args) const {

@@ -49,6 +49,11 @@ class LoadedKernel {
   //! Dump: launch_params.
   void launch(const LaunchDims& dims, std::vector<void*>& args) const;
 
+  //! launch() without waiting: the kernel is enqueued on the stream every copy uses
+  //! (cuda/device_memory.h), so later copies see its results; its execution errors surface
+  //! at the next synchronize().
+  void launchAsync(const LaunchDims& dims, std::vector<void*>& args) const;
+
   //! launch() timed with CUDA events; returns the kernel's time in milliseconds.
   float launchTimed(const LaunchDims& dims, std::vector<void*>& args) const;
 

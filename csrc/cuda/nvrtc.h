@@ -26,7 +26,10 @@ struct CompiledKernel {
   std::string log;           //!< NVRTC's log; warnings, if any
   std::vector<std::string> options;  //!< the options NVRTC was given
   std::string arch;                  //!< "sm_90" (CUBIN) or "compute_90" (PTX only)
-  double compile_ms = 0;             //!< time spent in NVRTC
+  double compile_ms = 0;             //!< time spent in NVRTC (when it was compiled)
+  //! Where compileCached found it this time: "memory" or "disk"; empty when NVRTC just
+  //! compiled it. Not stored in the cache.
+  std::string cache_hit;
 };
 
 //! Compiles `source`, in which `kernel_name` names a `__global__` function as a C++ name

@@ -12,14 +12,28 @@
 #include "cuda/kernel_args.h"
 #include "cuda/kernel_cache.h"
 #include "cuda/runtime_sources.h"
-#include "executor/arguments.h"
+#include "ir/expr_evaluator.h"
 #include "ir/exprs.h"
 #include "lower/pipeline.h"
-#include "reference/layout_reference.h"
 #include "support/options.h"
+#include "tensor/arguments.h"
 
 namespace mf {
 namespace {
+
+constexpr std::string_view kWho = "KernelExecutor";
+
+// The argument layer's checks, plus the generated kernel's own precondition: operands of
+// one expr agree on every axis.
+void bindInputs(const Fusion& fusion, const std::vector<Tensor>& inputs, ExpressionEvaluator& ee) {
+  bindFusionInputs(fusion, inputs, ee, kWho);
+  validateOperandExtents(fusion, ee);
+}
+
+template <typename T>
+size_t indexOf(const std::vector<T>& values, const T& v) {
+  return std::find(values.begin(), values.end(), v) - values.begin();
+}
 
 double msSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -36,12 +50,34 @@ void checkVectorizable(TensorView* tv, int64_t width, const std::vector<int64_t>
            tv->toString(), width, width, width, fmt::join(sizes, ", "), fmt::join(strides, ", "));
 }
 
-// The layout op's result reports how many rows of its padded buffer hold data.
+// A vectorized input's first element must start a whole vector. A host input is copied to a
+// fresh (aligned) block with its storage offset, so the offset alone decides.
+void checkVectorAligned(TensorView* tv, int64_t width, const Tensor& t) {
+  const int64_t vector_bytes = width * dataTypeSize(t.dtype());
+  const uint64_t address = t.isCuda()
+                               ? t.devicePtr()
+                               : static_cast<uint64_t>(t.storageOffset() * dataTypeSize(t.dtype()));
+  MF_CHECK(address % vector_bytes == 0,
+           "vectorized access of {} by {} elements needs its first element aligned to {} bytes; "
+           "got a tensor at storage offset {}, {} bytes past an aligned address",
+           tv->toString(), width, vector_bytes, t.storageOffset(), address % vector_bytes);
+}
+
+// The layout op's result reports how many rows of its padded buffer hold data. Offsets on
+// the device are copied back (G entries each, after the launch's synchronization).
 void setLayoutUsedRows(const KernelSummary& summary, const std::vector<Tensor>& inputs,
                        std::vector<Tensor>& outputs) {
   for (const PaddedOutput& p : summary.padded_outputs)
-    outputs[p.output].setUsedRows(layoutUsedRows(inputs[p.input_offsets], inputs[p.output_offsets],
+    outputs[p.output].setUsedRows(layoutUsedRows(inputs[p.input_offsets].toHost(),
+                                                 inputs[p.output_offsets].toHost(),
                                                  outputs[p.output].sizes()[0]));
+}
+
+// Outputs go to the device when any tensor input is there (scalars do not count).
+bool outputsOnDevice(const Fusion& ir, const std::vector<Tensor>& inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (ir.inputs()[i]->kind() == ValKind::TensorView && inputs[i].isCuda()) return true;
+  return false;
 }
 
 }  // namespace
@@ -112,18 +148,28 @@ void KernelExecutor::compile(Fusion* fusion, const std::vector<Tensor>& inputs,
   }
   compiled_ = cuda::compileCached(generated_.full_source, generated_.name, nvrtc);
   loaded_.reset();
-  if (isDumpEnabled(DumpOption::CompileTiming))
-    dumpStream() << fmt::format("compile {}: lower {:.3f} ms, codegen {:.3f} ms, nvrtc {:.3f} ms\n",
-                                generated_.name, lower_ms, codegen_ms, compiled_.compile_ms);
+  if (isDumpEnabled(DumpOption::CompileTiming)) {
+    // A cached kernel cost no NVRTC time now; its original compile_ms would mislead.
+    std::string nvrtc_time = compiled_.cache_hit.empty()
+                                 ? fmt::format("nvrtc {:.3f} ms", compiled_.compile_ms)
+                                 : fmt::format("nvrtc: {} cache hit", compiled_.cache_hit);
+    dumpStream() << fmt::format("compile {}: lower {:.3f} ms, codegen {:.3f} ms, {}\n",
+                                generated_.name, lower_ms, codegen_ms, nvrtc_time);
+  }
 }
 
-// Everything one launch needs, with its device buffers (parameters in signature order).
+// Everything one launch needs. The device tensors its arguments point at live here until
+// the launch's results are read (blocks return to the caching allocator in stream order).
 struct KernelExecutor::PreparedLaunch {
   cuda::LaunchDims dims;
   bool empty = false;  // some parallel extent is 0: nothing to launch
-  std::vector<cuda::DeviceBuffer> buffers;
   cuda::KernelArgs args;
-  std::vector<Tensor> outputs;
+  std::vector<Tensor> device_inputs;  // host inputs copied, device inputs as given
+  std::vector<Tensor> intermediates;  // global buffers between kernel-internal exprs
+  std::optional<Tensor> error_flag;   // the layout op's, zeroed before the launch
+  std::vector<Tensor> outputs;        // on the device, in ir.outputs() order
+  std::vector<TensorLayout> out_layouts;
+  bool outputs_on_device = false;  // else run() copies them to the host
 };
 
 namespace {
@@ -180,8 +226,11 @@ KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>
   bindInputs(ir, inputs, ee);
   for (auto [tv, width] : summary.vectorized)
     if (tv->isFusionInput()) {
-      size_t i = std::find(ir.inputs().begin(), ir.inputs().end(), tv) - ir.inputs().begin();
-      checkVectorizable(tv, width, inputs[i].sizes(), inputs[i].strides());
+      const Tensor& t = inputs[indexOf<Val*>(ir.inputs(), tv)];
+      std::vector<int64_t> sizes;
+      for (int64_t d : allocationPermutation(tv)) sizes.push_back(t.sizes()[d]);
+      checkVectorizable(tv, width, sizes, allocationStrides(tv, t));
+      checkVectorAligned(tv, width, t);
     }
   bool index32 = kernel_->indexType() == DataType::Int32;
   if (index32)
@@ -193,19 +242,12 @@ KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>
   PreparedLaunch launch;
   launch.dims = launchDims(summary, ee, launch.empty);
   last_launch_ = launch.dims;
-  std::vector<TensorLayout> out_layouts;
-  for (Val* v : ir.outputs()) {
-    out_layouts.push_back(layoutOf(v->as<TensorView>(), ee));
-    // An output that is an input is the input itself, as the reference evaluator returns it.
-    auto in = std::find(ir.inputs().begin(), ir.inputs().end(), v);
-    launch.outputs.push_back(in != ir.inputs().end()
-                                 ? inputs[in - ir.inputs().begin()]
-                                 : allocateHost(v->as<TensorView>(), out_layouts.back()));
-  }
+  std::vector<TensorLayout>& out_layouts = launch.out_layouts;
+  for (Val* v : ir.outputs()) out_layouts.push_back(layoutOf(v->as<TensorView>(), ee));
   for (auto [tv, width] : summary.vectorized)
     if (tv->isFusionOutput() && !tv->isFusionInput()) {
-      size_t i = std::find(ir.outputs().begin(), ir.outputs().end(), tv) - ir.outputs().begin();
-      checkVectorizable(tv, width, out_layouts[i].alloc_sizes, out_layouts[i].alloc_strides);
+      const TensorLayout& layout = out_layouts[indexOf<Val*>(ir.outputs(), tv)];
+      checkVectorizable(tv, width, layout.alloc_sizes, layout.alloc_strides);
     }
 
   cuda::requireDevice();
@@ -214,34 +256,35 @@ KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>
            "kernel {} needs compute capability {}.{} or newer; this device has {}.{}",
            generated_.name, major, minor, cuda::deviceInfo().major, cuda::deviceInfo().minor);
   if (!loaded_) loaded_ = std::make_unique<cuda::LoadedKernel>(compiled_);
-  launch.buffers.reserve(summary.params.size());
+  launch.outputs_on_device = outputsOnDevice(ir, inputs);
+  launch.outputs.resize(ir.outputs().size());
   for (const KernelParameter& p : summary.params) {
     if (p.kind == KernelParameter::Kind::ErrorFlag) {
-      launch.buffers.emplace_back(sizeof(int));
-      launch.buffers.back().fill(0);
-      launch.args.addPointer(launch.buffers.back().ptr());
+      launch.error_flag = Tensor::emptyDevice({1}, DataType::Int32);
+      cuda::fillAsync(launch.error_flag->devicePtr(), 0, sizeof(int32_t));
+      launch.args.addPointer(launch.error_flag->devicePtr());
       continue;
     }
     auto* tv = dynamic_cast<TensorView*>(p.val);
     if (tv == nullptr) {
-      addScalarArg(launch.args, p.val, inputs[p.index]);
+      const Tensor& t = inputs[p.index];
+      addScalarArg(launch.args, p.val, t.isCuda() ? t.toHost() : t);
       continue;
     }
     if (p.kind == KernelParameter::Kind::Input) {
-      const Tensor& t = inputs[p.index];
-      launch.buffers.emplace_back(
-          static_cast<size_t>(t.allocationNumel() * dataTypeSize(t.dtype())));
-      launch.buffers.back().copyFromHost(t.rawData(), launch.buffers.back().size());
-      launch.args.addTensor(launch.buffers.back().ptr(), t.sizes(), t.strides(), index32);
+      // A view keeps its storage offset and strides: the kernel gets its real first element.
+      const Tensor& t = launch.device_inputs.emplace_back(inputs[p.index].toDevice());
+      launch.args.addTensor(t.devicePtr(), t.sizes(), allocationStrides(tv, t), index32);
       continue;
     }
-    TensorLayout layout =
-        p.kind == KernelParameter::Kind::Output ? out_layouts[p.index] : layoutOf(tv, ee);
-    launch.buffers.emplace_back(
-        static_cast<size_t>(layout.allocNumel() * dataTypeSize(tv->dtype())));
-    if (options.poison_outputs) launch.buffers.back().fill(0xFF);
-    if (layout.declared_allocation && options.zero_fill_layout_pads) launch.buffers.back().fill(0);
-    launch.args.addTensor(launch.buffers.back().ptr(), layout.sizes, layout.alloc_strides, index32);
+    const bool is_output = p.kind == KernelParameter::Kind::Output;
+    const TensorLayout layout = is_output ? out_layouts[p.index] : layoutOf(tv, ee);
+    Tensor buffer = allocateOutput(tv, layout, Device::Cuda);
+    if (options.poison_outputs) cuda::fillAsync(buffer.devicePtr(), 0xFF, buffer.nbytes());
+    if (layout.declared_allocation && options.zero_fill_layout_pads)
+      cuda::fillAsync(buffer.devicePtr(), 0, buffer.nbytes());
+    launch.args.addTensor(buffer.devicePtr(), layout.sizes, layout.alloc_strides, index32);
+    (is_output ? launch.outputs[p.index] : launch.intermediates.emplace_back()) = std::move(buffer);
   }
   return launch;
 }
@@ -249,23 +292,33 @@ KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>
 std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
                                         const RunOptions& options) {
   PreparedLaunch launch = prepare(inputs, options);
-  if (!launch.empty) loaded_->launch(launch.dims, launch.args.pointers());
+  if (!launch.empty) loaded_->launchAsync(launch.dims, launch.args.pointers());
 
-  // Copy results back; there is one buffer per parameter except scalars.
+  // Everything below is enqueued after the kernel; one synchronization covers it all.
+  const Fusion& ir = kernel_->ir();
   const KernelSummary& summary = kernel_->summary();
-  size_t b = 0;
-  for (const KernelParameter& p : summary.params) {
-    if (p.kind == KernelParameter::Kind::ErrorFlag) {
-      int flag = 0;
-      launch.buffers[b].copyToHost(&flag, sizeof(flag));
-      MF_CHECK(flag == 0, "{}", summary.describeError(flag));
-    } else if (p.kind == KernelParameter::Kind::Output) {
-      launch.buffers[b].copyToHost(launch.outputs[p.index].rawData(), launch.buffers[b].size());
+  int32_t flag = 0;
+  if (launch.error_flag) cuda::copyToHostAsync(&flag, launch.error_flag->devicePtr(), sizeof(flag));
+  std::vector<Tensor> outputs;
+  for (size_t i = 0; i < launch.outputs.size(); ++i) {
+    // An output that is an input is the input itself, as the reference evaluator returns it.
+    if (size_t in = indexOf(ir.inputs(), ir.outputs()[i]); in < ir.inputs().size()) {
+      outputs.push_back(inputs[in]);
+    } else if (launch.outputs_on_device) {
+      outputs.push_back(std::move(launch.outputs[i]));
+    } else {
+      auto* tv = ir.outputs()[i]->as<TensorView>();
+      Tensor& host = outputs.emplace_back(allocateOutput(tv, launch.out_layouts[i], Device::Host));
+      cuda::copyToHostAsync(host.rawData(), launch.outputs[i].devicePtr(), host.nbytes());
     }
-    if (p.kind == KernelParameter::Kind::ErrorFlag || p.val->kind() == ValKind::TensorView) ++b;
   }
-  setLayoutUsedRows(summary, inputs, launch.outputs);
-  return std::move(launch.outputs);
+  // Device outputs without an error flag need no wait: later work is ordered after the
+  // kernel on the same stream, and toHost() waits.
+  if (!launch.outputs_on_device || launch.error_flag)
+    cuda::synchronize("after launching " + generated_.name);
+  MF_CHECK(flag == 0, "{}", summary.describeError(flag));
+  setLayoutUsedRows(summary, inputs, outputs);
+  return outputs;
 }
 
 std::vector<float> KernelExecutor::benchmark(const std::vector<Tensor>& inputs, int warmup,

@@ -1,7 +1,8 @@
 //! KernelExecutor: compiles one hand-scheduled fusion into a CUDA kernel and runs it, as
 //! nvFuser's KernelExecutor. compile() needs no GPU (lowering, codegen, NVRTC); run() binds
-//! inputs, computes launch parameters, allocates outputs (from their allocation domains),
-//! launches, and copies results back.
+//! inputs (host or device tensors, tensor/arguments.h), computes launch parameters,
+//! allocates outputs on the device (from their allocation domains, caching allocator),
+//! launches on minifuser's stream, and copies results back when the inputs were on the host.
 //!
 //!   KernelExecutor ke;
 //!   ke.compile(&fusion, inputs);
@@ -45,9 +46,14 @@ class KernelExecutor {
   //! Lowers, generates and compiles `fusion` (copied; later edits to it have no effect).
   void compile(Fusion* fusion, const std::vector<Tensor>& inputs = {},
                const CompileOptions& options = {});
-  //! Runs the compiled kernel. Throws mf::UserError for bad inputs (count, dtype, rank,
-  //! sizes, strides vs declared contiguity, vectorization divisibility) and, without a GPU,
-  //! the no-device error.
+  //! Runs the compiled kernel. Inputs may be host or device tensors, views with strides and
+  //! storage offsets included (mixing allowed). When any tensor input is on the device the
+  //! outputs are device tensors and nothing is copied to the host (the launch is not waited
+  //! for unless the layout op's error flag must be read; a kernel's execution error then
+  //! surfaces at the next synchronization, e.g. toHost()); otherwise outputs are host tensors,
+  //! read after one synchronization. Throws mf::UserError for bad inputs (count, dtype, rank,
+  //! sizes, strides vs declared contiguity, vectorization divisibility and alignment) and,
+  //! without a GPU, the no-device error.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, const RunOptions& options = {});
 
   //! Times the kernel alone: inputs are copied to the device once, then `warmup` untimed

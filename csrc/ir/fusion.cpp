@@ -6,6 +6,7 @@
 #include "ir/cloner.h"
 #include "ir/tensor_view.h"
 #include "ir/traversal.h"
+#include "support/options.h"
 
 namespace mf {
 namespace {
@@ -22,7 +23,11 @@ Fusion* FusionGuard::current() {
   return active_fusion;
 }
 
-Fusion::Fusion() = default;
+Fusion::Fusion() {
+  // Reads the environment now, so a bad MINIFUSER_DUMP fails before any work, not at the
+  // first compile.
+  options();
+}
 Fusion::~Fusion() = default;
 
 Fusion::Fusion(const Fusion& other) {

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "ir/exprs.h"
+#include "tensor/arguments.h"
 
 namespace mf {
 namespace {
@@ -124,13 +125,6 @@ Tensor evalLayoutOp(const PreprocessGroupedMatmulInputSf* op, const Tensor& in,
   }
   out.setUsedRows(layoutUsedRows(input_offsets, output_offsets, m));
   return out;
-}
-
-int64_t layoutUsedRows(const Tensor& input_offsets, const Tensor& output_offsets, int64_t m) {
-  const int64_t g = input_offsets.numel();
-  if (g == 0 || output_offsets.numel() != g) return 0;
-  return asInt(output_offsets.value(g - 1)) +
-         roundUp(m - asInt(input_offsets.value(g - 1)), kRowTile);
 }
 
 }  // namespace mf

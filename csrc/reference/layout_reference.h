@@ -1,5 +1,5 @@
-//! The CPU reference of the layout op (internal to reference/; shared/spec/layout_op.md
-//! Part A and Part B §1.3-1.6 define it).
+//! The CPU reference of the layout op, evaluated by reference_evaluator.cpp (internal to
+//! reference/; docs/layout_op.md and the spec's Part A and Part B §1.3-1.6 define it).
 #pragma once
 
 #include "reference/reference_evaluator.h"
@@ -18,9 +18,5 @@ class PreprocessGroupedMatmulInputSf;
 Tensor evalLayoutOp(const PreprocessGroupedMatmulInputSf* op, const Tensor& in,
                     const Tensor& input_offsets, const Tensor& output_offsets,
                     const ReferenceOptions& options);
-
-//! Rows of the padded buffer a layout op actually uses: out_off[G-1] + roundup(M -
-//! in_off[G-1], 128), or 0 without groups (spec Part B §1.4).
-int64_t layoutUsedRows(const Tensor& input_offsets, const Tensor& output_offsets, int64_t m);
 
 }  // namespace mf

@@ -12,6 +12,7 @@
 #include "ir/scalar_ops.h"
 #include "ir/tensor_view.h"
 #include "reference/layout_reference.h"
+#include "tensor/arguments.h"
 
 namespace mf {
 namespace {
@@ -101,6 +102,9 @@ class Run {
   std::vector<Tensor> outputs();
 
  private:
+  // `value` copied into the layout `tv`'s allocation domain gives (a permuted output gets
+  // permuted strides, as the executor's does); `value` itself without one.
+  Tensor laidOut(TensorView* tv, const Tensor& value);
   const Tensor& valueOf(const Val* v, const Expr* use) const;
   // Operands of a pointwise `e` aligned to its output's axes, and the output sizes; two
   // non-broadcast operand axes of different sizes are a UserError.
@@ -126,7 +130,7 @@ void Run::bindInputs(const std::vector<Tensor>& inputs) {
   bindFusionInputs(*fusion_, inputs, ee_, kWho);
   for (size_t i = 0; i < inputs.size(); ++i)
     if (fusion_->inputs()[i]->kind() == ValKind::TensorView)
-      values_.insert_or_assign(fusion_->inputs()[i], inputs[i]);
+      values_.insert_or_assign(fusion_->inputs()[i], inputs[i].toHost());
 }
 
 const Tensor& Run::valueOf(const Val* v, const Expr* use) const {
@@ -296,13 +300,34 @@ void Run::evaluate(Expr* e) {
   values_.insert_or_assign(e->output(0), std::move(out));
 }
 
+Tensor Run::laidOut(TensorView* tv, const Tensor& value) {
+  if (!tv->domain()->hasAllocation() || tv->domain()->allocationDeclared() || tv->isFusionInput())
+    return value;
+  Tensor out = allocateOutput(tv, layoutOf(tv, ee_), Device::Host);
+  MF_ASSERT(out.sizes() == value.sizes(), "{}: laid out as [{}], computed as [{}]", tv->toString(),
+            fmt::join(out.sizes(), ", "), fmt::join(value.sizes(), ", "));
+  Operand src{static_cast<const std::byte*>(value.rawData()),
+              value.dtype(),
+              dataTypeSize(value.dtype()),
+              value.strides(),
+              {}};
+  Operand dst{
+      static_cast<const std::byte*>(out.rawData()), out.dtype(), src.bytes, out.strides(), {}};
+  auto* dst_bytes = static_cast<std::byte*>(out.rawData());
+  forEachElement(
+      out.sizes(), {src, dst}, [&](int64_t, const std::array<int64_t, kMaxOperands>& off) {
+        std::memcpy(dst_bytes + off[1] * src.bytes, src.data + off[0] * src.bytes, src.bytes);
+      });
+  return out;
+}
+
 std::vector<Tensor> Run::outputs() {
   std::vector<Tensor> result;
   for (Val* v : fusion_->outputs()) {
     auto it = values_.find(v);
     MF_CHECK(it != values_.end(), "{}: output {} is neither a fusion input nor computed from them",
              kWho, v->toString());
-    result.push_back(it->second);
+    result.push_back(laidOut(v->as<TensorView>(), it->second));
   }
   return result;
 }
@@ -319,63 +344,6 @@ std::vector<Tensor> ReferenceEvaluator::run(const std::vector<Tensor>& inputs,
   run.bindInputs(inputs);
   for (Expr* e : fusion_->exprs()) run.evaluate(e);
   return run.outputs();
-}
-
-void bindFusionInputs(const Fusion& fusion, const std::vector<Tensor>& inputs,
-                      ExpressionEvaluator& ee, std::string_view kWho) {
-  const std::vector<Val*>& fins = fusion.inputs();
-  std::vector<std::string> names;
-  for (Val* v : fins) names.push_back(v->toInlineString());
-  MF_CHECK(inputs.size() == fins.size(), "{}: expected {} inputs ({}), got {}", kWho, fins.size(),
-           fmt::join(names, ", "), inputs.size());
-  // extent -> (input, axis) that bound it first, to name both tensors on a conflict.
-  std::unordered_map<const Val*, std::pair<size_t, size_t>> bound_by;
-  for (size_t i = 0; i < fins.size(); ++i) {
-    const Tensor& t = inputs[i];
-    if (fins[i]->kind() == ValKind::Scalar) {
-      const Val* s = fins[i];
-      const bool ok =
-          s->dtype() == DataType::Index ? isIntegralType(t.dtype()) : t.dtype() == s->dtype();
-      MF_CHECK(t.dim() == 0 && ok,
-               "{}: input {} {} is a {} scalar: expected a 0-dim {} tensor holding its value, "
-               "got {}[{}]",
-               kWho, i, s->toString(), s->dtype(),
-               s->dtype() == DataType::Index ? DataType::Int64 : s->dtype(), t.dtype(),
-               fmt::join(t.sizes(), ", "));
-      ee.bind(s, t.value(0));
-      continue;
-    }
-    auto* tv = fins[i]->as<TensorView>();
-    const std::vector<IterDomain*> ids = logicalNoReductions(tv);
-    MF_CHECK(t.dim() == static_cast<int64_t>(ids.size()),
-             "{}: input {} {}: expected rank {}, got a tensor of rank {} [{}]", kWho, i,
-             tv->toString(), ids.size(), t.dim(), fmt::join(t.sizes(), ", "));
-    MF_CHECK(t.dtype() == tv->dtype(), "{}: input {} {}: expected dtype {}, got {}", kWho, i,
-             tv->toString(), tv->dtype(), t.dtype());
-    for (size_t d = 0; d < ids.size(); ++d) {
-      const int64_t size = t.sizes()[d];
-      const Val* extent = ids[d]->extent();
-      MF_CHECK(size >= 0, "{}: input {} {}: size {} of axis {} is negative", kWho, i,
-               tv->toString(), size, d);
-      if (std::optional<int64_t> c = extent->constInt()) {
-        MF_CHECK(*c == size,
-                 "{}: input {} {}: axis {} ({}) has the constant extent {}, got size {}", kWho, i,
-                 tv->toString(), d, ids[d]->toString(), *c, size);
-      } else if (auto it = bound_by.find(extent); it != bound_by.end()) {
-        auto [j, dj] = it->second;
-        const int64_t expected = inputs[j].sizes()[dj];
-        MF_CHECK(expected == size,
-                 "{}: input {} {}: axis {} has size {}, but axis {} of input {} {} has size {} "
-                 "and both have the extent {}",
-                 kWho, i, tv->toString(), d, size, dj, j, fins[j]->toInlineString(), expected,
-                 extent->toInlineString());
-      } else {
-        bound_by.emplace(extent, std::pair{i, d});
-      }
-    }
-    // Cannot fail after the checks above, which name the tensors more precisely.
-    ee.bindTensorSizes(tv, t.sizes());
-  }
 }
 
 }  // namespace mf

@@ -12,15 +12,6 @@
 namespace mf {
 
 class Fusion;
-class ExpressionEvaluator;
-
-//! Checks `inputs` against `fusion`'s inputs and binds their sizes (and scalar values) into
-//! `ee`: count, rank, dtype, non-negative sizes, constant extents, and one size per shared
-//! extent. A scalar input is a 0-dim tensor. Errors are mf::UserErrors prefixed with `who`
-//! and naming the input as the IR printer shows it. Shared by the CPU reference and the
-//! KernelExecutor.
-void bindFusionInputs(const Fusion& fusion, const std::vector<Tensor>& inputs,
-                      ExpressionEvaluator& ee, std::string_view who);
 
 struct ReferenceOptions {
   //! The layout op's pad rows, pad columns and unused tail are filled with this value
@@ -39,8 +30,11 @@ class ReferenceEvaluator {
   //! constant extent, or between inputs or operands that must agree) is a UserError naming
   //! the tensor. Each op computes in its own dtype, as a GPU would: operands are converted
   //! to the op's compute type, narrow floats compute in float, and results round to the
-  //! output dtype. Outputs are fresh contiguous tensors (a fusion input returned as an
-  //! output shares the input's storage).
+  //! output dtype. Inputs are checked and bound by tensor/arguments.h's bindFusionInputs, as
+  //! the KernelExecutor's are (same rules, same messages). Outputs are fresh host tensors
+  //! laid out as their allocation domains say (contiguous without one; a fusion input
+  //! returned as an output shares the input's storage). Device inputs are copied to the
+  //! host first.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs,
                           const ReferenceOptions& options = {}) const;
 

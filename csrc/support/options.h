@@ -36,7 +36,8 @@ enum class DumpOption {
 #undef MF_DUMP_ENUM
 };
 
-//! The parsed process options. Parsed once, on first use.
+//! The parsed process options. Parsed once, on first use: at the latest when the first
+//! Fusion is constructed, so an unknown MINIFUSER_DUMP name fails there.
 struct Options {
   std::vector<bool> dump;  // indexed by DumpOption
   std::string dump_dir = ".";
@@ -49,7 +50,9 @@ struct Options {
 //! the valid ones. "help" prints the list to `help_out` and enables nothing.
 std::vector<bool> parseDumpList(std::string_view dump_list, std::ostream& help_out);
 
-//! The process-wide options (from the environment, unless a guard overrides them).
+//! The process-wide options (from the environment, unless a guard overrides them). While
+//! the environment is invalid (an unknown MINIFUSER_DUMP name) every call throws that
+//! mf::UserError.
 const Options& options();
 
 //! True when MINIFUSER_DUMP (or a DumpGuard) enabled `opt`.

@@ -5,15 +5,71 @@
 #include <algorithm>
 #include <random>
 
+#include "cuda/caching_allocator.h"
+#include "cuda/device_memory.h"
+#include "cuda/driver.h"
 #include "ir/scalar_ops.h"
 
 namespace mf {
+
+struct Tensor::Storage {
+  Device device = Device::Host;
+  int64_t nbytes = 0;
+  std::vector<std::byte> host;
+  cuda::DeviceAllocation owned;  // from the caching allocator
+  uint64_t borrowed = 0;         // fromDevicePointer: the caller's memory
+
+  uint64_t devicePtr() const { return borrowed != 0 ? borrowed : owned.ptr(); }
+  static std::shared_ptr<Storage> make(Device device, int64_t nbytes) {
+    auto s = std::make_shared<Storage>();
+    s->device = device;
+    s->nbytes = nbytes;
+    if (device == Device::Host)
+      s->host.resize(static_cast<size_t>(nbytes));
+    else
+      s->owned = cuda::DeviceAllocation(static_cast<size_t>(nbytes));
+    return s;
+  }
+};
+
 namespace {
 
 int64_t product(const std::vector<int64_t>& sizes) {
   int64_t n = 1;
   for (int64_t s : sizes) n *= s;
   return n;
+}
+
+// numel * element bytes, checked like checkedNumel.
+int64_t checkedBytes(const std::vector<int64_t>& sizes, DataType dtype, std::string_view what) {
+  int64_t bytes = 0;
+  MF_CHECK(!__builtin_mul_overflow(checkedNumel(sizes, what), dataTypeSize(dtype), &bytes),
+           "{}: sizes [{}] of {} need more than 2^63-1 bytes", what, fmt::join(sizes, ", "), dtype);
+  return bytes;
+}
+
+// The last element a view addresses, relative to its first: sum of (size-1)*stride.
+int64_t checkedSpan(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                    std::string_view what) {
+  int64_t last = 0;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) return 0;
+    int64_t step = 0;
+    MF_CHECK(!__builtin_mul_overflow(sizes[d] - 1, strides[d], &step) &&
+                 !__builtin_add_overflow(last, step, &last),
+             "{}: the view of sizes [{}] and strides [{}] spans more than 2^63-1 elements", what,
+             fmt::join(sizes, ", "), fmt::join(strides, ", "));
+  }
+  return last;
+}
+
+void checkStrides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                  std::string_view what) {
+  MF_CHECK(sizes.size() == strides.size(), "{}: {} sizes [{}] but {} strides [{}]", what,
+           sizes.size(), fmt::join(sizes, ", "), strides.size(), fmt::join(strides, ", "));
+  for (size_t d = 0; d < strides.size(); ++d)
+    MF_CHECK(strides[d] >= 0, "{}: stride {} of axis {} in [{}] is negative", what, strides[d], d,
+             fmt::join(strides, ", "));
 }
 
 std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes) {
@@ -42,6 +98,14 @@ void storeAs(std::byte* p, T v) {
 }
 
 }  // namespace
+
+int64_t checkedNumel(const std::vector<int64_t>& sizes, std::string_view what) {
+  int64_t n = 1;
+  for (int64_t s : sizes)
+    MF_CHECK(!__builtin_mul_overflow(n, s, &n), "{}: sizes [{}] hold more than 2^63-1 elements",
+             what, fmt::join(sizes, ", "));
+  return n;
+}
 
 ScalarValue loadElement(const std::byte* p, DataType dtype) {
   switch (dtype) {
@@ -93,51 +157,146 @@ void storeElement(std::byte* p, DataType dtype, const ScalarValue& v) {
   MF_ASSERT(false, "storeElement: {} is not a tensor dtype", dtype);
 }
 
-Tensor::Tensor() : Tensor(DataType::Float, {0}, {0}) {}
+Tensor::Tensor() : Tensor(DataType::Float, {0}, {0}, Device::Host) {}
 
 Tensor::Tensor(DataType dtype, std::vector<int64_t> logical_sizes,
-               std::vector<int64_t> allocation_sizes)
+               std::vector<int64_t> allocation_sizes, Device device)
     : dtype_(dtype),
       sizes_(std::move(logical_sizes)),
       strides_(contiguousStrides(sizes_)),
       allocation_sizes_(std::move(allocation_sizes)) {
-  storage_ = std::make_shared<std::vector<std::byte>>(
-      static_cast<size_t>(allocationNumel() * dataTypeSize(dtype_)));
+  if (device == Device::Cuda) cuda::requireDevice();  // even for zero bytes
+  storage_ = Storage::make(device, checkedBytes(allocation_sizes_, dtype_, "Tensor"));
 }
 
 Tensor Tensor::empty(std::vector<int64_t> sizes, DataType dtype) {
   return withAllocation(sizes, sizes, dtype);
 }
 
+Tensor Tensor::emptyDevice(std::vector<int64_t> sizes, DataType dtype) {
+  return withAllocation(sizes, sizes, dtype, Device::Cuda);
+}
+
 Tensor Tensor::emptyStrided(std::vector<int64_t> sizes, std::vector<int64_t> strides,
-                            int64_t storage_numel, DataType dtype) {
-  MF_CHECK(sizes.size() == strides.size(), "Tensor::emptyStrided: {} sizes but {} strides",
-           sizes.size(), strides.size());
-  checkSizes(sizes, "Tensor::emptyStrided");
-  int64_t last = 0;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    MF_CHECK(strides[d] >= 0, "Tensor::emptyStrided: negative stride {}", strides[d]);
-    if (sizes[d] > 0) last += (sizes[d] - 1) * strides[d];
-  }
-  MF_CHECK(product(sizes) == 0 || last < storage_numel,
-           "Tensor::emptyStrided: the view reaches element {} of a storage of {}", last,
-           storage_numel);
-  Tensor t(dtype, std::move(sizes), {storage_numel});
+                            int64_t storage_numel, DataType dtype, Device device) {
+  constexpr std::string_view kWhat = "Tensor::emptyStrided";
+  checkStrides(sizes, strides, kWhat);
+  checkSizes(sizes, kWhat);
+  const int64_t last = checkedSpan(sizes, strides, kWhat);
+  MF_CHECK(checkedNumel(sizes, kWhat) == 0 || last < storage_numel,
+           "{}: the view reaches element {} of a storage of {}", kWhat, last, storage_numel);
+  Tensor t(dtype, std::move(sizes), {storage_numel}, device);
   t.strides_ = std::move(strides);
   return t;
 }
 
 Tensor Tensor::withAllocation(std::vector<int64_t> logical_sizes,
-                              std::vector<int64_t> allocation_sizes, DataType dtype) {
+                              std::vector<int64_t> allocation_sizes, DataType dtype,
+                              Device device) {
   MF_CHECK(isTensorDataType(dtype), "Tensor: {} is not a tensor dtype", dtype);
   checkSizes(logical_sizes, "Tensor");
   checkSizes(allocation_sizes, "Tensor allocation");
-  MF_CHECK(product(logical_sizes) <= product(allocation_sizes),
+  const int64_t logical = checkedNumel(logical_sizes, "Tensor");
+  const int64_t allocated = checkedNumel(allocation_sizes, "Tensor allocation");
+  MF_CHECK(logical <= allocated,
            "Tensor::withAllocation: the allocation [{}] ({} elements) is smaller than the "
            "logical shape [{}] ({} elements)",
-           fmt::join(allocation_sizes, ", "), product(allocation_sizes),
-           fmt::join(logical_sizes, ", "), product(logical_sizes));
-  return Tensor(dtype, std::move(logical_sizes), std::move(allocation_sizes));
+           fmt::join(allocation_sizes, ", "), allocated, fmt::join(logical_sizes, ", "), logical);
+  return Tensor(dtype, std::move(logical_sizes), std::move(allocation_sizes), device);
+}
+
+Tensor Tensor::fromDevicePointer(void* ptr, std::vector<int64_t> sizes,
+                                 std::vector<int64_t> strides, DataType dtype) {
+  constexpr std::string_view kWhat = "Tensor::fromDevicePointer";
+  MF_CHECK(isTensorDataType(dtype), "{}: {} is not a tensor dtype", kWhat, dtype);
+  checkStrides(sizes, strides, kWhat);
+  checkSizes(sizes, kWhat);
+  const int64_t numel = checkedNumel(sizes, kWhat);
+  const int64_t span = numel == 0 ? 0 : checkedSpan(sizes, strides, kWhat) + 1;
+  const auto address = reinterpret_cast<uint64_t>(ptr);
+  MF_CHECK(numel == 0 || address != 0, "{}: the pointer is null", kWhat);
+  MF_CHECK(address % dataTypeSize(dtype) == 0, "{}: pointer {:#x} is not aligned to {} ({} bytes)",
+           kWhat, address, dtype, dataTypeSize(dtype));
+  cuda::requireDevice();
+  Tensor t;
+  t.dtype_ = dtype;
+  t.sizes_ = std::move(sizes);
+  t.strides_ = std::move(strides);
+  t.allocation_sizes_ = {span};
+  t.storage_ = std::make_shared<Storage>();
+  t.storage_->device = Device::Cuda;
+  t.storage_->nbytes = checkedBytes(t.allocation_sizes_, dtype, kWhat);
+  t.storage_->borrowed = address;
+  return t;
+}
+
+Tensor Tensor::asStrided(std::vector<int64_t> sizes, std::vector<int64_t> strides,
+                         int64_t storage_offset) const {
+  constexpr std::string_view kWhat = "Tensor::asStrided";
+  checkStrides(sizes, strides, kWhat);
+  checkSizes(sizes, kWhat);
+  const int64_t numel = checkedNumel(sizes, kWhat);
+  const int64_t span = checkedSpan(sizes, strides, kWhat);
+  const int64_t capacity = storageNumel();
+  MF_CHECK(storage_offset >= 0 &&
+               (numel == 0 ? storage_offset <= capacity
+                           : storage_offset < capacity && span < capacity - storage_offset),
+           "{}: a view of sizes [{}], strides [{}] and storage offset {} reaches element {} of "
+           "a storage of {} elements",
+           kWhat, fmt::join(sizes, ", "), fmt::join(strides, ", "), storage_offset,
+           storage_offset + span, capacity);
+  Tensor t = *this;
+  t.sizes_ = std::move(sizes);
+  t.strides_ = std::move(strides);
+  t.storage_offset_ = storage_offset;
+  t.allocation_sizes_ = {capacity - storage_offset};
+  t.used_rows_.reset();
+  return t;
+}
+
+Tensor Tensor::toDevice() const {
+  cuda::requireDevice();
+  if (isCuda()) return *this;
+  Tensor t = *this;
+  t.storage_ = Storage::make(Device::Cuda, storage_->nbytes);
+  cuda::copyToDeviceAsync(t.storage_->devicePtr(), storage_->host.data(),
+                          static_cast<size_t>(storage_->nbytes));
+  return t;
+}
+
+Tensor Tensor::toHost() const {
+  if (!isCuda()) return *this;
+  Tensor t = *this;
+  t.storage_ = Storage::make(Device::Host, storage_->nbytes);
+  cuda::copyToHostAsync(t.storage_->host.data(), storage_->devicePtr(),
+                        static_cast<size_t>(storage_->nbytes));
+  cuda::synchronize("Tensor::toHost");
+  return t;
+}
+
+bool Tensor::isCuda() const {
+  return storage_->device == Device::Cuda;
+}
+
+int64_t Tensor::storageNumel() const {
+  return storage_->nbytes / dataTypeSize(dtype_);
+}
+
+uint64_t Tensor::devicePtr() const {
+  MF_CHECK(isCuda(), "Tensor::devicePtr: the {}[{}] tensor is on the host; call toDevice()", dtype_,
+           fmt::join(sizes_, ", "));
+  return storage_->devicePtr() + static_cast<uint64_t>(storage_offset_ * dataTypeSize(dtype_));
+}
+
+void* Tensor::dataPtr() const {
+  if (isCuda()) return reinterpret_cast<void*>(devicePtr());
+  return hostBytes("dataPtr");
+}
+
+std::byte* Tensor::hostBytes(std::string_view what) const {
+  MF_CHECK(!isCuda(), "Tensor::{}: the {}[{}] tensor is on the device; call toHost()", what, dtype_,
+           fmt::join(sizes_, ", "));
+  return storage_->host.data() + storage_offset_ * dataTypeSize(dtype_);
 }
 
 Tensor Tensor::random(std::vector<int64_t> sizes, DataType dtype, uint64_t seed) {
@@ -211,7 +370,8 @@ int64_t Tensor::offsetOf(int64_t linear) const {
 }
 
 ScalarValue Tensor::value(int64_t linear) const {
-  return loadElement(storage_->data() + offsetOf(linear) * dataTypeSize(dtype_), dtype_);
+  const std::byte* base = hostBytes("value");
+  return loadElement(base + offsetOf(linear) * dataTypeSize(dtype_), dtype_);
 }
 
 double Tensor::item(int64_t linear) const {
@@ -228,14 +388,14 @@ double Tensor::at(const std::vector<int64_t>& idx) const {
              fmt::join(idx, ", "), fmt::join(sizes_, ", "), i);
     offset += idx[i] * strides_[i];
   }
-  return asDouble(loadElement(storage_->data() + offset * dataTypeSize(dtype_), dtype_));
+  return asDouble(loadElement(hostBytes("at") + offset * dataTypeSize(dtype_), dtype_));
 }
 
 double Tensor::allocationItem(int64_t flat) const {
   MF_CHECK(flat >= 0 && flat < allocationNumel(),
            "Tensor::allocationItem: position {} is out of range for allocation [{}]", flat,
            fmt::join(allocation_sizes_, ", "));
-  return asDouble(loadElement(storage_->data() + flat * dataTypeSize(dtype_), dtype_));
+  return asDouble(loadElement(hostBytes("allocationItem") + flat * dataTypeSize(dtype_), dtype_));
 }
 
 std::string Tensor::toString(int64_t max_elements) const {
@@ -244,6 +404,8 @@ std::string Tensor::toString(int64_t max_elements) const {
     s += fmt::format(" allocation [{}]", fmt::join(allocation_sizes_, ", "));
   if (used_rows_) s += fmt::format(" used rows {}", *used_rows_);
   if (!isContiguous()) s += fmt::format(" strides [{}]", fmt::join(strides_, ", "));
+  if (storage_offset_ != 0) s += fmt::format(" offset {}", storage_offset_);
+  if (isCuda()) return s + " on the device";
   s += " {";
   const int64_t n = numel();
   for (int64_t i = 0; i < n && i < max_elements; ++i)

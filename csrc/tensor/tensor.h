@@ -1,6 +1,9 @@
-//! mf::Tensor: a host tensor (dtype, logical sizes, strides in elements, shared byte storage).
-//! It carries the inputs and outputs of the CPU reference evaluator (reference/), and the
-//! layout op's padded output, whose allocation is larger than its logical shape.
+//! mf::Tensor: a tensor on the host or the device (dtype, logical sizes, strides in elements,
+//! a storage offset, and shared byte storage). It carries the inputs and outputs of the CPU
+//! reference evaluator (reference/) and of the KernelExecutor (executor/), and the layout
+//! op's padded output, whose allocation is larger than its logical shape. Device storage
+//! comes from the caching allocator (cuda/caching_allocator.h); tensor/arguments.h binds
+//! tensors to a fusion.
 #pragma once
 
 #include <cstddef>
@@ -44,19 +47,36 @@ constexpr DataType dataTypeOf() {
   }
 }
 
+//! Where a tensor's storage lives.
+enum class Device { Host, Cuda };
+
+//! The product of `sizes`; throws mf::UserError "<what>: sizes [..] hold more than 2^63-1
+//! elements" when it does not fit int64 (e.g. [2^40, 2^40] or [3, 2^62]).
+int64_t checkedNumel(const std::vector<int64_t>& sizes, std::string_view what);
+
 //! Reads one element of `dtype` at `p` exactly: bool, int64_t (for Int32/Int64) or double
 //! (the exact value of a floating element, narrow floats included).
 ScalarValue loadElement(const std::byte* p, DataType dtype);
 //! Writes `v` at `p` as one element of `dtype` (converted with castScalar's rules first).
 void storeElement(std::byte* p, DataType dtype, const ScalarValue& v);
 
+//! Host-only accessors (data, item, at, value, rawData, allocationData, allocationItem) on
+//! a device tensor are a UserError saying to call toHost(). Sizes whose element count or
+//! byte count overflows int64 are a UserError naming the sizes.
 class Tensor {
  public:
   //! An empty Float tensor of shape [0].
   Tensor();
 
-  //! Contiguous, zero-filled storage.
+  //! Contiguous, zero-filled host storage.
   static Tensor empty(std::vector<int64_t> sizes, DataType dtype);
+  //! Contiguous, uninitialized device storage from the caching allocator (as torch.empty on
+  //! CUDA). Without a device: the no-device UserError.
+  static Tensor emptyDevice(std::vector<int64_t> sizes, DataType dtype);
+  //! A non-owning view of device memory the caller keeps alive: `sizes` and `strides`
+  //! (elements, >= 0) from `ptr`, which must be aligned to the dtype.
+  static Tensor fromDevicePointer(void* ptr, std::vector<int64_t> sizes,
+                                  std::vector<int64_t> strides, DataType dtype);
   //! `values` in row-major order; the dtype is T's (see dataTypeOf). A count that is not
   //! the product of `sizes` is a UserError.
   template <typename T>
@@ -71,24 +91,45 @@ class Tensor {
   //! Storage for the product of `allocation_sizes` elements (zero-filled), viewed as the
   //! contiguous `logical_sizes` over its first elements: the layout op's padded output, as
   //! nvFuser re-views it. The allocation must hold at least the logical elements.
+  //! On the device the storage is uninitialized.
   static Tensor withAllocation(std::vector<int64_t> logical_sizes,
-                               std::vector<int64_t> allocation_sizes, DataType dtype);
+                               std::vector<int64_t> allocation_sizes, DataType dtype,
+                               Device device = Device::Host);
 
-  //! `storage_numel` zero-filled elements viewed with `sizes` and `strides` (elements), e.g.
-  //! an output whose allocation domain permutes its logical axes. Every element the view
-  //! addresses must lie inside the storage.
+  //! `storage_numel` elements (zero-filled on the host, uninitialized on the device) viewed
+  //! with `sizes` and `strides` (elements), e.g. an output whose allocation domain permutes
+  //! its logical axes. Every element the view addresses must lie inside the storage.
   static Tensor emptyStrided(std::vector<int64_t> sizes, std::vector<int64_t> strides,
-                             int64_t storage_numel, DataType dtype);
+                             int64_t storage_numel, DataType dtype, Device device = Device::Host);
+
+  //! A view of the same storage (host or device): `sizes` and `strides` (elements, >= 0;
+  //! 0 repeats an element) from element `storage_offset` of the storage, not of this view.
+  //! Non-contiguous, overlapping and misaligned views are all expressible; a view reaching
+  //! past the storage is a UserError.
+  Tensor asStrided(std::vector<int64_t> sizes, std::vector<int64_t> strides,
+                   int64_t storage_offset) const;
+
+  //! A copy of the whole storage on the device (same sizes, strides and offset), enqueued on
+  //! minifuser's stream; *this when already there. Without a device: the no-device error.
+  Tensor toDevice() const;
+  //! A copy of the whole storage on the host (waits for the device); *this when already there.
+  Tensor toHost() const;
+  bool isCuda() const;
+  Device device() const { return isCuda() ? Device::Cuda : Device::Host; }
 
   DataType dtype() const { return dtype_; }
   const std::vector<int64_t>& sizes() const { return sizes_; }
   //! Per logical axis, in elements.
   const std::vector<int64_t>& strides() const { return strides_; }
+  //! Elements of the storage before the view's first element.
+  int64_t storageOffset() const { return storage_offset_; }
   int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
   int64_t numel() const;
   bool isContiguous() const;
 
-  //! The shape of the whole buffer; sizes() unless made by withAllocation.
+  //! The shape of the buffer from the view's first element: sizes() for the contiguous
+  //! factories, the padded shape for withAllocation, [elements up to the end of the storage]
+  //! for emptyStrided, asStrided and fromDevicePointer.
   const std::vector<int64_t>& allocationSizes() const { return allocation_sizes_; }
   int64_t allocationNumel() const;
   //! The layout op's output only: rows of the padded buffer that hold groups (set by the
@@ -98,19 +139,25 @@ class Tensor {
 
   //! Bytes of the whole buffer (allocationNumel() elements).
   int64_t nbytes() const;
-  void* rawData() { return storage_->data(); }
-  const void* rawData() const { return storage_->data(); }
+  //! The view's first element in host memory.
+  void* rawData() { return hostBytes("rawData"); }
+  const void* rawData() const { return hostBytes("rawData"); }
+  //! The view's first element as a device address (a CUdeviceptr, as kernels take it); a
+  //! host tensor is a UserError.
+  uint64_t devicePtr() const;
+  //! The view's first element, host or device address.
+  void* dataPtr() const;
 
   //! The first element; a dtype other than T's is a UserError naming both.
   template <typename T>
   T* data() {
     checkDtype(dataTypeOf<T>(), "data");
-    return reinterpret_cast<T*>(storage_->data());
+    return reinterpret_cast<T*>(hostBytes("data"));
   }
   template <typename T>
   const T* data() const {
     checkDtype(dataTypeOf<T>(), "data");
-    return reinterpret_cast<const T*>(storage_->data());
+    return reinterpret_cast<const T*>(hostBytes("data"));
   }
   //! The whole buffer, padding included (allocationNumel() elements).
   template <typename T>
@@ -133,22 +180,32 @@ class Tensor {
   double allocationItem(int64_t flat) const;
 
   //! `float[2, 3] {0, 1, 2, 3, 4, 5}`; at most `max_elements` values, then `...`. Shows
-  //! the allocation and used rows when they differ from the logical shape.
+  //! the allocation and used rows when they differ from the logical shape, the strides
+  //! and offset of a view; a device tensor shows `on the device` instead of values.
   std::string toString(int64_t max_elements = 64) const;
 
  private:
-  Tensor(DataType dtype, std::vector<int64_t> logical_sizes, std::vector<int64_t> allocation_sizes);
+  struct Storage;  // host bytes, a caching-allocator block, or borrowed device memory
+
+  Tensor(DataType dtype, std::vector<int64_t> logical_sizes, std::vector<int64_t> allocation_sizes,
+         Device device);
   void checkDtype(DataType expected, std::string_view what) const;
-  //! Storage offset (elements) of the logical row-major element `linear`.
+  //! The view's first element on the host; `what` names the accessor for a device tensor.
+  std::byte* hostBytes(std::string_view what) const;
+  //! Elements the storage holds.
+  int64_t storageNumel() const;
+  //! Offset (elements, from the view's first element) of the logical row-major element
+  //! `linear`.
   int64_t offsetOf(int64_t linear) const;
-  std::byte* bytes() { return storage_->data(); }
+  std::byte* bytes() { return hostBytes("bytes"); }
 
   DataType dtype_ = DataType::Float;
   std::vector<int64_t> sizes_;
   std::vector<int64_t> strides_;
   std::vector<int64_t> allocation_sizes_;
+  int64_t storage_offset_ = 0;
   std::optional<int64_t> used_rows_;
-  std::shared_ptr<std::vector<std::byte>> storage_;
+  std::shared_ptr<Storage> storage_;
 };
 
 template <typename T>

@@ -138,5 +138,26 @@ TEST_F(KernelCache, EmptyFolderDisablesDisk) {
   EXPECT_TRUE(fs::is_empty(dir_));
 }
 
+// A directory in an entry's place is a corrupt entry: ignored (no std::ios_base::failure),
+// replaced by the recompilation, and read back next time.
+TEST_F(KernelCache, DirectoryInPlaceOfEntryIsRebuilt) {
+  compileCached(kKernel, "mf::cached", {});
+  fs::remove(entry());
+  fs::create_directories(entry() / "inside");
+  CompiledKernel rebuilt = compileInFreshProcess();
+  expectStats(0, 0, 2, 1);
+  EXPECT_FALSE(rebuilt.cubin.empty());
+  EXPECT_TRUE(fs::is_regular_file(entry()));
+  compileInFreshProcess();
+  expectStats(0, 1, 2, 1);
+}
+
+// Each result says where the cache found it; a fresh compilation says nothing.
+TEST_F(KernelCache, ResultSaysWhereItWasFound) {
+  EXPECT_EQ(compileCached(kKernel, "mf::cached", {}).cache_hit, "");
+  EXPECT_EQ(compileCached(kKernel, "mf::cached", {}).cache_hit, "memory");
+  EXPECT_EQ(compileInFreshProcess().cache_hit, "disk");
+}
+
 }  // namespace
 }  // namespace mf::cuda

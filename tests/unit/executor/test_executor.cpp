@@ -1,9 +1,14 @@
 // KernelExecutor on the CPU: input checks happen before any device work, so their errors
 // are testable without a GPU; without a device, run() says so clearly.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <random>
+
 #include "cuda/driver.h"
+#include "cuda/kernel_cache.h"
 #include "minifuser/minifuser.h"
 
 namespace mf {
@@ -115,6 +120,36 @@ TEST(KernelExecutorInputs, ForcedInt32OnHugeInputIsUserError) {
                   "CompileOptions::index_type is Int32 but these inputs need 64-bit indices")));
   ke.compile(&fusion, inputs, {.index_type = DataType::Int64});
   EXPECT_EQ(ke.kernel().indexType(), DataType::Int64);
+}
+
+// compile_timing reports NVRTC's time only when NVRTC ran; a cached kernel says where the
+// cache found it (its stored compile time belongs to another compile).
+TEST(KernelExecutorDumps, CompileTimingReportsCacheHits) {
+  namespace fs = std::filesystem;
+  OptionsGuard guard;
+  guard.enableDump(DumpOption::CompileTiming);
+  const fs::path dir =
+      fs::temp_directory_path() / fmt::format("mf_compile_timing_{}", std::random_device{}());
+  guard.get().cache_dir = dir.string();
+  cuda::clearMemoryCache();
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  fusion.addInput(t0);
+  fusion.addOutput(sin(t0));
+  auto compileAndDump = [&] {
+    ::testing::internal::CaptureStdout();
+    KernelExecutor().compile(&fusion);
+    return ::testing::internal::GetCapturedStdout();
+  };
+  EXPECT_THAT(compileAndDump(), ::testing::ContainsRegex("codegen [0-9.]+ ms, nvrtc [0-9.]+ ms"));
+  EXPECT_THAT(compileAndDump(), HasSubstr("ms, nvrtc: memory cache hit\n"));
+  cuda::clearMemoryCache();
+  const std::string disk = compileAndDump();
+  EXPECT_THAT(disk, HasSubstr("ms, nvrtc: disk cache hit\n"));
+  EXPECT_THAT(disk, Not(::testing::ContainsRegex("nvrtc [0-9.]+ ms")));
+  std::error_code ec;
+  fs::remove_all(dir, ec);
 }
 
 }  // namespace

@@ -3,11 +3,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <iostream>
+
 #include "ir/builder.h"
 #include "ir/fusion.h"
 #include "ir/tensor_view.h"
 #include "ops/arith.h"
 #include "ops/tensor_factories.h"
+#include "support/options.h"
 
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
@@ -143,6 +147,25 @@ TEST(Fusion, NamesAndKinds) {
   EXPECT_TRUE(tv1->isA<Val>());
   EXPECT_FALSE(tv1->isA<Expr>());
   EXPECT_TRUE(tv1->definition()->isExpr());
+}
+
+// The options are read when the first Fusion is built, so an unknown MINIFUSER_DUMP name
+// fails there, before any lowering or compile. A fresh process (the options are read once
+// per process): the death test re-runs this test alone with the bad environment.
+TEST(FusionOptions, UnknownDumpNameFailsAtTheFirstFusion) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv("MINIFUSER_DUMP", "kernal_ir", 1);
+        try {
+          Fusion fusion;
+        } catch (const UserError& e) {
+          std::cerr << e.what() << std::endl;
+          std::_Exit(3);
+        }
+        std::_Exit(0);
+      },
+      ::testing::ExitedWithCode(3), "MINIFUSER_DUMP: unknown option 'kernal_ir'; valid options");
 }
 
 }  // namespace

@@ -197,7 +197,8 @@ TEST(Mutator, MutatedFusionEvaluates) {
     m.registerMutation(p.tv0->getLogicalDomain()[1]->extent(), constInt(8));
     m.mutate(p.fusion);
   }
-  Tensor x = Tensor::random({3, 8}, DataType::Float, 5);
+  // tv0's allocation domain is column-major: a transposed view of a [8, 3] tensor.
+  Tensor x = Tensor::random({8, 3}, DataType::Float, 5).asStrided({3, 8}, {1, 3}, 0);
   std::vector<double> got = reftest::values(reftest::runOne(p.fusion, {x}));
   for (int64_t i = 0; i < x.numel(); ++i) {
     float v = static_cast<float>(x.item(i));
