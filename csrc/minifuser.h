@@ -2,6 +2,7 @@
 #pragma once
 
 #include "codegen/codegen.h"
+#include "executor/fusion_executor_cache.h"
 #include "executor/kernel_executor.h"
 #include "ir/builder.h"
 #include "ir/fusion.h"

@@ -12,6 +12,8 @@ cmake --build "$build" -j"$(nproc)"
 export MINIFUSER_CACHE_DIR="$build/kernel-cache"
 status=0
 ctest --test-dir "$build" -L gpu --output-on-failure -j4 | tee "$build/gpu_ctest.log" || status=1
+# 10,000 random pointwise fusions through FusionExecutorCache against the reference.
+"$build/tests/random_fusions" "${MINIFUSER_RANDOM_FUSIONS:-10000}" 2>&1 | tail -n 20 | tee "$build/random_fusions.log" || status=1
 # Counted separately, so a skip is never mistaken for a pass.
 skipped=$(grep -c "Skipped" "$build/gpu_ctest.log" || true)
 echo "tools/gpu_test.sh: gpu tests skipped: $skipped"

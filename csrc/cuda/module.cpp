@@ -32,6 +32,16 @@ struct EventPair {
 
 }  // namespace
 
+float timeOnStreamMs(const std::function<void()>& work) {
+  requireDevice();
+  EventPair events;
+  driver::eventRecord(events.start);
+  work();
+  driver::eventRecord(events.end);
+  driver::eventSynchronize(events.end, "after a timed region");
+  return driver::eventElapsedMs(events.start, events.end);
+}
+
 std::string toString(const LaunchDims& d) {
   return fmt::format("{} {} smem {}", gridString(d), blockString(d), d.smem);
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,11 @@ struct LaunchDims {
   uint32_t block_x = 1, block_y = 1, block_z = 1;
   uint32_t smem = 0;
 };
+
+//! Milliseconds between CUDA events recorded on minifuser's stream before and after `work`
+//! (which enqueues device work there), waiting for the end event. Benchmarks time every
+//! baseline this way, so host launch cost counts alike.
+float timeOnStreamMs(const std::function<void()>& work);
 
 //! "grid (x, y, z) block (x, y, z) smem N", as the launch_params dump prints it.
 std::string toString(const LaunchDims& dims);

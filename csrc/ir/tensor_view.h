@@ -68,6 +68,18 @@ class TensorView : public Val {
   //! inlineAt the largest legal position. Defined in scheduler/tools/inlining.cpp.
   void inlineMost();
 
+  // Staging copies (nvFuser's names), defined in scheduler/tools/cache.cpp.
+  //! A register copy `cache = set(this)` that `cached_uses` (all uses when empty) read
+  //! instead of this tensor. Returns the cache.
+  TensorView* cacheAfter(std::vector<Expr*> cached_uses = {});
+  //! This tensor's definition computes a new register tensor instead, and this tensor
+  //! becomes `set(cache)`. Returns the cache.
+  TensorView* cacheBefore();
+  //! For an output with uses in the fusion: a new output `copy = set(this)` takes this
+  //! tensor's place among the fusion's outputs, and this tensor becomes a register
+  //! intermediate its consumers keep reading. Returns the copy.
+  TensorView* cacheFork();
+
   std::string toString() const override;
   std::string toInlineString() const override;
 

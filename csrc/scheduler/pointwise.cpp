@@ -8,6 +8,9 @@
 #include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "scheduler/pointwise_utils.h"
+#include "scheduler/tools/cache.h"
+#include "scheduler/tools/inlining.h"
+#include "scheduler/tools/transform_propagator.h"
 #include "scheduler/vectorize_helper.h"
 #include "support/hash.h"
 
@@ -265,10 +268,174 @@ std::unique_ptr<HeuristicParams> PointWiseScheduler::computeHeuristics(
   return params;
 }
 
-void PointWiseScheduler::schedule(Fusion*, const HeuristicParams* params) {
-  MF_ASSERT(params != nullptr && params->schedulerType() == SchedulerType::PointWise,
-            "PointWiseScheduler::schedule: expected pointwise heuristics");
-  MF_ASSERT(false, "PointWiseScheduler::schedule is not implemented yet (issue 7)");
+namespace {
+
+bool isLayoutOp(const Expr* e) {
+  return e != nullptr && e->isA<PreprocessGroupedMatmulInputSf>();
+}
+
+// Uses of input `tv` that read it element by element through a register copy: not the
+// layout op's offsets (its runtime function reads them whole from global memory) and not
+// a broadcast (after moveBroadcastsToInputs it reads the input directly; its output has
+// the full rank a replay needs).
+std::vector<Expr*> cachedUses(TensorView* tv) {
+  std::vector<Expr*> uses;
+  for (Expr* use : tv->uses()) {
+    if (use->isA<BroadcastOp>()) continue;
+    if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(use);
+        op && (op->inputOffsets() == tv || op->outputOffsets() == tv))
+      continue;
+    uses.push_back(use);
+  }
+  return uses;
+}
+
+// Merges the loop axes [begin, end) of `tv` into one at `begin`.
+void mergeRange(TensorView* tv, int64_t begin, int64_t end) {
+  for (int64_t i = end - 1; i > begin; --i) tv->merge(begin, begin + 1);
+}
+
+// Puts `ids` (loop axes of `tv`) first, in that order.
+void reorderLoopTo(TensorView* tv, const std::vector<IterDomain*>& ids) {
+  std::vector<std::pair<int64_t, int64_t>> old_to_new;
+  const auto& loop = tv->getLoopDomain();
+  for (size_t i = 0; i < ids.size(); ++i)
+    old_to_new.emplace_back(std::find(loop.begin(), loop.end(), ids[i]) - loop.begin(),
+                            static_cast<int64_t>(i));
+  tv->reorder(old_to_new);
+}
+
+// Orders the (unscheduled) loop like the allocation domain, so that the merged axis walks
+// memory in order (permuted outputs keep coalesced writes).
+void reorderLoopLikeAllocation(TensorView* tv) {
+  reorderLoopTo(tv, referenceAxesInAllocationOrder(tv));
+}
+
+}  // namespace
+
+// nvFuser's pointwise schedule, in its 1-D and 2-D forms:
+//   1-D: [merged] -> [BIDx, (Unroll), TIDx, (Vectorize)]
+//   2-D: [left | right] -> [(serial), BIDy, BIDx, (Unroll_l), (Unroll_r), (TIDy), TIDx, (V)]
+// (the grid sides swapped with flip_grid_binding); split factors of 1 are left out.
+void PointWiseScheduler::schedule(Fusion* fusion, const HeuristicParams* params_base) {
+  auto* params = dynamic_cast<const PointwiseParams*>(params_base);
+  MF_ASSERT(params != nullptr, "PointWiseScheduler::schedule: expected pointwise heuristics");
+  FusionGuard fg(fusion);
+
+  // Decided on the fusion as the heuristics saw it: the reference (by output position) and
+  // which inputs and outputs move whole vectors.
+  PointwiseDomainMap map(fusion);
+  TensorView* reference = findReferenceTensor(fusion, map);
+  MF_ASSERT(reference != nullptr, "PointWiseScheduler::schedule: no reference tensor");
+  const size_t reference_pos = static_cast<size_t>(
+      std::find(fusion->outputs().begin(), fusion->outputs().end(), reference) -
+      fusion->outputs().begin());
+  const std::vector<TensorView*> vectorized_io = vectorizableInputsOutputs(map, reference);
+  auto isVectorizedIo = [&](TensorView* tv) {
+    return std::find(vectorized_io.begin(), vectorized_io.end(), tv) != vectorized_io.end();
+  };
+
+  moveBroadcastsToInputs(*fusion);
+
+  // Stage inputs and outputs through registers: a vectorized access is a copy.
+  std::vector<TensorView*> vectorized;
+  for (Val* v : std::vector<Val*>(fusion->inputs())) {
+    auto* tv = dynamic_cast<TensorView*>(v);
+    if (tv == nullptr) continue;
+    std::vector<Expr*> uses = cachedUses(tv);
+    if (uses.empty()) continue;
+    TensorView* cache = tv->cacheAfter(uses);
+    if (isVectorizedIo(tv)) vectorized.push_back(cache);
+  }
+  for (Val* v : std::vector<Val*>(fusion->outputs())) {
+    auto* tv = v->as<TensorView>();
+    if (tv->isFusionInput() || isLayoutOp(tv->definition())) continue;
+    TensorView* written = tv->uses().empty() ? (tv->cacheBefore(), tv) : tv->cacheFork();
+    if (isVectorizedIo(tv)) vectorized.push_back(written);
+  }
+  reference = fusion->outputs().at(reference_pos)->as<TensorView>();
+  const bool reference_vectorized =
+      std::find(vectorized.begin(), vectorized.end(), reference) != vectorized.end();
+
+  // The reference's loop in its allocation order, merged left and right of the break point.
+  reorderLoopLikeAllocation(reference);
+  const int64_t n = reference->nDims();
+  const int64_t bp = params->break_point;
+  const int64_t vect = params->vectorization_factor;
+  const int64_t ur = params->unroll_factor_inner, ul = params->unroll_factor_outer;
+  IterDomain* vector_axis = nullptr;
+
+  if (bp == 0) {
+    mergeRange(reference, 0, n);
+    if (vect > 1) reference->split(0, vect);
+    reference->split(0, params->block_size);
+    if (ur > 1) reference->split(0, ur);
+    int64_t pos = 0;
+    reference->axis(pos++)->parallelize(ParallelType::BIDx);
+    if (ur > 1) reference->axis(pos++)->parallelize(ParallelType::Unroll);
+    reference->axis(pos++)->parallelize(ParallelType::TIDx);
+    if (vect > 1) vector_axis = reference->axis(pos);
+  } else {
+    mergeRange(reference, bp, n);  // [left axes..., R]
+    mergeRange(reference, 0, bp);  // [L, R]
+    const int64_t bdimx = params->lparams.getDimOrOne(ParallelType::TIDx);
+    const int64_t bdimy = params->split_block ? params->lparams.getDim(ParallelType::TIDy) : 1;
+    // Right: R -> [R_grid, (Ur), TIDx, (V)]; left: L -> [L_grid, (Ul), (TIDy)].
+    if (vect > 1) reference->split(1, vect);
+    reference->split(1, bdimx);
+    if (ur > 1) reference->split(1, ur);
+    if (bdimy > 1) reference->split(0, bdimy);
+    if (ul > 1) reference->split(0, ul);
+    int64_t pos = 0;
+    IterDomain* l_grid = reference->axis(pos++);
+    IterDomain* l_unroll = ul > 1 ? reference->axis(pos++) : nullptr;
+    IterDomain* tidy = bdimy > 1 ? reference->axis(pos++) : nullptr;
+    IterDomain* r_grid = reference->axis(pos++);
+    IterDomain* r_unroll = ur > 1 ? reference->axis(pos++) : nullptr;
+    IterDomain* tidx = reference->axis(pos++);
+    if (vect > 1) vector_axis = reference->axis(pos);
+    std::vector<IterDomain*> order = {l_grid, r_grid};
+    for (IterDomain* id : {l_unroll, r_unroll, tidy, tidx, vector_axis})
+      if (id != nullptr) order.push_back(id);
+    reorderLoopTo(reference, order);
+    l_grid->parallelize(params->flip_grid_binding ? ParallelType::BIDx : ParallelType::BIDy);
+    r_grid->parallelize(params->flip_grid_binding ? ParallelType::BIDy : ParallelType::BIDx);
+    if (l_unroll) l_unroll->parallelize(ParallelType::Unroll);
+    if (r_unroll) r_unroll->parallelize(ParallelType::Unroll);
+    if (tidy) tidy->parallelize(ParallelType::TIDy);
+    tidx->parallelize(ParallelType::TIDx);
+    if (params->split_grid_y) {
+      // More than 65535 blocks along y: BIDy takes chunks of 65535, a serial loop the rest.
+      const int64_t y = params->flip_grid_binding ? 1 : 0;
+      const ParallelType grid = reference->axis(y)->parallelType();
+      reference->axis(y)->parallelize(ParallelType::Serial);
+      reference->split(y, kMaxGridY);
+      reference->axis(y + 1)->parallelize(grid);
+      if (y == 1) reference->reorder({{1, 0}});  // the serial loop outermost
+    }
+  }
+  // The vector axis is bound on the reference even when the reference itself is written
+  // element by element (the layout op), so that parallelizeAllLike finds it.
+  if (vector_axis != nullptr) vector_axis->parallelize(ParallelType::Vectorize);
+
+  propagateTransforms(reference);
+  parallelizeAllLike(reference, {},
+                     {ParallelType::BIDx, ParallelType::BIDy, ParallelType::TIDx,
+                      ParallelType::TIDy, ParallelType::Unroll});
+  if (vector_axis != nullptr) {
+    parallelizeAllLike(reference, vectorized, {ParallelType::Vectorize});
+    if (!reference_vectorized) vector_axis->parallelize(ParallelType::Serial);
+  }
+  inlineMost();
+  if (vector_axis != nullptr) {
+    // A vector is copied whole, so nothing is inlined into a vectorized axis; a tensor read
+    // both by a vectorized copy and by other exprs (a forked output) would then own the
+    // innermost loop its producers share with those exprs. Every tensor owns its innermost
+    // loop instead (a register array of one vector), and all share the loops outside it.
+    for (TensorView* tv : fusion->allTvs())
+      if (tv->computeAtPosition() == tv->nDims())
+        tv->setComputeAtPosition(tv->nDims() - 1);
+  }
 }
 
 }  // namespace mf

@@ -53,8 +53,10 @@ class PointWiseScheduler : public SchedulerEntry {
   //! PointwiseParams from the run-time sizes, strides and alignments (docs/scheduler.md).
   std::unique_ptr<HeuristicParams> computeHeuristics(Fusion* fusion,
                                                      SchedulerRuntimeInfo& runtime_info) override;
-  //! TODO(#7): built by the lead on the transform propagator of scheduler/tools; throws
-  //! until then.
+  //! Moves broadcasts next to the inputs, stages inputs and outputs through register
+  //! copies, transforms the reference (allocation order, merge, split as the params say,
+  //! parallelize), propagates that to every tensor, vectorizes the copies of the
+  //! vectorizable inputs and outputs, and inlines everything as deep as it goes.
   void schedule(Fusion* fusion, const HeuristicParams* params) override;
 };
 

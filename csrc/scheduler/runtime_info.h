@@ -32,7 +32,8 @@ struct TensorMetadata {
   //! The value of a 0-dim tensor (a scalar fusion input's argument).
   std::optional<ScalarValue> scalar;
 
-  //! The metadata of `t` (storage offset 0; its storage is treated as a fresh allocation).
+  //! The metadata of `t`: its view's storage offset; the base alignment of a device tensor's
+//! allocation as its address says (a host tensor is copied to a fresh, aligned block).
   static TensorMetadata of(const Tensor& t);
   //! The largest power of two (at most base_alignment) dividing element 0's byte address.
   int64_t dataAlignment() const;

@@ -17,6 +17,11 @@ namespace mf {
 
 // X(enumerator, name, description). Later phases add entries here and nowhere else.
 #define MF_DUMP_OPTIONS(X)                                                                      \
+  X(FusionIrPresched, "fusion_ir_presched", "the fusion a scheduler is about to schedule")      \
+  X(SchedulerVerbose, "scheduler_verbose", "each scheduler tried and why it refused")           \
+  X(SchedulerParams, "scheduler_params", "the heuristics the chosen scheduler computed")        \
+  X(FusionIrScheduled, "fusion_ir_scheduled", "the fusion after scheduling (math, transforms)") \
+  X(FecCache, "fec_cache", "FusionExecutorCache hits, misses and runtime reuse")                \
   X(FusionIr, "fusion_ir", "the fusion's math, one line per expression (printMath)")            \
   X(FusionTransforms, "fusion_transforms", "every tensor's domains and split/merge history")    \
   X(KernelIr, "kernel_ir", "the lowered kernel IR (loops, allocations, predicates)")            \

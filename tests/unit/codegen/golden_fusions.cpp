@@ -1,5 +1,8 @@
 #include "unit/codegen/golden_fusions.h"
 
+#include <cmath>
+
+#include "scheduler/registry.h"
 #include "scheduler/tools/inlining.h"
 
 namespace mf::testing {
@@ -20,6 +23,31 @@ std::vector<Tensor> twoMatrices(int64_t n, uint64_t seed) {
   int64_t m = n % 7 + 3;
   return {Tensor::random({n, m}, DataType::Float, seed),
           Tensor::random({n, m}, DataType::Float, seed + 1)};
+}
+
+// Schedules `f` as FusionExecutorCache would for `inputs`: the registry's choice and
+// heuristics, then that scheduler's schedule().
+void autoSchedule(Fusion& f, const std::vector<Tensor>& inputs) {
+  SchedulerRuntimeInfo info(&f, inputs);
+  HeuristicsProposal proposal = proposeHeuristics(&f, info);
+  MF_ASSERT(proposal.accepted(), "golden fusion refused: {}", proposal.rejectionsString());
+  SchedulerEntry::makeSchedulerInstance(proposal.type)->schedule(&f, proposal.params.get());
+}
+
+// Rows of 1024: every size the GPU test runs keeps the inner extent divisible by a vector.
+std::vector<Tensor> rows(const std::vector<std::vector<int64_t>>& shapes, DataType t,
+                         uint64_t seed) {
+  std::vector<Tensor> out;
+  for (const auto& s : shapes) out.push_back(Tensor::random(s, t, seed++));
+  return out;
+}
+
+TensorView* geluTanh(TensorView* x, TensorView* y) {
+  TensorView* v = mul(castOp(DataType::Float, x), castOp(DataType::Float, y));
+  TensorView* inner = mul(add(v, mul(mul(mul(v, v), v), constFloat(0.044715))),
+                          constFloat(std::sqrt(2.0 / M_PI)));
+  return castOp(DataType::BFloat16,
+                mul(mul(v, constFloat(0.5)), add(tanh(inner), constFloat(1.0))));
 }
 
 }  // namespace
@@ -187,6 +215,67 @@ const std::vector<GoldenFusion>& goldenFusions() {
                                          {3}),
              Tensor::fromVector<int32_t>({0, ob, oc}, {3})};
        }},
+      // Scheduled automatically (the pointwise scheduler's heuristics for 1000 rows).
+      {"auto_add_mul",
+       [](Fusion& f) {
+         TensorView* x = makeContigTensor(2);
+         TensorView* y = makeContigTensor(2);
+         f.addInput(x);
+         f.addInput(y);
+         f.addOutput(mul(add(x, y), constFloat(2.0)));
+         autoSchedule(f, rows({{1000, 1024}, {1000, 1024}}, DataType::Float, 1));
+       },
+       [](int64_t n, uint64_t seed) {
+         return rows({{n, 1024}, {n, 1024}}, DataType::Float, seed);
+       }},
+      {"auto_bias_relu",
+       [](Fusion& f) {
+         TensorView* x = makeContigTensor(2);
+         TensorView* b = makeContigTensor(1);
+         f.addInput(x);
+         f.addInput(b);
+         f.addOutput(relu(add(x, broadcast(b, {true, false}))));
+         autoSchedule(f, rows({{1000, 1024}, {1024}}, DataType::Float, 1));
+       },
+       [](int64_t n, uint64_t seed) { return rows({{n, 1024}, {1024}}, DataType::Float, seed); }},
+      {"auto_column_mul",
+       [](Fusion& f) {
+         TensorView* x = makeContigTensor(2);
+         TensorView* c = TensorViewBuilder().shape({-1, 1}).contiguity(true).build();
+         f.addInput(x);
+         f.addInput(c);
+         f.addOutput(mul(x, c));
+         autoSchedule(f, rows({{1000, 1024}, {1000, 1}}, DataType::Float, 1));
+       },
+       [](int64_t n, uint64_t seed) {
+         return rows({{n, 1024}, {n, 1}}, DataType::Float, seed);
+       }},
+      {"auto_gelu_bf16",
+       [](Fusion& f) {
+         TensorView* x = makeContigTensor(2, DataType::BFloat16);
+         TensorView* y = makeContigTensor(2, DataType::BFloat16);
+         f.addInput(x);
+         f.addInput(y);
+         f.addOutput(geluTanh(x, y));
+         autoSchedule(f, rows({{1000, 1024}, {1000, 1024}}, DataType::BFloat16, 1));
+       },
+       [](int64_t n, uint64_t seed) {
+         return rows({{n, 1024}, {n, 1024}}, DataType::BFloat16, seed);
+       },
+       /*tolerance=*/0.02},
+      {"auto_exp_broadcast_permuted_output",
+       [](Fusion& f) {
+         TensorView* x = makeContigTensor(2);
+         TensorView* b = makeContigTensor(1);
+         f.addInput(x);
+         f.addInput(b);
+         TensorView* out = sub(x, broadcast(exp(b), {false, true}));
+         f.addOutput(out);
+         out->setAllocationDomain({out->axis(1), out->axis(0)}, true);
+         autoSchedule(f, rows({{1000, 1024}, {1000}}, DataType::Float, 1));
+       },
+       [](int64_t n, uint64_t seed) { return rows({{n, 1024}, {n}}, DataType::Float, seed); },
+       /*tolerance=*/1e-5},
   };
   return cases;
 }

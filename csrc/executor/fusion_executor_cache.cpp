@@ -1,0 +1,182 @@
+#include "executor/fusion_executor_cache.h"
+
+#include <bit>
+#include <iostream>
+#include <mutex>
+
+#include "cuda/driver.h"
+#include "ir/expr_evaluator.h"
+#include "ir/fusion.h"
+#include "reference/reference_evaluator.h"
+#include "support/hash.h"
+#include "support/options.h"
+#include "tensor/arguments.h"
+
+namespace mf {
+
+size_t detail::SignatureHash::operator()(const std::vector<int64_t>& v) const noexcept {
+  uint64_t h = 0;
+  for (int64_t x : v) h = hashCombine(h, static_cast<uint64_t>(x));
+  return static_cast<size_t>(h);
+}
+
+namespace {
+
+constexpr std::string_view kWho = "FusionExecutorCache";
+
+// Bytes element 0 is aligned to, capped at 16 (what a vector access needs). A host tensor
+// is copied to a fresh block with its storage offset, so the offset alone decides.
+int64_t alignmentClass(const Tensor& t) {
+  const uint64_t address =
+      t.isCuda() ? t.devicePtr() : static_cast<uint64_t>(t.storageOffset() * dataTypeSize(t.dtype()));
+  return address == 0 ? 16 : std::min<int64_t>(16, int64_t{1} << std::countr_zero(address));
+}
+
+// What decides the kernel, not its sizes: per input its dtype and rank, and per axis
+// whether it is empty, of size 1, expanded (stride 0) or dense with the next axis; and
+// element 0's alignment. Runtimes are kept per signature.
+std::vector<int64_t> structuralSignature(const std::vector<Tensor>& inputs) {
+  std::vector<int64_t> key;
+  for (const Tensor& t : inputs) {
+    key.push_back(static_cast<int64_t>(t.dtype()));
+    key.push_back(t.dim());
+    int64_t dense = 1;
+    for (int64_t d = t.dim() - 1; d >= 0; --d) {
+      const int64_t size = t.sizes()[d], stride = t.strides()[d];
+      key.push_back((size == 0) | (size == 1) << 1 | (stride == 0) << 2 | (stride == dense) << 3);
+      dense = stride * size;
+    }
+    key.push_back(alignmentClass(t));
+  }
+  return key;
+}
+
+// Everything the heuristics read: exact sizes, strides, alignment, and scalar values.
+std::vector<int64_t> exactSignature(const std::vector<Tensor>& inputs) {
+  std::vector<int64_t> key;
+  for (const Tensor& t : inputs) {
+    key.push_back(static_cast<int64_t>(t.dtype()) | int64_t{t.isCuda()} << 8);
+    key.push_back(t.dim());
+    key.insert(key.end(), t.sizes().begin(), t.sizes().end());
+    key.insert(key.end(), t.strides().begin(), t.strides().end());
+    key.push_back(alignmentClass(t));
+    if (t.dim() == 0) {
+      // A scalar input can be an extent; its value is part of the key (exactly, as bits).
+      const ScalarValue v = t.isCuda() ? t.toHost().value(0) : t.value(0);
+      key.push_back(std::holds_alternative<double>(v) ? std::bit_cast<int64_t>(asDouble(v))
+                                                      : asInt(v));
+    }
+  }
+  return key;
+}
+
+DeviceDescription deviceDescription() {
+  DeviceDescription d;
+  if (!cuda::cudaAvailable()) return d;  // an H200's numbers
+  const cuda::DeviceInfo& info = cuda::deviceInfo();
+  d.sm_count = info.sm_count;
+  d.max_threads_per_block = info.max_threads_per_block;
+  d.compute_major = info.major;
+  d.compute_minor = info.minor;
+  return d;
+}
+
+void noticeCpuFallback() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::cerr << "minifuser: no CUDA device available (" << cuda::noDeviceReason()
+              << "); FusionExecutorCache schedules, lowers and compiles every kernel, then "
+                 "computes the outputs with the CPU reference evaluator\n";
+  });
+}
+
+}  // namespace
+
+FusionExecutorCache::FusionExecutorCache(std::unique_ptr<Fusion> fusion)
+    : fusion_(std::move(fusion)) {
+  MF_CHECK(fusion_ != nullptr, "FusionExecutorCache: the fusion is null");
+}
+
+FusionExecutorCache::~FusionExecutorCache() = default;
+
+std::vector<Tensor> FusionExecutorCache::runFusionWithInputs(const std::vector<Tensor>& inputs) {
+  return runFusionWithInputs(inputs, RunOptions{});
+}
+
+std::vector<Tensor> FusionExecutorCache::runFusionWithInputs(const std::vector<Tensor>& inputs,
+                                                             const RunOptions& options) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  FusionKernelRuntime* runtime = runtimeFor(inputs);
+  most_recent_ = runtime;
+  if (!cuda::cudaAvailable()) {
+    noticeCpuFallback();
+    return ReferenceEvaluator(fusion_.get()).run(inputs);
+  }
+  return runtime->run(inputs, options);
+}
+
+FusionKernelRuntime* FusionExecutorCache::runtimeFor(const std::vector<Tensor>& inputs) {
+  std::vector<int64_t> exact = exactSignature(inputs);
+  if (auto it = exact_.find(exact); it != exact_.end()) {
+    if (isDumpEnabled(DumpOption::FecCache)) dumpStream() << "fec_cache: hit\n";
+    return it->second;
+  }
+  // The argument layer's checks first: their messages name the input.
+  {
+    ExpressionEvaluator ee;
+    bindFusionInputs(*fusion_, inputs, ee, kWho);
+    validateOperandExtents(*fusion_, ee);
+  }
+  SchedulerRuntimeInfo info(fusion_.get(), inputs, deviceDescription());
+  HeuristicsProposal proposal = proposeHeuristics(fusion_.get(), info);
+  if (isDumpEnabled(DumpOption::SchedulerVerbose)) {
+    dumpStream() << "=== scheduler_verbose ===\n" << proposal.rejectionsString();
+    if (proposal.accepted()) dumpStream() << toString(proposal.type) << ": accepted\n";
+  }
+  MF_CHECK(proposal.accepted(),
+           "FusionExecutorCache: no scheduler takes this fusion as one kernel (and the segmenter "
+           "that would cut it is not there yet); each scheduler's reason:\n{}",
+           proposal.rejectionsString());
+  if (isDumpEnabled(DumpOption::SchedulerParams))
+    dumpStream() << "=== scheduler_params ===\n" << proposal.params->toString() << "\n";
+
+  std::vector<std::unique_ptr<FusionKernelRuntime>>& candidates =
+      runtimes_[structuralSignature(inputs)];
+  for (const auto& runtime : candidates)
+    if (runtime->schedulerType() == proposal.type && runtime->canReuse(*proposal.params)) {
+      if (isDumpEnabled(DumpOption::FecCache))
+        dumpStream() << "fec_cache: miss; reusing a runtime with the same heuristics\n";
+      exact_.emplace(std::move(exact), runtime.get());
+      return runtime.get();
+    }
+  if (isDumpEnabled(DumpOption::FecCache))
+    dumpStream() << "fec_cache: miss; new runtime (" << toString(proposal.type) << ")\n";
+  candidates.push_back(std::make_unique<FusionKernelRuntime>(*fusion_, proposal.type,
+                                                             std::move(proposal.params), inputs));
+  ++runtime_count_;
+  kernels_compiled_ += candidates.back()->kernelCount();
+  exact_.emplace(std::move(exact), candidates.back().get());
+  return candidates.back().get();
+}
+
+std::string FusionExecutorCache::getMostRecentCode() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return most_recent_ ? most_recent_->code() : std::string();
+}
+
+std::string FusionExecutorCache::getMostRecentScheduledIr() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return most_recent_ ? most_recent_->scheduledIr() : std::string();
+}
+
+int64_t FusionExecutorCache::countRuntimes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return runtime_count_;
+}
+
+int64_t FusionExecutorCache::countKernelsCompiled() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return kernels_compiled_;
+}
+
+}  // namespace mf

@@ -1,0 +1,142 @@
+#include "scheduler/tools/cache.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "ir/builder.h"
+#include "ir/exprs.h"
+#include "ir/fusion.h"
+#include "ops/arith.h"
+
+namespace mf {
+namespace {
+
+// A new register tensor with fresh copies of `tv`'s logical axes, in `tv`'s fusion.
+TensorView* freshLike(const TensorView* tv) {
+  FusionGuard fg(tv->fusion());
+  std::vector<IterDomain*> ids;
+  for (IterDomain* id : tv->getLogicalDomain()) ids.push_back(id->freshCopy());
+  return IrBuilder::create<TensorView>(IrBuilder::create<TensorDomain>(ids), tv->dtype());
+}
+
+// A copy `to = set(from)`.
+void addCopy(TensorView* from, TensorView* to) {
+  IrBuilder::createIn<LoadStoreOp>(from->fusion(), std::vector<Val*>{from},
+                                   std::vector<Val*>{to});
+}
+
+bool isPointwise(const Expr* e) {
+  return e->isA<UnaryOp>() || e->isA<BinaryOp>() || e->isA<TernaryOp>() || e->isA<LoadStoreOp>();
+}
+
+}  // namespace
+
+Expr* replaceInputInExpr(Expr* e, Val* old, Val* replacement) {
+  std::vector<Val*> ins = e->inputs();
+  std::replace(ins.begin(), ins.end(), old, replacement);
+  // The rebuilt expr takes over the outputs' definition; removing `e` then only unhooks
+  // its uses.
+  Expr* rebuilt = e->newObject(e->fusion(), ins, e->outputs());
+  e->fusion()->removeExpr(e);
+  return rebuilt;
+}
+
+void removeDeadExprs(Fusion& fusion) {
+  std::vector<Expr*> live = fusion.exprs();
+  std::unordered_set<Expr*> keep(live.begin(), live.end());
+  std::vector<Expr*> dead;
+  for (const auto& s : fusion.statements())
+    if (auto* e = dynamic_cast<Expr*>(s.get()); e && !keep.count(e) &&
+                                                 !e->outputs().empty() &&
+                                                 e->output(0)->kind() == ValKind::TensorView)
+      dead.push_back(e);
+  for (Expr* e : dead) fusion.removeExpr(e);
+}
+
+void moveBroadcastsToInputs(Fusion& fusion) {
+  FusionGuard fg(&fusion);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Expr* e : fusion.exprs()) {
+      auto* bcast = dynamic_cast<BroadcastOp*>(e);
+      if (bcast == nullptr) continue;
+      auto* in = bcast->in()->as<TensorView>();
+      Expr* def = in->definition();
+      if (def == nullptr) continue;
+      auto* out = bcast->out()->as<TensorView>();
+      std::vector<Val*> ins;
+      if (auto* inner = dynamic_cast<BroadcastOp*>(def)) {
+        // broadcast(broadcast(x, f), g): one broadcast of x whose flags are g with f's
+        // flags substituted at g's kept positions.
+        std::vector<bool> flags;
+        size_t next = 0;
+        for (bool g : bcast->isBroadcastDims())
+          flags.push_back(g || inner->isBroadcastDims()[next++]);
+        IrBuilder::create<BroadcastOp>(std::vector<Val*>{inner->in()}, std::vector<Val*>{out},
+                                       flags);
+      } else if (isPointwise(def)) {
+        for (Val* v : def->inputs()) {
+          auto* tv = dynamic_cast<TensorView*>(v);
+          ins.push_back(tv ? broadcast(tv, bcast->isBroadcastDims()) : v);
+        }
+        def->newObject(&fusion, ins, {out});
+      } else {
+        continue;  // e.g. the layout op: its output is never broadcast (segmenter rule)
+      }
+      // `out` now has the new definition; the old broadcast only hangs on to `in`.
+      fusion.removeExpr(bcast);
+      removeDeadExprs(fusion);
+      changed = true;
+      break;
+    }
+  }
+}
+
+TensorView* TensorView::cacheAfter(std::vector<Expr*> cached_uses) {
+  MF_CHECK(!domain()->hasAllocation() || !domain()->allocationDeclared(),
+           "cacheAfter: {} has a declared (padded) allocation domain; nothing can read it "
+           "element by element",
+           toString());
+  if (cached_uses.empty()) cached_uses = uses();
+  TensorView* cache = freshLike(this);
+  for (Expr* use : cached_uses) replaceInputInExpr(use, this, cache);
+  addCopy(this, cache);
+  return cache;
+}
+
+TensorView* TensorView::cacheBefore() {
+  Expr* def = definition();
+  MF_CHECK(def != nullptr, "cacheBefore: {} has no definition (a fusion input?)", toString());
+  TensorView* cache = freshLike(this);
+  // The definition now computes the cache; this tensor becomes its copy. Consumers keep
+  // reading this tensor.
+  def->newObject(fusion(), def->inputs(), {cache});
+  fusion()->removeExpr(def);
+  addCopy(cache, this);
+  return cache;
+}
+
+TensorView* TensorView::cacheFork() {
+  MF_CHECK(isFusionOutput(), "cacheFork: {} is not a fusion output", toString());
+  TensorView* copy = freshLike(this);
+  if (domain()->hasAllocation() && !domain()->allocationDeclared()) {
+    // The new output keeps the memory layout (a permutation of its logical axes).
+    std::vector<IterDomain*> alloc;
+    for (IterDomain* id : getMaybeAllocationDomain()) {
+      const auto& logical = getLogicalDomain();
+      auto it = std::find(logical.begin(), logical.end(), id);
+      MF_CHECK(it != logical.end(),
+               "cacheFork: {} has an allocation domain that is not a permutation of its logical "
+               "domain",
+               toString());
+      alloc.push_back(copy->getLogicalDomain()[it - logical.begin()]);
+    }
+    copy->setAllocationDomain(alloc, getContiguity());
+  }
+  addCopy(this, copy);
+  fusion()->replaceInputOrOutput(this, copy);
+  setMemoryType(MemoryType::Local);
+  return copy;
+}
+
+}  // namespace mf

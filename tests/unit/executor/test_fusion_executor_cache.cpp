@@ -1,0 +1,152 @@
+// FusionExecutorCache on the CPU: every run schedules, lowers and compiles its kernel with
+// NVRTC, then computes the outputs with the reference (no GPU here). What these tests pin:
+// the chosen heuristics, the scheduled IR and kernel, runtime reuse across sizes, NoOp, the
+// messages of bad inputs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "minifuser.h"
+
+namespace mf {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+std::unique_ptr<Fusion> addMul() {
+  auto fusion = std::make_unique<Fusion>();
+  FusionGuard fg(fusion.get());
+  TensorView* x = makeContigTensor(2);
+  TensorView* y = makeContigTensor(2);
+  fusion->addInput(x);
+  fusion->addInput(y);
+  fusion->addOutput(mul(add(x, y), constFloat(2.0)));
+  return fusion;
+}
+
+const PointwiseParams& pointwiseParams(FusionExecutorCache& fec) {
+  FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+  EXPECT_NE(rt, nullptr);
+  EXPECT_FALSE(rt->isSegmented());
+  EXPECT_EQ(rt->heuristics().size(), 1u);
+  auto* p = dynamic_cast<const PointwiseParams*>(rt->heuristics().at(0));
+  EXPECT_NE(p, nullptr);
+  return *p;
+}
+
+void expectEqual(const Tensor& a, const Tensor& b) {
+  ASSERT_EQ(a.sizes(), b.sizes());
+  for (int64_t i = 0; i < a.numel(); ++i) ASSERT_EQ(a.item(i), b.item(i)) << "element " << i;
+}
+
+// (x + y) * 2 over fp32 [1024, 1024]: pointwise, 4 floats per vector, one kernel.
+TEST(FusionExecutorCache, PointwiseChainVectorizesByFour) {
+  FusionExecutorCache fec(addMul());
+  std::vector<Tensor> in = {Tensor::random({1024, 1024}, DataType::Float, 1),
+                            Tensor::random({1024, 1024}, DataType::Float, 2)};
+  std::vector<Tensor> out = fec.runFusionWithInputs(in);
+  expectEqual(out[0], ReferenceEvaluator(fec.fusion()).run(in)[0]);
+  EXPECT_EQ(pointwiseParams(fec).vectorization_factor, 4);
+  EXPECT_EQ(fec.countRuntimes(), 1);
+  EXPECT_EQ(fec.countKernelsCompiled(), 1);
+  EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("mf_vectorCopy<float, 4>"));
+  EXPECT_THAT(fec.getMostRecentScheduledIr(), HasSubstr("ithreadIdx.x"));
+}
+
+// A second size with the same heuristics reuses the runtime: nothing is compiled again.
+// Another dtype is another signature: a second runtime.
+TEST(FusionExecutorCache, ReusesRuntimeAcrossSizes) {
+  FusionExecutorCache fec(addMul());
+  auto run = [&](int64_t m, int64_t n, DataType t) {
+    fec.runFusionWithInputs({Tensor::random({m, n}, t, 3), Tensor::random({m, n}, t, 4)});
+  };
+  run(64, 96, DataType::Float);
+  const int64_t vect = pointwiseParams(fec).vectorization_factor;
+  run(64, 96, DataType::Float);  // exact hit
+  EXPECT_EQ(fec.countRuntimes(), 1);
+  run(80, 96, DataType::Float);  // new size, same heuristics
+  EXPECT_EQ(pointwiseParams(fec).vectorization_factor, vect);
+  EXPECT_EQ(fec.countRuntimes(), 1);
+  EXPECT_EQ(fec.countKernelsCompiled(), 1);
+  EXPECT_THAT([&] { run(64, 96, DataType::Double); },
+              ThrowsMessage<UserError>(HasSubstr(
+                  "FusionExecutorCache: input 0 T0_g_float[iS0{i0}, iS1{i1}]: expected dtype "
+                  "float, got double")));
+}
+
+// A fusion with no work (its output is empty) is NoOp: no kernel is compiled.
+TEST(FusionExecutorCache, EmptyOutputIsNoOp) {
+  FusionExecutorCache fec(addMul());
+  std::vector<Tensor> out = fec.runFusionWithInputs(
+      {Tensor::random({0, 5}, DataType::Float, 1), Tensor::random({0, 5}, DataType::Float, 2)});
+  EXPECT_EQ(out[0].sizes(), (std::vector<int64_t>{0, 5}));
+  EXPECT_EQ(fec.getMostRecentKernelRuntime()->schedulerType(), SchedulerType::NoOp);
+  EXPECT_EQ(fec.countKernelsCompiled(), 0);
+}
+
+// Several threads on one cache: each gets its own correct result, one runtime in all.
+TEST(FusionExecutorCache, ConcurrentRuns) {
+  FusionExecutorCache fec(addMul());
+  std::vector<std::thread> threads;
+  std::vector<int> ok(4, 0);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      std::vector<Tensor> in = {Tensor::random({33, 17}, DataType::Float, 10 + t),
+                                Tensor::random({33, 17}, DataType::Float, 20 + t)};
+      std::vector<Tensor> out = fec.runFusionWithInputs(in);
+      Tensor ref = ReferenceEvaluator(fec.fusion()).run(in)[0];
+      ok[t] = out[0].item(5) == ref.item(5) && out[0].item(560) == ref.item(560);
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ok, (std::vector<int>{1, 1, 1, 1}));
+  EXPECT_EQ(fec.countRuntimes(), 1);
+}
+
+// The dumps of the automatic path print what they name.
+TEST(FusionExecutorCache, Dumps) {
+  OptionsGuard guard;
+  for (DumpOption o : {DumpOption::FusionIrPresched, DumpOption::SchedulerVerbose,
+                       DumpOption::SchedulerParams, DumpOption::FusionIrScheduled,
+                       DumpOption::FecCache})
+    guard.enableDump(o);
+  ::testing::internal::CaptureStdout();
+  FusionExecutorCache fec(addMul());
+  std::vector<Tensor> in = {Tensor::random({8, 8}, DataType::Float, 1),
+                            Tensor::random({8, 8}, DataType::Float, 2)};
+  fec.runFusionWithInputs(in);
+  fec.runFusionWithInputs(in);
+  std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_THAT(out, HasSubstr("=== fusion_ir_presched (pointwise) ==="));
+  EXPECT_THAT(out, HasSubstr("pointwise: accepted"));
+  EXPECT_THAT(out, HasSubstr("PointwiseParams(vectorization_factor = "));
+  EXPECT_THAT(out, HasSubstr("=== fusion_ir_scheduled (pointwise) ==="));
+  EXPECT_THAT(out, HasSubstr("fec_cache: miss; new runtime (pointwise)"));
+  EXPECT_THAT(out, HasSubstr("fec_cache: hit"));
+}
+
+// A fusion no scheduler takes (outputs of unrelated shapes) says why, until the segmenter
+// cuts it.
+TEST(FusionExecutorCache, RefusalNamesEachScheduler) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* a = makeContigTensor(2);
+    TensorView* b = makeContigTensor(1);
+    fusion->addInput(a);
+    fusion->addInput(b);
+    fusion->addOutput(neg(a));
+    fusion->addOutput(neg(b));
+  }
+  FusionExecutorCache fec(std::move(fusion));
+  EXPECT_THAT(
+      [&] {
+        fec.runFusionWithInputs(
+            {Tensor::random({10, 20}, DataType::Float, 1), Tensor::random({15}, DataType::Float, 2)});
+      },
+      ThrowsMessage<UserError>(HasSubstr("no scheduler takes this fusion as one kernel")));
+}
+
+}  // namespace
+}  // namespace mf

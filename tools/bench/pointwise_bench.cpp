@@ -1,0 +1,169 @@
+// Times minifuser's automatic pointwise path (FusionExecutorCache, device inputs) on the
+// issue's four cases, checks each fusion against the CPU reference on a small problem first, and
+// prints one line per case for compare_pointwise.py:
+//   case <name> <median kernel us> <bytes moved>
+// It also prints the host overhead of a cached run (wall time per call minus kernel time,
+// and a bare launch of the same kernel) and the cold time of a first run (schedule, lower,
+// NVRTC) with the disk cache off, as "overhead ..." and "cold ..." lines.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+#include "cuda/driver.h"
+#include "cuda/kernel_cache.h"
+#include "cuda/module.h"
+#include "minifuser/minifuser.h"
+
+namespace {
+
+using mf::DataType;
+using mf::TensorView;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Case {
+  std::string name;
+  std::vector<std::vector<int64_t>> shapes;
+  DataType dtype;
+  std::function<TensorView*(std::vector<TensorView*>&)> build;
+};
+
+std::unique_ptr<mf::Fusion> makeFusion(const Case& c) {
+  auto fusion = std::make_unique<mf::Fusion>();
+  mf::FusionGuard fg(fusion.get());
+  std::vector<TensorView*> ins;
+  for (const auto& s : c.shapes) {
+    std::vector<int64_t> sym;
+    for (int64_t e : s) sym.push_back(e == 1 ? 1 : -1);
+    ins.push_back(mf::TensorViewBuilder().shape(sym).dtype(c.dtype).contiguity(true).build());
+    fusion->addInput(ins.back());
+  }
+  fusion->addOutput(c.build(ins));
+  return fusion;
+}
+
+TensorView* geluTanh(TensorView* x, TensorView* y) {
+  TensorView* v = mf::mul(mf::castOp(DataType::Float, x), mf::castOp(DataType::Float, y));
+  TensorView* cube = mf::mul(mf::mul(v, v), v);
+  TensorView* inner = mf::mul(mf::add(v, mf::mul(cube, mf::constFloat(0.044715))),
+                              mf::constFloat(std::sqrt(2.0 / M_PI)));
+  TensorView* g =
+      mf::mul(mf::mul(v, mf::constFloat(0.5)), mf::add(mf::tanh(inner), mf::constFloat(1.0)));
+  return mf::castOp(DataType::BFloat16, g);
+}
+
+// Median of `iters` timed calls of `fn` (CUDA events around each call, after a warm-up).
+double medianUs(const std::function<void()>& fn, int warmup = 10, int iters = 100) {
+  for (int i = 0; i < warmup; ++i) fn();
+  std::vector<double> us;
+  for (int i = 0; i < iters; ++i) us.push_back(1000.0 * mf::cuda::timeOnStreamMs(fn));
+  return median(us);
+}
+
+// The fusion's outputs on a small problem of the same shape kinds, against the reference.
+bool checkSmall(const Case& c) {
+  mf::FusionExecutorCache fec(makeFusion(c));
+  std::vector<mf::Tensor> inputs;
+  for (size_t i = 0; i < c.shapes.size(); ++i) {
+    std::vector<int64_t> small;
+    for (int64_t e : c.shapes[i]) small.push_back(e == 1 ? 1 : (e > 4096 ? 1000 + 3 : e / 64));
+    inputs.push_back(mf::Tensor::random(small, c.dtype, 7 + i).toDevice());
+  }
+  mf::Tensor out = fec.runFusionWithInputs(inputs)[0].toHost();
+  mf::Tensor ref = mf::ReferenceEvaluator(fec.fusion()).run(inputs)[0];
+  for (int64_t i = 0; i < ref.numel(); ++i)
+    if (std::abs(out.item(i) - ref.item(i)) > 1e-2 * (1 + std::abs(ref.item(i)))) {
+      fmt::print(stderr, "pointwise_bench: {}: wrong result at {}: {} vs {}\n", c.name, i,
+                 out.item(i), ref.item(i));
+      return false;
+    }
+  return true;
+}
+
+}  // namespace
+
+int main() {
+  if (!mf::cuda::cudaAvailable()) {
+    fmt::print(stderr, "pointwise_bench: no GPU ({}); nothing to time\n",
+               mf::cuda::noDeviceReason());
+    return 0;
+  }
+  const int64_t big = int64_t{128} << 20, m = 32 * 1024, n = 4 * 1024;
+  std::vector<Case> cases = {
+      {"add_mul_fp32", {{big}, {big}}, DataType::Float,
+       [](auto& in) { return mf::mul(mf::add(in[0], in[1]), mf::constFloat(2.0)); }},
+      {"gelu_bf16", {{big}, {big}}, DataType::BFloat16,
+       [](auto& in) { return geluTanh(in[0], in[1]); }},
+      {"bias_relu_fp32", {{m, n}, {n}}, DataType::Float,
+       [](auto& in) { return mf::relu(mf::add(in[0], mf::broadcast(in[1], {true, false}))); }},
+      {"col_mul_fp32", {{m, n}, {m, 1}}, DataType::Float,
+       [](auto& in) { return mf::mul(in[0], in[1]); }},
+  };
+  for (const Case& c : cases) {
+    if (!checkSmall(c)) return 1;
+    mf::FusionExecutorCache fec(makeFusion(c));
+    std::vector<mf::Tensor> inputs;
+    int64_t bytes = 0;
+    for (size_t i = 0; i < c.shapes.size(); ++i) {
+      inputs.push_back(mf::Tensor::random(c.shapes[i], c.dtype, 100 + i).toDevice());
+      bytes += inputs.back().numel() * mf::dataTypeSize(c.dtype);
+    }
+    std::vector<mf::Tensor> out = fec.runFusionWithInputs(inputs);
+    bytes += out[0].numel() * mf::dataTypeSize(out[0].dtype());
+    const double us = medianUs([&] { fec.runFusionWithInputs(inputs); });
+    fmt::print("case {} {:.2f} {}\n", c.name, us, bytes);
+    std::fflush(stdout);
+  }
+
+  // Host overhead of a cached run: wall time per call (launch only, nothing waited for)
+  // on a tiny problem, against a bare launch of the same kernel through KernelExecutor.
+  {
+    Case tiny = cases[0];
+    tiny.shapes = {{1024}, {1024}};
+    mf::FusionExecutorCache fec(makeFusion(tiny));
+    std::vector<mf::Tensor> inputs = {mf::Tensor::random({1024}, DataType::Float, 1).toDevice(),
+                                      mf::Tensor::random({1024}, DataType::Float, 2).toDevice()};
+    fec.runFusionWithInputs(inputs);
+    auto wallUs = [](const std::function<void()>& fn) {
+      for (int i = 0; i < 100; ++i) fn();
+      mf::cuda::timeOnStreamMs([] {});
+      auto t0 = std::chrono::steady_clock::now();
+      const int iters = 2000;
+      for (int i = 0; i < iters; ++i) fn();
+      mf::cuda::timeOnStreamMs([] {});
+      return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                 .count() /
+             iters;
+    };
+    const double fec_us = wallUs([&] { fec.runFusionWithInputs(inputs); });
+    mf::KernelExecutor* ke = fec.getMostRecentKernelRuntime()->executor();
+    const double ke_us = wallUs([&] { ke->run(inputs); });
+    fmt::print("overhead fec_call_us {:.2f} kernel_executor_run_us {:.2f}\n", fec_us, ke_us);
+  }
+
+  // Cold first run (schedule, lower, codegen, NVRTC) with the disk cache off.
+  {
+    mf::OptionsGuard guard;
+    guard.get().cache_dir.clear();
+    Case c = cases[1];
+    c.shapes = {{4096}, {4096}};
+    auto fusion = makeFusion(c);
+    std::vector<mf::Tensor> inputs = {mf::Tensor::random({4096}, DataType::BFloat16, 1).toDevice(),
+                                      mf::Tensor::random({4096}, DataType::BFloat16, 2).toDevice()};
+    mf::cuda::clearMemoryCache();
+    auto t0 = std::chrono::steady_clock::now();
+    mf::FusionExecutorCache fec(std::move(fusion));
+    fec.runFusionWithInputs(inputs)[0].toHost();
+    fmt::print("cold first_run_ms {:.1f}\n",
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                   .count());
+  }
+  return 0;
+}
