@@ -53,7 +53,7 @@ std::string floatLiteral(double v, DataType t) {
   return f32 ? s + "f" : s;
 }
 
-class CudaPrinter final : public IrVisitor {
+class CudaPrinter final : public KirVisitor {
  public:
   explicit CudaPrinter(const Kernel& kernel) : kernel_(kernel) {
     for (const KernelParameter& p : kernel.summary().params) {

@@ -9,12 +9,25 @@ Statement* IrCloner::clone(const Statement* s) {
   if (auto it = map_.find(s); it != map_.end()) return it->second;
   Statement* c = nullptr;
   if (const auto* e = dynamic_cast<const Expr*>(s)) {
+    in_progress_.insert(e);
     c = e->newObject(to_, clone(e->inputs()), clone(e->outputs()));
-  } else {
-    c = cloneVal(static_cast<const Val*>(s));
+    in_progress_.erase(e);
+    map_[s] = c;
+    return c;
   }
+  const auto* v = static_cast<const Val*>(s);
+  c = cloneVal(v);
   map_[s] = c;
+  if (scalar_definitions_ && v->kind() == ValKind::Scalar && v->definition() != nullptr &&
+      !in_progress_.count(v->definition()))
+    clone(v->definition());
   return c;
+}
+
+void IrCloner::registerClone(const Statement* from, Statement* to) {
+  MF_ASSERT(to->fusion() == to_, "registerClone: {} is not in the target fusion", to->toString());
+  auto [it, inserted] = map_.try_emplace(from, to);
+  MF_ASSERT(inserted, "registerClone: {} is cloned already", from->toString());
 }
 
 Statement* IrCloner::cloneVal(const Val* v) {

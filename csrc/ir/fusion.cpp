@@ -32,6 +32,7 @@ Fusion::Fusion(const Fusion& other) {
 
 Fusion& Fusion::operator=(const Fusion& other) {
   if (this == &other) return *this;
+  kernel_statements_.clear();
   statements_.clear();
   inputs_.clear();
   outputs_.clear();
@@ -45,23 +46,31 @@ Fusion& Fusion::operator=(const Fusion& other) {
 void Fusion::copyFrom(const Fusion& other, IrCloner& cloner) {
   MF_ASSERT(statements_.empty(), "copyFrom needs an empty fusion");
   for (const auto& s : other.statements_) cloner.clone(s.get());
-  for (const auto& [from, to] : cloner.map()) to->name_ = from->name_;
-  val_counters_ = other.val_counters_;
-  expr_counter_ = other.expr_counter_;
+  keepNames(other, cloner);
   inputs_ = cloner.clone(other.inputs_);
   outputs_ = cloner.clone(other.outputs_);
 }
 
-void Fusion::assignName(Statement* s) {
-  if (auto* v = dynamic_cast<Val*>(s)) {
+void Fusion::keepNames(const Fusion& other, const IrCloner& cloner) {
+  MF_ASSERT(cloner.to() == this, "keepNames: the cloner targets another fusion");
+  for (const auto& [from, to] : cloner.map()) to->name_ = from->name_;
+  for (const auto& [kind, count] : other.val_counters_)
+    val_counters_[kind] = std::max(val_counters_[kind], count);
+  expr_counter_ = std::max(expr_counter_, other.expr_counter_);
+}
+
+void Fusion::adopt(std::unique_ptr<Statement> s) {
+  if (auto* v = dynamic_cast<Val*>(s.get())) {
     // Scalars of every dtype share one counter, so i3 and d3 never coexist.
     s->name_ = val_counters_[static_cast<int>(v->kind())]++;
   } else {
     s->name_ = expr_counter_++;
   }
+  (isKernelIr(s.get()) ? kernel_statements_ : statements_).push_back(std::move(s));
 }
 
 void Fusion::addInput(Val* v) {
+  MF_CHECK(v != nullptr, "addInput: the value is null");
   MF_CHECK(v->fusion() == this, "addInput: {} belongs to another fusion", v->toString());
   MF_CHECK(!v->isConst(), "addInput: {} is a constant; only symbolic values can be inputs",
            v->toString());
@@ -77,6 +86,7 @@ void Fusion::addInput(Val* v) {
 }
 
 void Fusion::addOutput(Val* v) {
+  MF_CHECK(v != nullptr, "addOutput: the value is null");
   MF_CHECK(v->fusion() == this, "addOutput: {} belongs to another fusion", v->toString());
   MF_CHECK(v->kind() == ValKind::TensorView, "addOutput: {} is not a tensor; outputs are tensors",
            v->toString());
@@ -84,6 +94,22 @@ void Fusion::addOutput(Val* v) {
            "addOutput: {} is already an output", v->toInlineString());
   v->as<TensorView>()->setMemoryType(MemoryType::Global);
   outputs_.push_back(v);
+}
+
+void Fusion::replaceInputOrOutput(Val* old, Val* replacement) {
+  MF_ASSERT(replacement != nullptr && replacement->fusion() == this,
+            "replaceInputOrOutput: the replacement of {} belongs to another fusion",
+            old->toString());
+  if (std::find(inputs_.begin(), inputs_.end(), old) != inputs_.end()) {
+    MF_ASSERT(!replacement->isConst() && replacement->definition() == nullptr,
+              "replaceInputOrOutput: input {} cannot become {}", old->toString(),
+              replacement->toString());
+    std::replace(inputs_.begin(), inputs_.end(), old, replacement);
+  }
+  std::replace(outputs_.begin(), outputs_.end(), old, replacement);
+  if (auto* tv = dynamic_cast<TensorView*>(replacement);
+      tv && (replacement->isFusionInput() || replacement->isFusionOutput()))
+    tv->setMemoryType(MemoryType::Global);
 }
 
 std::vector<Expr*> Fusion::exprs() const {
@@ -101,10 +127,10 @@ void Fusion::removeExpr(Expr* e) {
   for (Val* out : e->outputs())
     if (out->definition_ == e) out->definition_ = nullptr;
   for (Val* in : e->inputs()) std::erase(in->uses_, e);
-  auto it = std::find_if(statements_.begin(), statements_.end(),
-                         [e](const auto& p) { return p.get() == e; });
-  MF_ASSERT(it != statements_.end(), "removeExpr: expr not owned");
-  statements_.erase(it);
+  auto& list = isKernelIr(e) ? kernel_statements_ : statements_;
+  auto it = std::find_if(list.begin(), list.end(), [e](const auto& p) { return p.get() == e; });
+  MF_ASSERT(it != list.end(), "removeExpr: expr not owned");
+  list.erase(it);
 }
 
 void Fusion::printMath() const {

@@ -1,5 +1,6 @@
 //! Fusion: the container that owns every IR node of one graph, plus its inputs and outputs.
-//! FusionGuard sets the fusion that op functions build into.
+//! FusionGuard sets the fusion that op functions build into. A lowered kernel's container
+//! (lower/kernel.h) also owns the kernel IR, in a list of its own that copies skip.
 #pragma once
 
 #include <deque>
@@ -20,7 +21,8 @@ class Fusion {
  public:
   Fusion();
   ~Fusion();
-  //! Deep copy: every node is cloned; inputs, outputs and names are preserved.
+  //! Deep copy: every fusion node is cloned; inputs, outputs and names are preserved. Kernel
+  //! IR is not copied: the copy of a lowered kernel's container is the scheduled fusion.
   Fusion(const Fusion& other);
   Fusion& operator=(const Fusion& other);
   Fusion(Fusion&&) = delete;
@@ -29,6 +31,9 @@ class Fusion {
   void addInput(Val* v);
   //! Marks `v` as a fusion output. TensorViews become global memory.
   void addOutput(Val* v);
+  //! Puts `replacement` where `old` is among the inputs and outputs (IrMutator's last step).
+  //! An input replacement must be able to be an input (symbolic, no definition).
+  void replaceInputOrOutput(Val* old, Val* replacement);
   const std::vector<Val*>& inputs() const { return inputs_; }
   const std::vector<Val*>& outputs() const { return outputs_; }
 
@@ -38,8 +43,12 @@ class Fusion {
   //! Every TensorView needed by the outputs, in topological order (inputs first).
   std::vector<TensorView*> allTvs() const;
 
-  //! Every node this fusion owns, in creation order.
+  //! Every fusion node this fusion owns (kernel IR excluded), in creation order.
   const std::deque<std::unique_ptr<Statement>>& statements() const { return statements_; }
+  //! The kernel-IR nodes (isKernelIr) lowering created here, in creation order.
+  const std::deque<std::unique_ptr<Statement>>& kernelStatements() const {
+    return kernel_statements_;
+  }
 
   //! One line per tensor expr, e.g. `T2_g_float[iS4{i0}, iS5{i1}] = T0 + T1`.
   std::string mathString() const;
@@ -52,21 +61,27 @@ class Fusion {
   template <typename T>
   T* registerStatement(std::unique_ptr<T> node) {
     T* raw = node.get();
-    assignName(raw);
-    statements_.push_back(std::move(node));
+    adopt(std::move(node));
     return raw;
   }
 
-  //! Detaches `e` from its operands (definition/uses); the node stays owned but unused.
+  //! Detaches `e` from its operands (its outputs lose their definition, its inputs this
+  //! use) and deletes it: pointers to `e` dangle afterwards.
   void removeExpr(Expr* e);
 
-  //! Copies `other` into this (empty) fusion, returning the old->new map.
+  //! Copies `other` into this (empty) fusion; `cloner` (targeting this fusion) holds the
+  //! old -> new map afterwards.
   void copyFrom(const Fusion& other, IrCloner& cloner);
+  //! Gives every clone in `cloner` (targeting this fusion) the name of its original in
+  //! `other`, and continues `other`'s name counters, so copies print with the same names.
+  void keepNames(const Fusion& other, const IrCloner& cloner);
 
  private:
-  void assignName(Statement* s);
+  // Names `s` and files it with the fusion or the kernel nodes.
+  void adopt(std::unique_ptr<Statement> s);
 
   std::deque<std::unique_ptr<Statement>> statements_;
+  std::deque<std::unique_ptr<Statement>> kernel_statements_;
   std::vector<Val*> inputs_;
   std::vector<Val*> outputs_;
   std::unordered_map<int, int64_t> val_counters_;  // by ValKind; scalars share one counter

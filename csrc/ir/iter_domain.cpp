@@ -71,6 +71,9 @@ IterDomain* IterDomain::freshCopy() const {
 
 std::pair<IterDomain*, IterDomain*> IterDomain::split(IterDomain* in, Val* factor,
                                                       bool inner_split) {
+  MF_CHECK(factor != nullptr, "split of {}: the factor is null", in->toString());
+  MF_CHECK(factor->fusion() == in->fusion(), "split of {}: the factor {} belongs to another fusion",
+           in->toString(), factor->toString());
   MF_CHECK(isIntegralType(factor->dtype()), "split of {}: the factor must be an integer, got {}",
            in->toString(), factor->dtype());
   if (std::optional<int64_t> f = factor->constInt())

@@ -2,16 +2,15 @@
 //! visitor dispatch (ir/dispatch.h); adding a node means adding it here first.
 #pragma once
 
-// Values: things that have a data type.
-#define MF_FOR_ALL_VALS(X) \
-  X(Scalar)                \
-  X(IterDomain)            \
-  X(TensorDomain)          \
-  X(TensorView)            \
-  X(TensorIndex)
+// Fusion values: things that have a data type.
+#define MF_FOR_ALL_FUSION_VALS(X) \
+  X(Scalar)                       \
+  X(IterDomain)                   \
+  X(TensorDomain)                 \
+  X(TensorView)
 
-// Expressions: fusion math, IterDomain transforms, and kernel-IR structure.
-#define MF_FOR_ALL_EXPRS(X)         \
+// Fusion expressions: tensor and scalar math, and IterDomain transforms.
+#define MF_FOR_ALL_FUSION_EXPRS(X)  \
   X(UnaryOp)                        \
   X(BinaryOp)                       \
   X(TernaryOp)                      \
@@ -19,11 +18,19 @@
   X(BroadcastOp)                    \
   X(PreprocessGroupedMatmulInputSf) \
   X(Split)                          \
-  X(Merge)                          \
-  X(ForLoop)                        \
-  X(IfThenElse)                     \
+  X(Merge)
+
+// Kernel IR (ir/kernel_ir.h), made by lowering only: an indexed tensor element, and the
+// structure of the kernel body.
+#define MF_FOR_ALL_KERNEL_VALS(X) X(TensorIndex)
+#define MF_FOR_ALL_KERNEL_EXPRS(X) \
+  X(ForLoop)                       \
+  X(IfThenElse)                    \
   X(Allocate)
 
+// Every kind; the kind enums cover both lists.
+#define MF_FOR_ALL_VALS(X) MF_FOR_ALL_FUSION_VALS(X) MF_FOR_ALL_KERNEL_VALS(X)
+#define MF_FOR_ALL_EXPRS(X) MF_FOR_ALL_FUSION_EXPRS(X) MF_FOR_ALL_KERNEL_EXPRS(X)
 namespace mf {
 
 #define MF_FORWARD_DECLARE(T) class T;

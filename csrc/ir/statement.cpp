@@ -53,17 +53,62 @@ std::optional<int64_t> Val::constInt() const {
   return asInt(*v);
 }
 
+bool isKernelIr(const Statement* s) {
+  if (const auto* v = dynamic_cast<const Val*>(s)) {
+    switch (v->kind()) {
+#define MF_KERNEL_VAL(T) case ValKind::T:
+      MF_FOR_ALL_KERNEL_VALS(MF_KERNEL_VAL)
+#undef MF_KERNEL_VAL
+      return true;
+      default:
+        return false;
+    }
+  }
+  const auto* e = static_cast<const Expr*>(s);
+  switch (e->kind()) {
+#define MF_KERNEL_EXPR(T) case ExprKind::T:
+    MF_FOR_ALL_KERNEL_EXPRS(MF_KERNEL_EXPR)
+#undef MF_KERNEL_EXPR
+    return true;
+    default:
+      break;
+  }
+  auto kernel_val = [](const Val* v) { return isKernelIr(v); };
+  return std::any_of(e->inputs().begin(), e->inputs().end(), kernel_val) ||
+         std::any_of(e->outputs().begin(), e->outputs().end(), kernel_val);
+}
+
+std::string_view toString(ExprKind kind) {
+  switch (kind) {
+#define MF_KIND_NAME(T) \
+  case ExprKind::T:     \
+    return #T;
+    MF_FOR_ALL_EXPRS(MF_KIND_NAME)
+#undef MF_KIND_NAME
+  }
+  return "?";
+}
+
 Expr::Expr(Fusion* fusion, ExprKind kind, std::vector<Val*> inputs, std::vector<Val*> outputs)
     : Statement(fusion), kind_(kind), inputs_(std::move(inputs)), outputs_(std::move(outputs)) {
-  for (Val* in : inputs_) {
-    MF_ASSERT(in != nullptr && in->fusion() == fusion, "expr input from another fusion");
+  // Checked before wiring anything, so a rejected expr leaves no dangling use behind. Nodes
+  // built through IrBuilder by hand reach here without an op's checks.
+  for (const auto* operands : {&inputs_, &outputs_}) {
+    std::string_view role = operands == &inputs_ ? "input" : "output";
+    for (size_t i = 0; i < operands->size(); ++i) {
+      const Val* v = (*operands)[i];
+      MF_CHECK(v != nullptr, "{}: {} {} is null", mf::toString(kind), role, i);
+      MF_CHECK(v->fusion() == fusion,
+               "{}: {} {} belongs to another fusion than the one the expr is built in (the "
+               "active FusionGuard's, or the one given to IrBuilder::createIn); build each op "
+               "in the fusion of its operands",
+               mf::toString(kind), role, v->toString());
+    }
+  }
+  for (Val* in : inputs_)
     if (std::find(in->uses_.begin(), in->uses_.end(), this) == in->uses_.end())
       in->uses_.push_back(this);
-  }
-  for (Val* out : outputs_) {
-    MF_ASSERT(out != nullptr && out->fusion() == fusion, "expr output from another fusion");
-    out->definition_ = this;
-  }
+  for (Val* out : outputs_) out->definition_ = this;
 }
 
 Scalar::Scalar(Fusion* fusion, DataType dtype, std::optional<ScalarValue> value)

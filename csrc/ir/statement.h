@@ -95,6 +95,9 @@ class Val : public Statement {
   std::vector<Expr*> uses_;
 };
 
+//! The class name of an expr kind ("BinaryOp").
+std::string_view toString(ExprKind kind);
+
 class Expr : public Statement {
  public:
   ExprKind kind() const { return kind_; }
@@ -123,6 +126,11 @@ class Expr : public Statement {
   std::vector<Val*> inputs_;
   std::vector<Val*> outputs_;
 };
+
+//! True for kernel IR: the kinds of ir/nodes.h's kernel lists, and an Expr with a kernel-IR
+//! operand (lowered math on TensorIndex values). A Fusion keeps these apart from its fusion
+//! nodes (Fusion::kernelStatements()), so copying, printing and verifying never meet them.
+bool isKernelIr(const Statement* s);
 
 //! Defines `newObject` for an Expr class whose constructor is
 //! `T(Fusion*, std::vector<Val*> inputs, std::vector<Val*> outputs, <payload of this>)`.

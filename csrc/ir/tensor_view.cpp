@@ -22,7 +22,15 @@ TensorView::TensorView(Fusion* fusion, TensorDomain* domain, DataType dtype, Mem
   MF_CHECK(isTensorDataType(dtype), "a tensor cannot have dtype {}", dtype);
 }
 
-TensorView* TensorView::split(int64_t axis, int64_t factor, bool inner_split) {
+void TensorView::setDomain(TensorDomain* domain) {
+  MF_ASSERT(domain != nullptr && domain->fusion() == fusion(),
+            "setDomain of {}: the domain must be in the tensor's fusion", toString());
+  MF_ASSERT(domain->nDims() >= compute_at_pos_, "setDomain of {}: {} is shorter than ca_pos {}",
+            toString(), domain->toString(), compute_at_pos_);
+  domain_ = domain;
+}
+
+TensorView* TensorView::splitByConstant(int64_t axis, int64_t factor, bool inner_split) {
   FusionGuard fg(fusion());
   MF_CHECK(factor > 0, "split of {}: the factor must be positive, got {}", toString(), factor);
   return split(axis, mf::constInt(factor), inner_split);

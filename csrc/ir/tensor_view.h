@@ -3,6 +3,7 @@
 //! inline position) that later phases read.
 #pragma once
 
+#include <concepts>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,9 @@ class TensorView : public Val {
              MemoryType memory_type = MemoryType::Local);
 
   TensorDomain* domain() const { return domain_; }
+  //! Replaces the domain (IrMutator rebuilds a domain whose axes changed); `domain` must be
+  //! in this tensor's fusion and keep its loop rank, so the compute-at position stays valid.
+  void setDomain(TensorDomain* domain);
   const std::vector<IterDomain*>& getLogicalDomain() const { return domain_->logical(); }
   const std::vector<IterDomain*>& getMaybeRootDomain() const { return domain_->maybeRoot(); }
   const std::vector<IterDomain*>& getMaybeAllocationDomain() const {
@@ -33,7 +37,13 @@ class TensorView : public Val {
   void setMemoryType(MemoryType t) { memory_type_ = t; }
 
   // Scheduling verbs (loop domain). Each returns this, so calls chain.
-  TensorView* split(int64_t axis, int64_t factor, bool inner_split = true);
+  //! Splits loop axis `axis` by a constant `factor` (> 0). A template over integer types, so
+  //! that `split(0, 0)` picks it (exact match) over the Val* overload (a null pointer).
+  template <std::integral T>
+  TensorView* split(int64_t axis, T factor, bool inner_split = true) {
+    return splitByConstant(axis, static_cast<int64_t>(factor), inner_split);
+  }
+  //! Splits loop axis `axis` by a scalar of this fusion (symbolic or constant).
   TensorView* split(int64_t axis, Val* factor, bool inner_split = true);
   TensorView* merge(int64_t outer, int64_t inner);
   TensorView* merge(int64_t axis) { return merge(axis, axis + 1); }
@@ -62,6 +72,8 @@ class TensorView : public Val {
   std::string toInlineString() const override;
 
  private:
+  TensorView* splitByConstant(int64_t axis, int64_t factor, bool inner_split);
+
   TensorDomain* domain_;
   MemoryType memory_type_;
   int64_t compute_at_pos_ = 0;

@@ -41,7 +41,9 @@ std::vector<Statement*> dependenciesOf(Statement* s, bool members) {
   return deps;
 }
 
-std::vector<Statement*> getStmts(const std::vector<Val*>& roots, bool members) {
+std::vector<Statement*> topologicalOrder(
+    const std::vector<Statement*>& roots,
+    const std::function<std::vector<Statement*>(Statement*)>& deps) {
   enum class State { InProgress, Done };
   std::unordered_map<Statement*, State> state;
   std::vector<Statement*> order;
@@ -51,10 +53,10 @@ std::vector<Statement*> getStmts(const std::vector<Val*>& roots, bool members) {
     std::vector<Statement*> deps;
     size_t next = 0;
   };
-  for (Val* root : roots) {
+  for (Statement* root : roots) {
     if (state.count(root)) continue;
     std::vector<Frame> stack;
-    stack.push_back({root, dependenciesOf(root, members)});
+    stack.push_back({root, deps(root)});
     state[root] = State::InProgress;
     while (!stack.empty()) {
       Frame& f = stack.back();
@@ -71,10 +73,15 @@ std::vector<Statement*> getStmts(const std::vector<Val*>& roots, bool members) {
         continue;
       }
       state[d] = State::InProgress;
-      stack.push_back({d, dependenciesOf(d, members)});
+      stack.push_back({d, deps(d)});
     }
   }
   return order;
+}
+
+std::vector<Statement*> getStmts(const std::vector<Val*>& roots, bool members) {
+  return topologicalOrder(std::vector<Statement*>(roots.begin(), roots.end()),
+                          [members](Statement* s) { return dependenciesOf(s, members); });
 }
 
 std::vector<Expr*> tensorExprs(const std::vector<Val*>& roots) {

@@ -3,6 +3,7 @@
 //! and its extent expression are reached like anything else (spec Part B §7, nvFuser #5384).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "ir/statement.h"
@@ -15,6 +16,13 @@ class TensorView;
 //! `members`, its members (a TensorView's domain, a TensorDomain's axes and transforms, an
 //! IterDomain's extent).
 std::vector<Statement*> dependenciesOf(Statement* s, bool members = true);
+
+//! Every statement `roots` depend on through `deps` (roots included), each once,
+//! dependencies first. Iterative, so deep extent chains cannot overflow the stack. Throws
+//! mf::InternalError on a cycle.
+std::vector<Statement*> topologicalOrder(
+    const std::vector<Statement*>& roots,
+    const std::function<std::vector<Statement*>(Statement*)>& deps);
 
 //! Every statement `roots` depend on (roots included), each once, dependencies first.
 //! Throws mf::InternalError on a cycle.

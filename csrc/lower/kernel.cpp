@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "ir/dispatch.h"
 #include "ir/exprs.h"
 
 namespace mf {
@@ -31,22 +32,45 @@ Val* Kernel::strideOf(TensorView* tv, int64_t axis) {
 }
 
 namespace {
-void printScope(std::ostringstream& os, const Scope& scope, int depth) {
-  std::string pad(2 * depth, ' ');
-  for (Expr* e : scope.exprs()) {
-    os << pad << e->toString() << "\n";
-    if (auto* loop = dynamic_cast<ForLoop*>(e)) printScope(os, loop->body(), depth + 1);
-    if (auto* ite = dynamic_cast<IfThenElse*>(e)) printScope(os, ite->thenBody(), depth + 1);
+
+// One line per expr, scopes indented under their loop or branch.
+class KernelPrinter final : public KirVisitor {
+ public:
+  std::string print(const Scope& body) {
+    os_ << "%kernel {\n";
+    printScope(body);
+    os_ << "} // %kernel\n";
+    return os_.str();
   }
-}
+
+ private:
+  void printScope(const Scope& scope) {
+    ++depth_;
+    for (Expr* e : scope.exprs()) dispatch(e);
+    --depth_;
+  }
+  void line(const Statement* s) { os_ << std::string(2 * depth_, ' ') << s->toString() << "\n"; }
+
+  void handle(ForLoop* loop) override {
+    line(loop);
+    printScope(loop->body());
+  }
+  void handle(IfThenElse* ite) override {
+    line(ite);
+    printScope(ite->thenBody());
+  }
+  void handle(Allocate* a) override { line(a); }
+  // Lowered math (fusion exprs on TensorIndex operands) prints as in a fusion.
+  void unhandled(Statement* s, std::string_view) override { line(s); }
+
+  std::ostringstream os_;
+  int depth_ = 0;
+};
+
 }  // namespace
 
 std::string Kernel::toString() const {
-  std::ostringstream os;
-  os << "%kernel {\n";
-  printScope(os, body_, 1);
-  os << "} // %kernel\n";
-  return os.str();
+  return KernelPrinter().print(body_);
 }
 
 }  // namespace mf

@@ -1,6 +1,7 @@
 //! Kernel: the result of lowering one scheduled fusion. It owns a copy of the fusion (the
-//! kernel container, where all kernel-IR nodes and index scalars live) and the kernel-IR
-//! tree (`body`) that codegen prints.
+//! kernel container, where index scalars live and kernel-IR nodes are kept in a list of their
+//! own, Fusion::kernelStatements()) and the kernel-IR tree (`body`) that codegen prints with
+//! a KirVisitor.
 #pragma once
 
 #include <map>

@@ -6,6 +6,7 @@
 
 #include "ir/builder.h"
 #include "ir/fusion.h"
+#include "ops/operands.h"
 
 namespace mf {
 namespace {
@@ -98,6 +99,7 @@ DataType binaryOutType(BinaryOpType op, Val* a, Val* b) {
 }  // namespace
 
 Val* unaryOp(UnaryOpType op, Val* x) {
+  checkOperand(toString(op), "x", x, activeFusion(toString(op)));
   if (auto* tv = dynamic_cast<TensorView*>(x)) return unaryOp(op, tv);
   Val* out = IrBuilder::create<Scalar>(unaryOutType(op, x));
   IrBuilder::create<UnaryOp>(std::vector<Val*>{x}, std::vector<Val*>{out}, op);
@@ -105,13 +107,16 @@ Val* unaryOp(UnaryOpType op, Val* x) {
 }
 
 TensorView* unaryOp(UnaryOpType op, TensorView* x) {
+  checkOperand(toString(op), "x", x, activeFusion(toString(op)));
   TensorView* out = newPointwiseOutput(toString(op), {x}, unaryOutType(op, x));
   IrBuilder::create<UnaryOp>(std::vector<Val*>{x}, std::vector<Val*>{out}, op);
   return out;
 }
 
 Val* binaryOp(BinaryOpType op, Val* a, Val* b) {
-  MF_CHECK(a != nullptr && b != nullptr, "{}: an operand is null", toString(op));
+  Fusion* f = activeFusion(toString(op));
+  checkOperand(toString(op), "lhs", a, f);
+  checkOperand(toString(op), "rhs", b, f);
   DataType dtype = binaryOutType(op, a, b);
   Val* out = (a->kind() == ValKind::TensorView || b->kind() == ValKind::TensorView)
                  ? static_cast<Val*>(newPointwiseOutput(toString(op), {a, b}, dtype))
@@ -175,6 +180,10 @@ MF_DEFINE_BINARY(logicalOr, LogicalOr)
 #undef MF_DEFINE_BINARY
 
 TensorView* where(Val* cond, Val* a, Val* b) {
+  Fusion* f = activeFusion("where");
+  checkOperand("where", "cond", cond, f);
+  checkOperand("where", "a", a, f);
+  checkOperand("where", "b", b, f);
   MF_CHECK(cond->dtype() == DataType::Bool, "where: condition {} must be Bool, got {}",
            cond->toInlineString(), cond->dtype());
   bool ta = a->kind() == ValKind::TensorView, tb = b->kind() == ValKind::TensorView;
@@ -190,6 +199,10 @@ TensorView* where(Val* cond, Val* a, Val* b) {
 }
 
 TensorView* clamp(TensorView* x, Val* lo, Val* hi) {
+  Fusion* f = activeFusion("clamp");
+  checkOperand("clamp", "x", x, f);
+  checkOperand("clamp", "lo", lo, f);
+  checkOperand("clamp", "hi", hi, f);
   for (Val* bound : {lo, hi})
     MF_CHECK(bound->kind() == ValKind::Scalar, "clamp: bound {} of {} must be a scalar",
              bound->toString(), x->toInlineString());
@@ -200,6 +213,7 @@ TensorView* clamp(TensorView* x, Val* lo, Val* hi) {
 }
 
 TensorView* castOp(DataType dtype, TensorView* x) {
+  checkOperand("castOp", "x", x, activeFusion("castOp"));
   MF_CHECK(isTensorDataType(dtype), "castOp: {} is not a tensor dtype", dtype);
   TensorView* out = newPointwiseOutput("castOp", {x}, dtype);
   IrBuilder::create<UnaryOp>(std::vector<Val*>{x}, std::vector<Val*>{out}, UnaryOpType::Cast);
@@ -207,12 +221,14 @@ TensorView* castOp(DataType dtype, TensorView* x) {
 }
 
 TensorView* set(TensorView* x) {
+  checkOperand("set", "x", x, activeFusion("set"));
   TensorView* out = newPointwiseOutput("set", {x}, x->dtype());
   IrBuilder::create<LoadStoreOp>(std::vector<Val*>{x}, std::vector<Val*>{out});
   return out;
 }
 
 TensorView* broadcast(TensorView* x, const std::vector<bool>& is_broadcast_dim) {
+  checkOperand("broadcast", "x", x, activeFusion("broadcast"));
   std::vector<IterDomain*> in_ids = logicalNoReductions(x);
   size_t kept = std::count(is_broadcast_dim.begin(), is_broadcast_dim.end(), false);
   MF_CHECK(kept == in_ids.size(),

@@ -2,6 +2,7 @@
 
 #include "ir/builder.h"
 #include "ir/fusion.h"
+#include "ops/operands.h"
 
 namespace mf {
 namespace {
@@ -11,7 +12,10 @@ constexpr std::string_view kOp = "preprocessGroupedMatmulInputSf";
 TensorView* preprocessGroupedMatmulInputSf(TensorView* input, TensorView* input_offsets,
                                            TensorView* output_offsets,
                                            BlockScalingFactorLayout layout) {
-  MF_CHECK(input && input_offsets && output_offsets, "{}: an operand is null", kOp);
+  // The op builds into its input's fusion.
+  checkOperand(kOp, "input", input, input ? input->fusion() : nullptr, "the input's");
+  checkOperand(kOp, "input_offsets", input_offsets, input->fusion(), "the input's");
+  checkOperand(kOp, "output_offsets", output_offsets, input->fusion(), "the input's");
   MF_CHECK(layout == BlockScalingFactorLayout::Block128x4,
            "{}: unknown layout {} for output of {}; the only layout is Block128x4", kOp,
            static_cast<int>(layout), input->toInlineString());

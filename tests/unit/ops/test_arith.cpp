@@ -196,13 +196,13 @@ TEST(Arith, ConstantExtentMismatchRejected) {
                             "T1_l_float[iS2{4}, iS3{6}]")));
 }
 
-// A null operand is a user error naming the op.
+// A null operand is a user error naming the op and the argument.
 TEST(Arith, NullOperandRejected) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   TensorView* tv0 = makeSymbolicTensor(1);
   EXPECT_THAT([&] { binaryOp(BinaryOpType::Add, tv0, nullptr); },
-              ThrowsMessage<UserError>(HasSubstr("+: an operand is null")));
+              ThrowsMessage<UserError>(HasSubstr("+: rhs is null")));
 }
 
 // Each output axis takes the extent of the first operand that is not broadcast there; an

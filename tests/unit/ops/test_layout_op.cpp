@@ -202,7 +202,7 @@ TEST(LayoutOp, UnknownLayoutRejected) {
                                          "output of T0; the only layout is Block128x4")));
 }
 
-// A null operand is rejected.
+// A null operand is rejected, by name.
 TEST(LayoutOp, NullOperandRejected) {
   Fusion fusion;
   FusionGuard fg(&fusion);
@@ -210,7 +210,7 @@ TEST(LayoutOp, NullOperandRejected) {
   TensorView* off = makeSymbolicTensor(1, DataType::Int32);
   EXPECT_THAT(
       [&] { preprocessGroupedMatmulInputSf(in, nullptr, off); },
-      ThrowsMessage<UserError>(HasSubstr("preprocessGroupedMatmulInputSf: an operand is null")));
+      ThrowsMessage<UserError>(HasSubstr("preprocessGroupedMatmulInputSf: input_offsets is null")));
 }
 
 }  // namespace

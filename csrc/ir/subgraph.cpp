@@ -1,0 +1,166 @@
+#include "ir/subgraph.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "ir/cloner.h"
+#include "ir/tensor_view.h"
+#include "ir/traversal.h"
+
+namespace mf {
+namespace {
+
+bool contains(const std::vector<Val*>& v, const Val* x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// `exprs` in topological order (producers first), whatever order they were given in.
+std::vector<Expr*> sortedExprs(const std::vector<Expr*>& exprs) {
+  std::unordered_set<const Statement*> members(exprs.begin(), exprs.end());
+  std::vector<Val*> roots;
+  for (Expr* e : exprs) roots.insert(roots.end(), e->outputs().begin(), e->outputs().end());
+  std::vector<Expr*> order;
+  for (Statement* s : getStmts(roots, /*members=*/false))
+    if (members.count(s)) order.push_back(s->as<Expr>());
+  return order;
+}
+
+std::unordered_set<const Val*> producedBy(const std::vector<Expr*>& exprs) {
+  std::unordered_set<const Val*> produced;
+  for (Expr* e : exprs) produced.insert(e->outputs().begin(), e->outputs().end());
+  return produced;
+}
+
+// The Split/Merge exprs between a tensor's logical and allocation domains, in order.
+std::vector<Expr*> allocationTransforms(const TensorDomain* td) {
+  std::unordered_set<const Statement*> needed;
+  std::vector<IterDomain*> work = td->allocation();
+  std::unordered_set<IterDomain*> logical(td->logical().begin(), td->logical().end());
+  while (!work.empty()) {
+    IterDomain* id = work.back();
+    work.pop_back();
+    Expr* def = id->definition();
+    if (logical.count(id) || def == nullptr || !needed.insert(def).second) continue;
+    for (Val* in : def->inputs())
+      if (auto* in_id = dynamic_cast<IterDomain*>(in)) work.push_back(in_id);
+  }
+  std::vector<Expr*> order;
+  for (Expr* e : td->allTransforms())
+    if (needed.count(e)) order.push_back(e);
+  return order;
+}
+
+// A boundary tensor as a segment input: fresh logical axes with the same extents, the same
+// allocation domain (replayed from the new axes) and contiguity; no producer history.
+TensorView* copyBoundaryTensor(IrCloner& cloner, const TensorView* tv) {
+  Fusion* to = cloner.to();
+  const TensorDomain* td = tv->domain();
+  std::vector<IterDomain*> logical;
+  for (IterDomain* id : td->logical()) {
+    auto* c = IrBuilder::createIn<IterDomain>(to, cloner.clone(id->extent()), id->iterType());
+    cloner.registerClone(id, c);
+    logical.push_back(c);
+  }
+  TensorDomain* domain = nullptr;
+  if (!td->hasAllocation()) {
+    domain = IrBuilder::createIn<TensorDomain>(to, logical, td->contiguity());
+  } else {
+    domain = IrBuilder::createIn<TensorDomain>(to, logical);
+    if (td->allocationDeclared()) {
+      domain->setDeclaredAllocationDomain(cloner.clone(td->allocation()), td->contiguity());
+    } else {
+      for (Expr* e : allocationTransforms(td)) cloner.clone(e);
+      domain->setAllocationDomain(cloner.clone(td->allocation()), td->contiguity());
+    }
+  }
+  auto* c = IrBuilder::createIn<TensorView>(to, domain, tv->dtype());
+  cloner.registerClone(tv, c);
+  return c;
+}
+
+}  // namespace
+
+std::vector<Val*> subgraphInputs(const std::vector<Expr*>& exprs) {
+  std::unordered_set<const Val*> produced = producedBy(exprs);
+  std::vector<Val*> inputs;
+  for (Expr* e : sortedExprs(exprs)) {
+    for (Val* in : e->inputs()) {
+      bool boundary = in->kind() == ValKind::TensorView || in->isFusionInput();
+      if (boundary && !produced.count(in) && !contains(inputs, in)) inputs.push_back(in);
+    }
+  }
+  return inputs;
+}
+
+std::vector<Val*> subgraphOutputs(const std::vector<Expr*>& exprs) {
+  std::unordered_set<const Statement*> members(exprs.begin(), exprs.end());
+  std::vector<Val*> outputs;
+  for (Expr* e : sortedExprs(exprs)) {
+    for (Val* out : e->outputs()) {
+      if (out->kind() != ValKind::TensorView) continue;
+      bool used_outside = std::any_of(out->uses().begin(), out->uses().end(),
+                                      [&](Expr* use) { return !members.count(use); });
+      if (out->isFusionOutput() || used_outside) outputs.push_back(out);
+    }
+  }
+  return outputs;
+}
+
+SubgraphCopy copySubgraph(const Fusion& fusion, const std::vector<Expr*>& exprs,
+                          const std::vector<Val*>& inputs, const std::vector<Val*>& outputs) {
+  for (Expr* e : exprs) {
+    MF_CHECK(e != nullptr, "copySubgraph: an expr is null");
+    MF_CHECK(e->fusion() == &fusion, "copySubgraph: `{}` belongs to another fusion", e->toString());
+  }
+  std::unordered_set<const Val*> produced = producedBy(exprs);
+  for (Val* in : inputs) {
+    MF_CHECK(in != nullptr && in->fusion() == &fusion,
+             "copySubgraph: input {} is null or of another fusion", in ? in->toString() : "(null)");
+    MF_CHECK(!produced.count(in), "copySubgraph: input {} is computed by the copied exprs",
+             in->toInlineString());
+  }
+  std::vector<Expr*> order = sortedExprs(exprs);
+  for (Expr* e : order)
+    for (Val* in : e->inputs())
+      MF_CHECK(in->kind() != ValKind::TensorView || produced.count(in) || contains(inputs, in),
+               "copySubgraph: `{}` reads {}, which is neither computed by the copied exprs nor "
+               "an input of the copy",
+               e->toString(), in->toInlineString());
+  for (Val* out : outputs)
+    MF_CHECK(out != nullptr && out->kind() == ValKind::TensorView &&
+                 (produced.count(out) || contains(inputs, out)),
+             "copySubgraph: output {} is not a tensor computed by the copied exprs",
+             out ? out->toString() : "(null)");
+
+  SubgraphCopy result{std::make_unique<Fusion>(), {}};
+  Fusion& copy = *result.fusion;
+  IrCloner cloner(&copy, /*scalar_definitions=*/true);
+  std::vector<Val*> new_inputs;
+  for (Val* in : inputs) {
+    auto* tv = dynamic_cast<TensorView*>(in);
+    new_inputs.push_back(tv ? copyBoundaryTensor(cloner, tv) : cloner.clone(in));
+  }
+  for (Expr* e : order) {
+    cloner.clone(e);
+    // An output's domain came with it; the split/merge exprs between its domains did not.
+    for (Val* out : e->outputs())
+      if (auto* tv = dynamic_cast<TensorView*>(out))
+        for (Expr* t : tv->domain()->allTransforms()) cloner.clone(t);
+  }
+  // Scalar inputs of the original the copy reached (a split factor, an operand's chain).
+  for (Val* in : fusion.inputs())
+    if (in->kind() == ValKind::Scalar && cloner.map().count(in) && !contains(inputs, in))
+      new_inputs.push_back(cloner.clone(in));
+  copy.keepNames(fusion, cloner);
+  for (Val* in : new_inputs) copy.addInput(in);
+  for (Val* out : outputs) copy.addOutput(cloner.clone(out));
+  for (const auto& [from, to] : cloner.map())
+    if (auto* v = dynamic_cast<const Val*>(from)) result.old_to_new[v] = to->as<Val>();
+  return result;
+}
+
+SubgraphCopy copySubgraph(const Fusion& fusion, const std::vector<Expr*>& exprs) {
+  return copySubgraph(fusion, exprs, subgraphInputs(exprs), subgraphOutputs(exprs));
+}
+
+}  // namespace mf
