@@ -15,6 +15,7 @@
 #include "scheduler/no_op.h"
 #include "scheduler/pointwise.h"
 #include "scheduler/registry.h"
+#include "segmenter/segment_candidate_finder.h"
 #include "tensor/tensor.h"
 #include "scheduler/tools/inlining.h"
 #include "scheduler/tools/transform_propagator.h"

@@ -8,6 +8,7 @@
 #include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "scheduler/pointwise_utils.h"
+#include "scheduler/registry_utils.h"
 #include "scheduler/vectorize_helper.h"
 #include "support/hash.h"
 
@@ -154,21 +155,7 @@ bool PointWiseScheduler::canScheduleCompileTime(Fusion* fusion) {
       if (id->isReduction())
         return reject(
             fmt::format("no support for reduction ops: {} has a reduction axis", tv->toString()));
-  for (Expr* e : fusion->exprs()) {
-    auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e);
-    if (op == nullptr) continue;
-    for (Val* offsets : {op->inputOffsets(), op->outputOffsets()})
-      if (!offsets->isFusionInput())
-        return reject(fmt::format(
-            "preprocessGroupedMatmulInputSf: the offsets {} must be a fusion input (its runtime "
-            "function reads them from global memory)",
-            offsets->toInlineString()));
-    if (!op->out()->isFusionOutput())
-      return reject(fmt::format(
-          "preprocessGroupedMatmulInputSf: its output {} must be a fusion output (only a "
-          "block-scaled grouped GEMM may read that layout)",
-          op->out()->toInlineString()));
-  }
+  if (std::optional<std::string> why = commonScheduleRejectReason(fusion)) return reject(*why);
   PointwiseDomainMap map(fusion);
   std::string why_not;
   if (findReferenceTensor(fusion, map, &why_not) == nullptr) return reject(why_not);

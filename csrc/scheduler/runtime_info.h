@@ -79,6 +79,8 @@ class SchedulerRuntimeInfo {
 
   //! The run-time extent of `id`; a UserError when it cannot be evaluated.
   int64_t extent(const IterDomain* id);
+  //! One entry per fusion input, in order (what the constructor was given).
+  const std::vector<TensorMetadata>& inputsMetadata() const { return inputs_; }
   //! The metadata of `tv` when it is a fusion input, else nullptr.
   const TensorMetadata* inputMetadata(const TensorView* tv) const;
   //! `tv`'s allocation axes (reductions dropped) with their run-time sizes and strides:
