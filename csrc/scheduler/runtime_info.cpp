@@ -36,6 +36,14 @@ TensorMetadata TensorMetadata::of(const Tensor& t) {
   return m;
 }
 
+TensorMetadata TensorMetadata::contiguous(DataType dtype, std::vector<int64_t> sizes) {
+  TensorMetadata m;
+  m.dtype = dtype;
+  m.strides = contiguousStrides(sizes);
+  m.sizes = std::move(sizes);
+  return m;
+}
+
 int64_t TensorMetadata::dataAlignment() const {
   const uint64_t offset_bytes = static_cast<uint64_t>(storage_offset * dataTypeSize(dtype));
   if (offset_bytes == 0) return base_alignment;

@@ -34,6 +34,8 @@ struct TensorMetadata {
 
   //! The metadata of `t` (storage offset 0; its storage is treated as a fresh allocation).
   static TensorMetadata of(const Tensor& t);
+  //! A fresh contiguous (row-major) allocation of `sizes`.
+  static TensorMetadata contiguous(DataType dtype, std::vector<int64_t> sizes);
   //! The largest power of two (at most base_alignment) dividing element 0's byte address.
   int64_t dataAlignment() const;
 };

@@ -68,14 +68,10 @@ std::vector<TensorMetadata> segmentInputsMetadata(const std::vector<Val*>& value
     auto* tv = dynamic_cast<TensorView*>(v);
     MF_ASSERT(tv != nullptr, "segment input {} is neither a tensor nor a fusion input",
               v->toInlineString());
-    TensorMetadata m;
-    m.dtype = tv->dtype();
+    std::vector<int64_t> sizes;
     for (IterDomain* id : tv->getLogicalDomain())
-      if (!id->isReduction()) m.sizes.push_back(info.extent(id));
-    m.strides.assign(m.sizes.size(), 1);
-    for (size_t d = m.sizes.size(); d-- > 1;)
-      m.strides[d - 1] = m.strides[d] * std::max<int64_t>(m.sizes[d], 1);
-    metadata.push_back(std::move(m));
+      if (!id->isReduction()) sizes.push_back(info.extent(id));
+    metadata.push_back(TensorMetadata::contiguous(tv->dtype(), std::move(sizes)));
   }
   return metadata;
 }

@@ -44,7 +44,8 @@ class SegmentedGroup {
   //! The tensors it computes for the fusion's outputs or for later groups, in topological
   //! order.
   const std::vector<Val*>& outputs() const { return outputs_; }
-  //! Edges into this group (from earlier groups) and out of it, ordered by value, then group.
+  //! Edges into this group (from earlier groups), in the order of inputs(), and out of it,
+  //! by consumer group, then in that group's input order.
   const std::vector<SegmentedEdge*>& producerEdges() const { return producer_edges_; }
   const std::vector<SegmentedEdge*>& consumerEdges() const { return consumer_edges_; }
   //! `group 1 (pointwise)`, its inputs, outputs and exprs, one per line.

@@ -354,6 +354,32 @@ TEST(Segmentation, LayoutOpOutputWithAConsumerIsAUserError) {
                   " (segment 1): only a block-scaled grouped GEMM may read that layout")));
 }
 
+// Scalar math (s * 2 on a scalar input) is no segment: each group that needs it gets its
+// definition and the scalar input, and it crosses no edge.
+TEST(Segmentation, ScalarExprsAreCopiedIntoEachGroup) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  Val* s = newScalar(DataType::Double);
+  fusion.addInput(t0);
+  fusion.addInput(s);
+  Val* s2 = mul(s, constFloat(2.0));
+  TensorView* t1 = mul(t0, s2);
+  fusion.addOutput(add(segment_set(t1), s2));
+  std::vector<Tensor> inputs = {Tensor::random({11}, DataType::Float, 8),
+                                Tensor::full({}, DataType::Double, 1.5)};
+
+  auto sf = SegmentCandidateFinder::segment(fusion, inputs);
+  ASSERT_EQ(sf->groups().size(), 2u) << sf->toString();
+  for (SegmentedGroup* g : sf->groups()) {
+    EXPECT_EQ(names(g->inputs()).back(), s->toInlineString());
+    for (Expr* e : g->exprs()) EXPECT_NE(e->output(0)->kind(), ValKind::Scalar);
+  }
+  EXPECT_EQ(sf->edges().size(), 1u);
+  EXPECT_THAT(sf->makeFusion(sf->groups()[1])->mathString(), HasSubstr("* 2.0"));
+  expectGroupsReproduceFusion(fusion, *sf, inputs);
+}
+
 // An expr no scheduler takes even alone is a user error listing every scheduler's reason.
 TEST(Segmentation, ExprNoSchedulerTakesIsAUserError) {
   Fusion fusion;
