@@ -233,7 +233,8 @@ class Finder {
     std::vector<int64_t> merged = groups_[a].exprs;
     merged.insert(merged.end(), groups_[b].exprs.begin(), groups_[b].exprs.end());
     std::sort(merged.begin(), merged.end());
-    std::pair<std::vector<int64_t>, std::vector<int64_t>> key{groups_[a].exprs, groups_[b].exprs};
+    // Either order is the same union.
+    auto key = std::minmax(groups_[a].exprs, groups_[b].exprs);
     if (refused_.count(key)) return false;
     const std::string what = fmt::format("segmenter: merge {} + {}", label(a), label(b));
     auto refuse = [&](const std::string& why) {

@@ -354,6 +354,32 @@ TEST(Segmentation, LayoutOpOutputWithAConsumerIsAUserError) {
                   " (segment 1): only a block-scaled grouped GEMM may read that layout")));
 }
 
+// T4 = T0 * 3 shares only an input with the hint's segment: no edge joins them, so only the
+// final merge (which tries unrelated pairs) puts them in one kernel.
+TEST(Segmentation, FinalMergeJoinsUnrelatedGroups) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(2);
+  fusion.addInput(t0);
+  fusion.addOutput(neg(segment_set(exp(t0))));  // T1, T2, T3
+  fusion.addOutput(mul(t0, constFloat(3.0)));   // T4
+  std::vector<Tensor> inputs = {Tensor::random({6, 7}, DataType::Float, 9)};
+
+  auto merged = SegmentCandidateFinder::segment(fusion, inputs);
+  ASSERT_EQ(merged->groups().size(), 2u) << merged->toString();
+  EXPECT_THAT(computed(merged->groups()[0]), ElementsAre("T1", "T2", "T4"));
+  EXPECT_THAT(computed(merged->groups()[1]), ElementsAre("T3"));
+  expectGroupsReproduceFusion(fusion, *merged, inputs);
+
+  SegmentCandidateFinderOptions no_final;
+  no_final.run_final_merge = false;
+  auto unmerged = SegmentCandidateFinder::segment(fusion, inputs, no_final);
+  ASSERT_EQ(unmerged->groups().size(), 3u) << unmerged->toString();
+  EXPECT_THAT(computed(unmerged->groups()[0]), ElementsAre("T1", "T2"));
+  EXPECT_THAT(computed(unmerged->groups()[1]), ElementsAre("T3"));
+  EXPECT_THAT(computed(unmerged->groups()[2]), ElementsAre("T4"));
+}
+
 // Scalar math (s * 2 on a scalar input) is no segment: each group that needs it gets its
 // definition and the scalar input, and it crosses no edge.
 TEST(Segmentation, ScalarExprsAreCopiedIntoEachGroup) {
