@@ -150,6 +150,27 @@ T3_g_float[iS3{i0}] = T2 + T4
   }
 }
 
+// A replaced fusion output is replaced in the fusion's outputs too, and lives in global memory.
+TEST(Mutator, ReplacesAFusionOutput) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* tv0 = makeContigTensor(1);
+  fusion.addInput(tv0);
+  TensorView* tv1 = neg(tv0);
+  fusion.addOutput(tv1);
+  TensorView* tv2 = abs(tv0);
+  IrMutator m;
+  m.registerMutation(tv1, tv2);
+  m.mutate(fusion);
+  EXPECT_EQ(fusion.outputs(), std::vector<Val*>{tv2});
+  EXPECT_EQ(tv2->getMemoryType(), MemoryType::Global);
+  EXPECT_EQ(m.maybeMutated(tv1), tv2);
+  verifyFusion(fusion);
+  Tensor x = Tensor::random({5}, DataType::Float, 6);
+  std::vector<double> got = reftest::values(reftest::runOne(fusion, {x}));
+  for (int64_t i = 0; i < 5; ++i) EXPECT_EQ(got[i], std::fabs(x.item(i))) << "element " << i;
+}
+
 // A mutator with nothing registered (or a value mapped to itself) changes nothing: same
 // printout, same node count.
 TEST(Mutator, NoMutationLeavesTheFusionUnchanged) {
