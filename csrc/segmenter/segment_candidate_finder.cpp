@@ -121,7 +121,7 @@ class Finder {
   void mergeHintsWithProducers() {
     for (size_t g = 0; g < groups_.size(); ++g) {
       Expr* e = exprs_[groups_[g].key()];
-      if (!isSegmentSet(e) || groups_[g].exprs.size() != 1) continue;
+      if (!groups_[g].alive || !isSegmentSet(e) || groups_[g].exprs.size() != 1) continue;
       Expr* def = e->input(0)->definition();
       if (def == nullptr || !index_.count(def) || forwarded_[index_.at(def)]) continue;
       tryMerge(group_of_[index_.at(def)], static_cast<int64_t>(g));
@@ -136,7 +136,8 @@ class Finder {
       for (int64_t g : aliveInKeyOrder()) {
         for (bool merged = true; merged && groups_[g].alive;) {
           merged = false;
-          for (int64_t c : consumersOf(g)) {
+          const std::vector<int64_t> consumers = consumerLists()[g];
+          for (int64_t c : consumers) {
             if (tryMerge(g, c)) {
               merged = changed = true;
               break;
@@ -183,21 +184,21 @@ class Finder {
     return out;
   }
 
-  std::vector<int64_t> consumersOf(int64_t g) const {
-    std::vector<int64_t> out;
-    for (int64_t c : aliveInKeyOrder()) {
-      std::vector<int64_t> p = producersOf(c);
-      if (std::find(p.begin(), p.end(), g) != p.end()) out.push_back(c);
-    }
-    return out;
+  // Per group (by index; empty for merged-away ones), its consumer groups.
+  std::vector<std::vector<int64_t>> consumerLists() const {
+    std::vector<std::vector<int64_t>> consumers(groups_.size());
+    for (int64_t c : aliveInKeyOrder())
+      for (int64_t p : producersOf(c)) consumers[p].push_back(c);
+    return consumers;
   }
 
   // True when a path from `from` reaches `to` through a third group: merging the two would
   // then put that group both before and after the union (a cycle).
-  bool reachesThroughOther(int64_t from, int64_t to) const {
+  static bool reachesThroughOther(const std::vector<std::vector<int64_t>>& consumers, int64_t from,
+                                  int64_t to) {
     std::vector<int64_t> work;
-    std::vector<bool> seen(groups_.size(), false);
-    for (int64_t c : consumersOf(from))
+    std::vector<bool> seen(consumers.size(), false);
+    for (int64_t c : consumers[from])
       if (c != to) work.push_back(c);
     while (!work.empty()) {
       int64_t g = work.back();
@@ -205,7 +206,7 @@ class Finder {
       if (g == to) return true;
       if (seen[g]) continue;
       seen[g] = true;
-      for (int64_t c : consumersOf(g)) work.push_back(c);
+      work.insert(work.end(), consumers[g].begin(), consumers[g].end());
     }
     return false;
   }
@@ -245,7 +246,8 @@ class Finder {
     if (options_.custom_should_merge_groups &&
         !options_.custom_should_merge_groups(exprsOf(groups_[a].exprs), exprsOf(groups_[b].exprs)))
       return refuse("custom_should_merge_groups said no\n");
-    if (reachesThroughOther(a, b) || reachesThroughOther(b, a))
+    const std::vector<std::vector<int64_t>> consumers = consumerLists();
+    if (reachesThroughOther(consumers, a, b) || reachesThroughOther(consumers, b, a))
       return refuse("a path between them runs through another group (a cycle)\n");
     HeuristicsProposal proposal = propose(merged);
     if (!proposal.accepted())
