@@ -424,5 +424,26 @@ TEST(Segmentation, ExprNoSchedulerTakesIsAUserError) {
       ThrowsMessage<UserError>(HasSubstr("segmenter: no scheduler takes `")));
 }
 
+// Misuse of the API is reported with what went wrong.
+TEST(SegmentationErrors, ForeignRuntimeInfoAndGroup) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  fusion.addInput(t0);
+  fusion.addOutput(neg(segment_set(mul(t0, constFloat(2.0)))));
+  std::vector<Tensor> inputs = {Tensor::random({5}, DataType::Float, 1)};
+  Fusion other(fusion);
+  SchedulerRuntimeInfo other_info(&other, inputs);
+  EXPECT_THAT([&] { SegmentCandidateFinder::segment(fusion, other_info); },
+              ThrowsMessage<UserError>(HasSubstr(
+                  "SegmentCandidateFinder::segment: the run-time info is of another fusion")));
+
+  auto sf = SegmentCandidateFinder::segment(fusion, inputs);
+  auto sf2 = SegmentCandidateFinder::segment(fusion, inputs);
+  EXPECT_THAT([&] { sf->makeFusion(sf2->groups()[0]); },
+              ThrowsMessage<UserError>(
+                  HasSubstr("makeFusion: the group is not one of this segmented fusion's")));
+}
+
 }  // namespace
 }  // namespace mf

@@ -14,6 +14,7 @@ namespace mf {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
 
 // A fusion with several segments: two shapes, a broadcast, a segment_set and a layout op
 // with computed offsets.
@@ -88,7 +89,12 @@ std::string segmentChainWithDump(DumpOption opt, const std::string& dir = ".") {
   fusion.addInput(t0);
   fusion.addOutput(neg(segment_set(mul(t0, constFloat(2.0)))));
   ::testing::internal::CaptureStdout();
-  SegmentCandidateFinder::segment(fusion, {Tensor::random({9}, DataType::Float, 1)});
+  try {
+    SegmentCandidateFinder::segment(fusion, {Tensor::random({9}, DataType::Float, 1)});
+  } catch (...) {
+    ::testing::internal::GetCapturedStdout();  // end the capture, then report
+    throw;
+  }
   return ::testing::internal::GetCapturedStdout();
 }
 
@@ -130,6 +136,13 @@ TEST(SegmenterDumps, FusionSegmentsGraphWritesDot) {
   EXPECT_THAT(dot.str(), HasSubstr("= segment_set(T1)\\l"));
   EXPECT_THAT(dot.str(), HasSubstr("  group0 -> group1 [label=\"T2\"];\n"));
   std::filesystem::remove_all(dir);
+}
+
+// A dump folder that cannot be written is reported, naming the file.
+TEST(SegmenterDumps, FusionSegmentsGraphUnwritableFolder) {
+  EXPECT_THAT([] { segmentChainWithDump(DumpOption::FusionSegmentsGraph, "/nonexistent/mf_dump"); },
+              ThrowsMessage<UserError>(HasSubstr(
+                  "fusion_segments_graph: cannot write /nonexistent/mf_dump/fusion_segments_")));
 }
 
 }  // namespace
