@@ -68,6 +68,9 @@ TEST(Segmentation, DisjointSubgraphsWithIncompatibleShapes) {
   EXPECT_THAT(names(g1->inputs()), ElementsAre("T1"));
   EXPECT_TRUE(sf->edges().empty());
   expectGroupsReproduceFusion(fusion, *sf, inputs);
+  // The runtime's overload, from its run-time info, segments the same way.
+  SchedulerRuntimeInfo info(&fusion, inputs);
+  EXPECT_EQ(SegmentCandidateFinder::segment(fusion, info)->toString(), sf->toString());
 }
 
 // One fusion a scheduler takes whole is one group holding every expr.
