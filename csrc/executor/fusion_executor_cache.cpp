@@ -8,6 +8,7 @@
 #include "ir/expr_evaluator.h"
 #include "ir/fusion.h"
 #include "reference/reference_evaluator.h"
+#include "scheduler/registry.h"
 #include "support/hash.h"
 #include "support/options.h"
 #include "tensor/arguments.h"
@@ -27,8 +28,9 @@ constexpr std::string_view kWho = "FusionExecutorCache";
 // Bytes element 0 is aligned to, capped at 16 (what a vector access needs). A host tensor
 // is copied to a fresh block with its storage offset, so the offset alone decides.
 int64_t alignmentClass(const Tensor& t) {
-  const uint64_t address =
-      t.isCuda() ? t.devicePtr() : static_cast<uint64_t>(t.storageOffset() * dataTypeSize(t.dtype()));
+  const uint64_t address = t.isCuda()
+                               ? t.devicePtr()
+                               : static_cast<uint64_t>(t.storageOffset() * dataTypeSize(t.dtype()));
   return address == 0 ? 16 : std::min<int64_t>(16, int64_t{1} << std::countr_zero(address));
 }
 
@@ -127,36 +129,36 @@ FusionKernelRuntime* FusionExecutorCache::runtimeFor(const std::vector<Tensor>& 
     bindFusionInputs(*fusion_, inputs, ee, kWho);
     validateOperandExtents(*fusion_, ee);
   }
-  SchedulerRuntimeInfo info(fusion_.get(), inputs, deviceDescription());
-  HeuristicsProposal proposal = proposeHeuristics(fusion_.get(), info);
+  const DeviceDescription device = deviceDescription();
   if (isDumpEnabled(DumpOption::SchedulerVerbose)) {
+    // What each scheduler says of the whole fusion (the segmenter asks the same of its parts:
+    // segmenter_logging).
+    SchedulerRuntimeInfo info(fusion_.get(), inputs, device);
+    HeuristicsProposal proposal = proposeHeuristics(fusion_.get(), info);
     dumpStream() << "=== scheduler_verbose ===\n" << proposal.rejectionsString();
     if (proposal.accepted()) dumpStream() << toString(proposal.type) << ": accepted\n";
   }
-  MF_CHECK(proposal.accepted(),
-           "FusionExecutorCache: no scheduler takes this fusion as one kernel (and the segmenter "
-           "that would cut it is not there yet); each scheduler's reason:\n{}",
-           proposal.rejectionsString());
-  if (isDumpEnabled(DumpOption::SchedulerParams))
-    dumpStream() << "=== scheduler_params ===\n" << proposal.params->toString() << "\n";
-
   std::vector<std::unique_ptr<FusionKernelRuntime>>& candidates =
       runtimes_[structuralSignature(inputs)];
-  for (const auto& runtime : candidates)
-    if (runtime->schedulerType() == proposal.type && runtime->canReuse(*proposal.params)) {
+  for (const auto& runtime : candidates) {
+    auto params = runtime->heuristicsFor(inputs, device);
+    if (params && runtime->canReuse(*params)) {
       if (isDumpEnabled(DumpOption::FecCache))
         dumpStream() << "fec_cache: miss; reusing a runtime with the same heuristics\n";
       exact_.emplace(std::move(exact), runtime.get());
       return runtime.get();
     }
+  }
+  candidates.push_back(std::make_unique<FusionKernelRuntime>(*fusion_, inputs, device));
+  FusionKernelRuntime* runtime = candidates.back().get();
   if (isDumpEnabled(DumpOption::FecCache))
-    dumpStream() << "fec_cache: miss; new runtime (" << toString(proposal.type) << ")\n";
-  candidates.push_back(std::make_unique<FusionKernelRuntime>(*fusion_, proposal.type,
-                                                             std::move(proposal.params), inputs));
+    dumpStream() << fmt::format("fec_cache: miss; new runtime ({} group{})\n",
+                                runtime->heuristics().size(),
+                                runtime->heuristics().size() == 1 ? "" : "s");
   ++runtime_count_;
-  kernels_compiled_ += candidates.back()->kernelCount();
-  exact_.emplace(std::move(exact), candidates.back().get());
-  return candidates.back().get();
+  kernels_compiled_ += runtime->kernelCount();
+  exact_.emplace(std::move(exact), runtime);
+  return runtime;
 }
 
 std::string FusionExecutorCache::getMostRecentCode() const {

@@ -52,7 +52,8 @@ class FusionExecutorCache {
 
   //! The fusion as the user built it (unscheduled).
   Fusion* fusion() const { return fusion_.get(); }
-  //! The runtime of the last run (null before the first).
+  //! The runtime of the last run (null before the first): isSegmented(), heuristics(),
+  //! fusionSegments().
   FusionKernelRuntime* getMostRecentKernelRuntime() const { return most_recent_; }
   //! Every kernel's CUDA source of the last run.
   std::string getMostRecentCode() const;

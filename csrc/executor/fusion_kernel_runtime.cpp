@@ -2,47 +2,108 @@
 
 #include <algorithm>
 #include <ostream>
+#include <unordered_map>
 
+#include "cuda/driver.h"
 #include "ir/expr_evaluator.h"
 #include "ir/fusion.h"
+#include "scheduler/registry.h"
+#include "segmenter/segment_candidate_finder.h"
 #include "support/options.h"
 #include "tensor/arguments.h"
 
 namespace mf {
 
-FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, SchedulerType scheduler,
-                                         std::unique_ptr<HeuristicParams> params,
-                                         const std::vector<Tensor>& inputs)
-    : fusion_(std::make_unique<Fusion>(fusion)), scheduler_(scheduler), params_(std::move(params)) {
-  if (scheduler_ == SchedulerType::NoOp) return;
-  scheduled_ = std::make_unique<Fusion>(fusion);
-  if (isDumpEnabled(DumpOption::FusionIrPresched))
-    dumpStream() << "=== fusion_ir_presched (" << toString(scheduler_) << ") ===\n"
-                 << scheduled_->mathString();
-  std::unique_ptr<SchedulerEntry> entry = SchedulerEntry::makeSchedulerInstance(scheduler_);
-  MF_ASSERT(entry != nullptr, "no scheduler implements {}", toString(scheduler_));
-  entry->schedule(scheduled_.get(), params_.get());
-  if (isDumpEnabled(DumpOption::FusionIrScheduled))
-    dumpStream() << "=== fusion_ir_scheduled (" << toString(scheduler_) << ") ===\n"
-                 << scheduled_->mathString() << scheduled_->transformsString();
-  executor_ = std::make_unique<KernelExecutor>();
-  executor_->compile(scheduled_.get(), inputs, {.index_type = params_->index_type});
+// One segment: its standalone fusion, the scheduled copy and its kernel (none for NoOp).
+struct FusionKernelRuntime::Group {
+  const SegmentedGroup* segment = nullptr;
+  std::unique_ptr<Fusion> fusion;     // makeFusion: unscheduled (NoOp outputs, reuse checks)
+  std::unique_ptr<Fusion> scheduled;  // after the scheduler's schedule()
+  std::unique_ptr<HeuristicParams> params;
+  std::unique_ptr<KernelExecutor> executor;
+};
+
+FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, const std::vector<Tensor>& inputs,
+                                         const DeviceDescription& device) {
+  Fusion copy(fusion);
+  SchedulerRuntimeInfo info(&copy, inputs, device);
+  segments_ = SegmentCandidateFinder::segment(copy, info);
+  SchedulerRuntimeInfo complete_info(segments_->completeFusion(), inputs, device);
+  for (SegmentedGroup* segment : segments_->groups()) {
+    auto group = std::make_unique<Group>();
+    group->segment = segment;
+    group->fusion = segments_->makeFusion(segment);
+    std::unique_ptr<SchedulerRuntimeInfo> group_info =
+        segments_->groupRuntimeInfo(segment, group->fusion.get(), complete_info);
+    group->params = segments_->computeHeuristics(segment, group->fusion.get(), *group_info);
+    MF_ASSERT(group->params != nullptr, "the segmenter's scheduler refused its own group {}",
+              segment->id());
+    const SchedulerType type = segment->schedulerType();
+    if (isDumpEnabled(DumpOption::SchedulerParams))
+      dumpStream() << "=== scheduler_params (group " << segment->id() << ", " << toString(type)
+                   << ") ===\n"
+                   << group->params->toString() << "\n";
+    if (type != SchedulerType::NoOp) {
+      group->scheduled = std::make_unique<Fusion>(*group->fusion);
+      if (isDumpEnabled(DumpOption::FusionIrPresched))
+        dumpStream() << "=== fusion_ir_presched (" << toString(type) << ") ===\n"
+                     << group->scheduled->mathString();
+      SchedulerEntry::makeSchedulerInstance(type)->schedule(group->scheduled.get(),
+                                                            group->params.get());
+      if (isDumpEnabled(DumpOption::FusionIrScheduled))
+        dumpStream() << "=== fusion_ir_scheduled (" << toString(type) << ") ===\n"
+                     << group->scheduled->mathString() << group->scheduled->transformsString();
+      group->executor = std::make_unique<KernelExecutor>();
+      group->executor->compile(group->scheduled.get(), {},
+                               {.index_type = group->params->index_type});
+    }
+    groups_.push_back(std::move(group));
+  }
 }
 
 FusionKernelRuntime::~FusionKernelRuntime() = default;
 
-std::vector<Tensor> FusionKernelRuntime::run(const std::vector<Tensor>& inputs,
-                                             const RunOptions& options) {
-  if (executor_) return executor_->run(inputs, options);
-  // NoOp: nothing to compute. Outputs that are inputs come back as given; the others are
-  // empty (NoOp's condition), allocated where the inputs live.
+std::vector<const HeuristicParams*> FusionKernelRuntime::heuristics() const {
+  std::vector<const HeuristicParams*> out;
+  for (const auto& g : groups_) out.push_back(g->params.get());
+  return out;
+}
+
+std::optional<std::vector<std::unique_ptr<HeuristicParams>>> FusionKernelRuntime::heuristicsFor(
+    const std::vector<Tensor>& inputs, const DeviceDescription& device) const {
+  SchedulerRuntimeInfo info(segments_->completeFusion(), inputs, device);
+  std::vector<std::unique_ptr<HeuristicParams>> out;
+  for (const auto& g : groups_) {
+    std::unique_ptr<SchedulerRuntimeInfo> group_info =
+        segments_->groupRuntimeInfo(g->segment, g->fusion.get(), info);
+    std::unique_ptr<HeuristicParams> p =
+        segments_->computeHeuristics(g->segment, g->fusion.get(), *group_info);
+    if (p == nullptr) return std::nullopt;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+bool FusionKernelRuntime::canReuse(
+    const std::vector<std::unique_ptr<HeuristicParams>>& params) const {
+  if (params.size() != groups_.size()) return false;
+  for (size_t i = 0; i < params.size(); ++i)
+    if (!groups_[i]->params->sameAs(params[i].get())) return false;
+  return true;
+}
+
+namespace {
+
+// A NoOp group computes nothing: an output that is an input comes back as given, the
+// others are empty (NoOp's condition) and allocated where the inputs live.
+std::vector<Tensor> runNoOp(const Fusion& fusion, const std::vector<Tensor>& inputs) {
   ExpressionEvaluator ee;
-  bindFusionInputs(*fusion_, inputs, ee, "FusionExecutorCache");
+  bindFusionInputs(fusion, inputs, ee, "FusionExecutorCache");
   bool on_device = false;
   for (const Tensor& t : inputs) on_device = on_device || t.isCuda();
   std::vector<Tensor> outputs;
-  for (Val* out : fusion_->outputs()) {
-    const auto& fins = fusion_->inputs();
+  for (Val* out : fusion.outputs()) {
+    const auto& fins = fusion.inputs();
     if (auto it = std::find(fins.begin(), fins.end(), out); it != fins.end()) {
       outputs.push_back(inputs[it - fins.begin()]);
       continue;
@@ -54,13 +115,67 @@ std::vector<Tensor> FusionKernelRuntime::run(const std::vector<Tensor>& inputs,
   return outputs;
 }
 
+}  // namespace
+
+std::vector<Tensor> FusionKernelRuntime::run(const std::vector<Tensor>& inputs,
+                                             const RunOptions& options) {
+  const Fusion& complete = *segments_->completeFusion();
+  // Several kernels on a GPU with host inputs: the inputs go to the device once and
+  // intermediates stay there. One kernel: KernelExecutor puts outputs where inputs are.
+  const bool stage =
+      groups_.size() > 1 && cuda::cudaAvailable() &&
+      std::none_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.isCuda(); });
+  std::unordered_map<const Val*, Tensor> values;
+  std::unordered_map<const Val*, int64_t> readers;
+  for (const auto& g : groups_)
+    for (Val* v : g->segment->inputs()) ++readers[v];
+  for (Val* v : complete.outputs()) ++readers[v];  // kept to the end
+  MF_CHECK(inputs.size() == complete.inputs().size(),
+           "FusionExecutorCache: expected {} inputs, got {}", complete.inputs().size(),
+           inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    values[complete.inputs()[i]] = stage && inputs[i].dim() > 0 ? inputs[i].toDevice() : inputs[i];
+  for (const auto& g : groups_) {
+    std::vector<Tensor> group_inputs;
+    for (Val* v : g->segment->inputs()) group_inputs.push_back(values.at(v));
+    std::vector<Tensor> outs =
+        g->executor ? g->executor->run(group_inputs, options) : runNoOp(*g->fusion, group_inputs);
+    for (size_t i = 0; i < outs.size(); ++i) values[g->segment->outputs()[i]] = std::move(outs[i]);
+    // Intermediates go back to the caching allocator after their last reader.
+    for (Val* v : g->segment->inputs())
+      if (--readers[v] == 0) values.erase(v);
+  }
+  std::vector<Tensor> outputs;
+  for (Val* v : complete.outputs()) outputs.push_back(stage ? values.at(v).toHost() : values.at(v));
+  return outputs;
+}
+
 std::string FusionKernelRuntime::code() const {
-  return executor_ ? executor_->kernelCode() : std::string();
+  std::string out;
+  for (const auto& g : groups_)
+    if (g->executor) out += g->executor->kernelCode();
+  return out;
 }
 
 std::string FusionKernelRuntime::scheduledIr() const {
-  if (!scheduled_) return fmt::format("(no kernel: {})\n", toString(scheduler_));
-  return scheduled_->mathString() + scheduled_->transformsString();
+  std::string out;
+  for (const auto& g : groups_) {
+    out += fmt::format("=== group {} ({}) ===\n", g->segment->id(),
+                       toString(g->segment->schedulerType()));
+    if (g->scheduled) out += g->scheduled->mathString() + g->scheduled->transformsString();
+  }
+  return out;
+}
+
+int64_t FusionKernelRuntime::kernelCount() const {
+  return std::count_if(groups_.begin(), groups_.end(),
+                       [](const auto& g) { return g->executor != nullptr; });
+}
+
+KernelExecutor* FusionKernelRuntime::executor() {
+  for (const auto& g : groups_)
+    if (g->executor) return g->executor.get();
+  return nullptr;
 }
 
 }  // namespace mf

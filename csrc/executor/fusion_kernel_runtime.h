@@ -1,56 +1,61 @@
-//! FusionKernelRuntime: one way of running a fusion, fixed for one input signature: which
-//! scheduler takes each part, its heuristics, the scheduled copies, and one compiled kernel
-//! per part (nvFuser's FusionKernelRuntime). FusionExecutorCache keeps one per signature and
-//! reuses it when the heuristics for new sizes are `sameAs` its own.
+//! FusionKernelRuntime: one way of running a fusion, fixed for one input signature
+//! (nvFuser's): its segmentation (one group when a scheduler takes the whole fusion), each
+//! group's scheduler and heuristics, the scheduled copies and one compiled kernel per group.
+//! FusionExecutorCache keeps one per signature and reuses it when the heuristics for new
+//! sizes are `sameAs` its own.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "executor/kernel_executor.h"
-#include "scheduler/registry.h"
+#include "segmenter/segmented_fusion.h"
 
 namespace mf {
 
 class FusionKernelRuntime {
  public:
-  //! Schedules a copy of `fusion` with `scheduler`'s `params` and compiles it (NVRTC; no GPU
-  //! needed). `inputs` give the sizes the kernel is compiled for (index type, vector widths).
-  FusionKernelRuntime(const Fusion& fusion, SchedulerType scheduler,
-                      std::unique_ptr<HeuristicParams> params, const std::vector<Tensor>& inputs);
+  //! Segments `fusion` for `inputs` (SegmentCandidateFinder::segment), computes each group's
+  //! heuristics in run order, schedules a copy of each group and compiles it (NVRTC; no GPU
+  //! needed). Dumps: fusion_ir_presched, scheduler_params, fusion_ir_scheduled.
+  FusionKernelRuntime(const Fusion& fusion, const std::vector<Tensor>& inputs,
+                      const DeviceDescription& device);
   ~FusionKernelRuntime();
   FusionKernelRuntime(const FusionKernelRuntime&) = delete;
   FusionKernelRuntime& operator=(const FusionKernelRuntime&) = delete;
 
   //! True when the fusion runs as more than one kernel.
-  bool isSegmented() const { return false; }
-  //! The heuristics of each kernel, in run order.
-  std::vector<const HeuristicParams*> heuristics() const { return {params_.get()}; }
-  SchedulerType schedulerType() const { return scheduler_; }
-  //! True when `params` would schedule exactly as this runtime's (only launch sizes differ).
-  bool canReuse(const HeuristicParams& params) const { return params_->sameAs(&params); }
+  bool isSegmented() const { return segments_->isSegmented(); }
+  //! The segmentation (one group for an unsegmented fusion).
+  const SegmentedFusion* fusionSegments() const { return segments_.get(); }
+  //! The heuristics of each group, in run order.
+  std::vector<const HeuristicParams*> heuristics() const;
+  //! Each group's heuristics for `inputs`, or nullopt when a group's scheduler refuses them.
+  std::optional<std::vector<std::unique_ptr<HeuristicParams>>> heuristicsFor(
+      const std::vector<Tensor>& inputs, const DeviceDescription& device) const;
+  //! True when `params` (heuristicsFor) schedule every group as this runtime does.
+  bool canReuse(const std::vector<std::unique_ptr<HeuristicParams>>& params) const;
 
-  //! Runs the compiled kernel(s) with `params`' launch sizes (host or device tensors, as
-  //! KernelExecutor::run). A NoOp runtime computes nothing: outputs that are inputs come
-  //! back as given, empty outputs are allocated.
+  //! Runs the groups in order (host or device tensors, as KernelExecutor::run). With host
+  //! inputs on a GPU the inputs go to the device once, intermediates stay there (freed after
+  //! their last use) and only the fusion's outputs come back.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, const RunOptions& options = {});
 
-  //! Every kernel's CUDA source, in run order (empty for NoOp).
+  //! Every kernel's CUDA source, in run order.
   std::string code() const;
-  //! The scheduled fusion(s) as the printer shows math and transforms.
+  //! The scheduled fusion of each group.
   std::string scheduledIr() const;
-  //! Number of kernels this runtime compiled.
-  int64_t kernelCount() const { return executor_ ? 1 : 0; }
-  //! The kernel executor of the (single) kernel, for benchmarks; null for NoOp.
-  KernelExecutor* executor() { return executor_.get(); }
+  //! Kernels this runtime compiled (NoOp groups have none).
+  int64_t kernelCount() const;
+  //! The kernel executor of the first kernel (benchmarks of one-kernel fusions); null if none.
+  KernelExecutor* executor();
 
  private:
-  std::unique_ptr<Fusion> fusion_;  // the unscheduled copy (NoOp outputs, reference fallback)
-  std::unique_ptr<Fusion> scheduled_;
-  SchedulerType scheduler_;
-  std::unique_ptr<HeuristicParams> params_;
-  std::unique_ptr<KernelExecutor> executor_;
+  struct Group;
+  std::unique_ptr<SegmentedFusion> segments_;
+  std::vector<std::unique_ptr<Group>> groups_;
 };
 
 }  // namespace mf

@@ -104,10 +104,16 @@ Expr* TernaryOp::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*> o
   return IrBuilder::createIn<TernaryOp>(f, std::move(ins), std::move(outs), op_);
 }
 
-LoadStoreOp::LoadStoreOp(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs)
-    : Expr(f, ExprKind::LoadStoreOp, std::move(ins), std::move(outs)) {}
+LoadStoreOp::LoadStoreOp(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs,
+                         LoadStoreOpType op)
+    : Expr(f, ExprKind::LoadStoreOp, std::move(ins), std::move(outs)), op_(op) {}
 Expr* LoadStoreOp::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs) const {
-  return IrBuilder::createIn<LoadStoreOp>(f, std::move(ins), std::move(outs));
+  return IrBuilder::createIn<LoadStoreOp>(f, std::move(ins), std::move(outs), op_);
+}
+
+bool isSegmentSet(const Expr* e) {
+  auto* op = dynamic_cast<const LoadStoreOp*>(e);
+  return op != nullptr && op->opType() == LoadStoreOpType::SegmentSet;
 }
 
 BroadcastOp::BroadcastOp(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs,

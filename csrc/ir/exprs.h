@@ -114,15 +114,28 @@ class TernaryOp : public Expr {
   TernaryOpType op_;
 };
 
+//! Set: a plain copy. SegmentSet: a copy that marks a segment boundary (mf::segment_set);
+//! no scheduler takes a fusion holding one, and the segmenter ends a segment at it.
+enum class LoadStoreOpType { Set, SegmentSet };
+
 //! out = set(in): a copy; schedules use it to stage data (e.g. global -> registers).
+//! out = segment_set(in): the same copy, as a segmentation hint.
 class LoadStoreOp : public Expr {
  public:
-  LoadStoreOp(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs);
+  LoadStoreOp(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs,
+              LoadStoreOpType op = LoadStoreOpType::Set);
   MF_DECLARE_EXPR(LoadStoreOp)
+  LoadStoreOpType opType() const { return op_; }
   Val* in() const { return input(0); }
   Val* out() const { return output(0); }
   std::string toString() const override;
+
+ private:
+  LoadStoreOpType op_;
 };
+
+//! True for `out = segment_set(in)`.
+bool isSegmentSet(const Expr* e);
 
 //! out = broadcast(in, flags): out has a new size-1 Broadcast axis where flags[i] is true.
 class BroadcastOp : public Expr {

@@ -150,7 +150,8 @@ std::string TernaryOp::toString() const {
   return assignment(out(), ternaryRhs(this));
 }
 std::string LoadStoreOp::toString() const {
-  return assignment(out(), fmt::format("set({})", operand(in())));
+  const char* name = op_ == LoadStoreOpType::SegmentSet ? "segment_set" : "set";
+  return assignment(out(), fmt::format("{}({})", name, operand(in())));
 }
 
 std::string BroadcastOp::toString() const {

@@ -227,6 +227,14 @@ TensorView* set(TensorView* x) {
   return out;
 }
 
+TensorView* segment_set(TensorView* x) {
+  checkOperand("segment_set", "x", x, activeFusion("segment_set"));
+  TensorView* out = newPointwiseOutput("segment_set", {x}, x->dtype());
+  IrBuilder::create<LoadStoreOp>(std::vector<Val*>{x}, std::vector<Val*>{out},
+                                 LoadStoreOpType::SegmentSet);
+  return out;
+}
+
 TensorView* broadcast(TensorView* x, const std::vector<bool>& is_broadcast_dim) {
   checkOperand("broadcast", "x", x, activeFusion("broadcast"));
   std::vector<IterDomain*> in_ids = logicalNoReductions(x);

@@ -72,6 +72,11 @@ TensorView* clamp(TensorView* x, Val* lo, Val* hi);
 TensorView* castOp(DataType dtype, TensorView* x);
 //! A copy of `x` (used to stage data: global -> registers -> global).
 TensorView* set(TensorView* x);
+//! A copy of `x` that ends a segment (nvFuser's segment_set): the segmenter puts it in the
+//! segment of its producer and its consumers in later segments, so `x` crosses a kernel
+//! boundary in global memory. No scheduler takes a fusion holding one; a segment's fusion
+//! (SegmentedFusion::makeFusion) holds it as a plain set. The name is nvFuser's.
+TensorView* segment_set(TensorView* x);
 //! Inserts size-1 Broadcast axes where `is_broadcast_dim` is true; the false entries must
 //! be as many as x's axes.
 TensorView* broadcast(TensorView* x, const std::vector<bool>& is_broadcast_dim);

@@ -55,7 +55,7 @@ std::string opName(const Expr* e) {
     }
   }
   if (auto* t = dynamic_cast<const TernaryOp*>(e)) return std::string(toString(t->opType()));
-  if (e->isA<LoadStoreOp>()) return "set";
+  if (e->isA<LoadStoreOp>()) return isSegmentSet(e) ? "segment_set" : "set";
   if (e->isA<BroadcastOp>()) return "broadcast";
   return std::string(e->opName());
 }

@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include "ir/fusion.h"
+#include "scheduler/registry_utils.h"
 
 namespace mf {
 namespace {
@@ -19,6 +20,7 @@ bool mayBeEmpty(const TensorView* tv) {
 }  // namespace
 
 bool NoOpScheduler::canScheduleCompileTime(Fusion* fusion) {
+  if (std::optional<std::string> why = commonScheduleRejectReason(fusion)) return reject(*why);
   for (Val* out : fusion->outputs()) {
     if (out->isFusionInput()) continue;
     auto* tv = out->as<TensorView>();  // outputs are tensors (Fusion::addOutput)

@@ -10,7 +10,8 @@ namespace mf {
 class NoOpScheduler : public SchedulerEntry {
  public:
   SchedulerType schedulerType() const override { return SchedulerType::NoOp; }
-  //! Refuses an output (not an input) whose extents are all non-zero constants.
+  //! Refuses what commonScheduleRejectReason refuses, and an output (not an input) whose
+  //! extents are all non-zero constants.
   bool canScheduleCompileTime(Fusion* fusion) override;
   //! Refuses when a computed output has elements at these sizes.
   bool canScheduleRunTime(Fusion* fusion, SchedulerRuntimeInfo& runtime_info) override;

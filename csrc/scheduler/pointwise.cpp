@@ -8,6 +8,7 @@
 #include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "scheduler/pointwise_utils.h"
+#include "scheduler/registry_utils.h"
 #include "scheduler/tools/cache.h"
 #include "scheduler/tools/inlining.h"
 #include "scheduler/tools/transform_propagator.h"
@@ -157,21 +158,7 @@ bool PointWiseScheduler::canScheduleCompileTime(Fusion* fusion) {
       if (id->isReduction())
         return reject(
             fmt::format("no support for reduction ops: {} has a reduction axis", tv->toString()));
-  for (Expr* e : fusion->exprs()) {
-    auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e);
-    if (op == nullptr) continue;
-    for (Val* offsets : {op->inputOffsets(), op->outputOffsets()})
-      if (!offsets->isFusionInput())
-        return reject(fmt::format(
-            "preprocessGroupedMatmulInputSf: the offsets {} must be a fusion input (its runtime "
-            "function reads them from global memory)",
-            offsets->toInlineString()));
-    if (!op->out()->isFusionOutput())
-      return reject(fmt::format(
-          "preprocessGroupedMatmulInputSf: its output {} must be a fusion output (only a "
-          "block-scaled grouped GEMM may read that layout)",
-          op->out()->toInlineString()));
-  }
+  if (std::optional<std::string> why = commonScheduleRejectReason(fusion)) return reject(*why);
   PointwiseDomainMap map(fusion);
   std::string why_not;
   if (findReferenceTensor(fusion, map, &why_not) == nullptr) return reject(why_not);
@@ -327,9 +314,9 @@ void PointWiseScheduler::schedule(Fusion* fusion, const HeuristicParams* params_
   PointwiseDomainMap map(fusion);
   TensorView* reference = findReferenceTensor(fusion, map);
   MF_ASSERT(reference != nullptr, "PointWiseScheduler::schedule: no reference tensor");
-  const size_t reference_pos = static_cast<size_t>(
-      std::find(fusion->outputs().begin(), fusion->outputs().end(), reference) -
-      fusion->outputs().begin());
+  const size_t reference_pos =
+      static_cast<size_t>(std::find(fusion->outputs().begin(), fusion->outputs().end(), reference) -
+                          fusion->outputs().begin());
   const std::vector<TensorView*> vectorized_io = vectorizableInputsOutputs(map, reference);
   auto isVectorizedIo = [&](TensorView* tv) {
     return std::find(vectorized_io.begin(), vectorized_io.end(), tv) != vectorized_io.end();
@@ -433,8 +420,7 @@ void PointWiseScheduler::schedule(Fusion* fusion, const HeuristicParams* params_
     // innermost loop its producers share with those exprs. Every tensor owns its innermost
     // loop instead (a register array of one vector), and all share the loops outside it.
     for (TensorView* tv : fusion->allTvs())
-      if (tv->computeAtPosition() == tv->nDims())
-        tv->setComputeAtPosition(tv->nDims() - 1);
+      if (tv->computeAtPosition() == tv->nDims()) tv->setComputeAtPosition(tv->nDims() - 1);
   }
 }
 

@@ -43,9 +43,9 @@ class PointwiseParams : public HeuristicParams {
 class PointWiseScheduler : public SchedulerEntry {
  public:
   SchedulerType schedulerType() const override { return SchedulerType::PointWise; }
-  //! Refuses a fusion without outputs (scalar-only work), a reduction axis, a layout op
-  //! whose offsets are not fusion inputs or whose output is not a fusion output, and a
-  //! fusion without a reference tensor (findReferenceTensor).
+  //! Refuses a fusion without outputs (scalar-only work), a reduction axis, one that breaks
+  //! the common rules (commonScheduleRejectReason: segment_set, the layout op's global
+  //! buffers), and a fusion without a reference tensor (findReferenceTensor).
   bool canScheduleCompileTime(Fusion* fusion) override;
   //! Refuses an empty reference tensor when another output has elements (a schedule over
   //! the reference would never write it).

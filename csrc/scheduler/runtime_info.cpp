@@ -35,13 +35,21 @@ TensorMetadata TensorMetadata::of(const Tensor& t) {
   m.storage_offset = t.storageOffset();
   if (t.isCuda()) {
     // The allocation's base: element 0's address less the view's offset.
-    const uint64_t base = t.devicePtr() - static_cast<uint64_t>(t.storageOffset() *
-                                                                dataTypeSize(t.dtype()));
+    const uint64_t base =
+        t.devicePtr() - static_cast<uint64_t>(t.storageOffset() * dataTypeSize(t.dtype()));
     m.base_alignment =
         base == 0 ? kAllocationAlignment
                   : std::min<int64_t>(kAllocationAlignment, int64_t{1} << std::countr_zero(base));
   }
   if (t.dim() == 0) m.scalar = t.isCuda() ? t.toHost().value(0) : t.value(0);
+  return m;
+}
+
+TensorMetadata TensorMetadata::contiguous(DataType dtype, std::vector<int64_t> sizes) {
+  TensorMetadata m;
+  m.dtype = dtype;
+  m.strides = contiguousStrides(sizes);
+  m.sizes = std::move(sizes);
   return m;
 }
 

@@ -35,6 +35,8 @@ struct TensorMetadata {
   //! The metadata of `t`: its view's storage offset; the base alignment of a device tensor's
 //! allocation as its address says (a host tensor is copied to a fresh, aligned block).
   static TensorMetadata of(const Tensor& t);
+  //! A fresh contiguous (row-major) allocation of `sizes`.
+  static TensorMetadata contiguous(DataType dtype, std::vector<int64_t> sizes);
   //! The largest power of two (at most base_alignment) dividing element 0's byte address.
   int64_t dataAlignment() const;
 };
@@ -80,6 +82,8 @@ class SchedulerRuntimeInfo {
 
   //! The run-time extent of `id`; a UserError when it cannot be evaluated.
   int64_t extent(const IterDomain* id);
+  //! One entry per fusion input, in order (what the constructor was given).
+  const std::vector<TensorMetadata>& inputsMetadata() const { return inputs_; }
   //! The metadata of `tv` when it is a fusion input, else nullptr.
   const TensorMetadata* inputMetadata(const TensorView* tv) const;
   //! `tv`'s allocation axes (reductions dropped) with their run-time sizes and strides:

@@ -80,9 +80,9 @@ std::vector<bool> parseDumpList(std::string_view dump_list, std::ostream& help_o
 std::string dumpHelp() {
   std::ostringstream os;
   os << "MINIFUSER_DUMP=opt1,opt2,... prints stages of compilation. Options:\n";
-  for (const DumpEntry& e : kDumpEntries) os << fmt::format("  {:<18} {}\n", e.name, e.description);
-  os << "Related: MINIFUSER_DUMP_DIR (folder for cuda_to_file), MINIFUSER_CACHE_DIR (kernel "
-        "cache).\n";
+  for (const DumpEntry& e : kDumpEntries) os << fmt::format("  {:<22} {}\n", e.name, e.description);
+  os << "Related: MINIFUSER_DUMP_DIR (folder for cuda_to_file, fusion_segments_graph), "
+        "MINIFUSER_CACHE_DIR (kernel cache).\n";
   return os.str();
 }
 

@@ -1,7 +1,8 @@
 //! Process options read from the environment. This file and options.cpp are the only place
 //! in minifuser that reads environment variables:
 //!   MINIFUSER_DUMP        comma list of dump options (MINIFUSER_DUMP=help lists them)
-//!   MINIFUSER_DUMP_DIR    folder for file dumps (cuda_to_file); default "."
+//!   MINIFUSER_DUMP_DIR    folder for file dumps (cuda_to_file, fusion_segments_graph);
+//!                         default "."
 //!   MINIFUSER_CACHE_DIR   on-disk kernel cache; default $HOME/.cache/minifuser
 //!   MINIFUSER_UPDATE_GOLDEN=1  golden-kernel tests rewrite tests/golden instead of comparing
 //!   MINIFUSER_NO_DEVICE=1 behave as if no GPU were present (tests the CPU fallback on a GPU box)
@@ -33,7 +34,12 @@ namespace mf {
   X(CudaToFile, "cuda_to_file", "write <kernel>.cu (full source) into MINIFUSER_DUMP_DIR")      \
   X(Ptx, "ptx", "the PTX NVRTC produced")                                                       \
   X(CompileTiming, "compile_timing", "time spent in lowering, codegen and NVRTC")               \
-  X(LaunchParams, "launch_params", "grid and block sizes of each launch")
+  X(LaunchParams, "launch_params", "grid and block sizes of each launch")                       \
+  X(SegmenterLogging, "segmenter_logging",                                                      \
+    "each merge the segmenter tries, accepted or refused with each scheduler's reason")         \
+  X(FusionSegments, "fusion_segments", "the final segmentation: groups, schedulers, edges")     \
+  X(FusionSegmentsGraph, "fusion_segments_graph",                                               \
+    "write the segmentation as Graphviz .dot (and .png with dot) into MINIFUSER_DUMP_DIR")
 
 enum class DumpOption {
 #define MF_DUMP_ENUM(e, name, desc) e,

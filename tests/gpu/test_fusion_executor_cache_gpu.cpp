@@ -81,7 +81,9 @@ TEST_F(FecGpu, OneDimensionalChain) {
         f.addInput(y);
         f.addOutput(mul(add(x, y), constFloat(2.0)));
       },
-      [](int64_t n, uint64_t s) { return randoms({{n, 3 * n % 97 + 1}, {n, 3 * n % 97 + 1}}, DataType::Float, s); },
+      [](int64_t n, uint64_t s) {
+        return randoms({{n, 3 * n % 97 + 1}, {n, 3 * n % 97 + 1}}, DataType::Float, s);
+      },
       0);
 }
 
@@ -94,7 +96,10 @@ TEST_F(FecGpu, InnerBroadcastBiasRelu) {
         f.addInput(b);
         f.addOutput(relu(add(x, broadcast(exp(b), {true, false}))));
       },
-      [](int64_t n, uint64_t s) { return randoms({{n, 515}, {515}}, DataType::Float, s); }, 1e-6);
+      [](int64_t n, uint64_t s) {
+        return randoms({{n, 515}, {515}}, DataType::Float, s);
+      },
+      1e-6);
 }
 
 TEST_F(FecGpu, OuterBroadcastColumn) {
@@ -107,7 +112,10 @@ TEST_F(FecGpu, OuterBroadcastColumn) {
         f.addOutput(mul(x, c));
         f.addOutput(neg(c));
       },
-      [](int64_t n, uint64_t s) { return randoms({{n, 257}, {n, 1}}, DataType::Float, s); }, 0);
+      [](int64_t n, uint64_t s) {
+        return randoms({{n, 257}, {n, 1}}, DataType::Float, s);
+      },
+      0);
 }
 
 TEST_F(FecGpu, Bf16Gelu) {

@@ -97,13 +97,23 @@ int main() {
   }
   const int64_t big = int64_t{128} << 20, m = 32 * 1024, n = 4 * 1024;
   std::vector<Case> cases = {
-      {"add_mul_fp32", {{big}, {big}}, DataType::Float,
+      {"add_mul_fp32",
+       {{big}, {big}},
+       DataType::Float,
        [](auto& in) { return mf::mul(mf::add(in[0], in[1]), mf::constFloat(2.0)); }},
-      {"gelu_bf16", {{big}, {big}}, DataType::BFloat16,
+      {"gelu_bf16",
+       {{big}, {big}},
+       DataType::BFloat16,
        [](auto& in) { return geluTanh(in[0], in[1]); }},
-      {"bias_relu_fp32", {{m, n}, {n}}, DataType::Float,
-       [](auto& in) { return mf::relu(mf::add(in[0], mf::broadcast(in[1], {true, false}))); }},
-      {"col_mul_fp32", {{m, n}, {m, 1}}, DataType::Float,
+      {"bias_relu_fp32",
+       {{m, n}, {n}},
+       DataType::Float,
+       [](auto& in) {
+         return mf::relu(mf::add(in[0], mf::broadcast(in[1], {true, false})));
+       }},
+      {"col_mul_fp32",
+       {{m, n}, {m, 1}},
+       DataType::Float,
        [](auto& in) { return mf::mul(in[0], in[1]); }},
   };
   for (const Case& c : cases) {
@@ -161,9 +171,9 @@ int main() {
     auto t0 = std::chrono::steady_clock::now();
     mf::FusionExecutorCache fec(std::move(fusion));
     fec.runFusionWithInputs(inputs)[0].toHost();
-    fmt::print("cold first_run_ms {:.1f}\n",
-               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                   .count());
+    fmt::print(
+        "cold first_run_ms {:.1f}\n",
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   return 0;
 }

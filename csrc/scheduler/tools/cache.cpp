@@ -21,8 +21,7 @@ TensorView* freshLike(const TensorView* tv) {
 
 // A copy `to = set(from)`.
 void addCopy(TensorView* from, TensorView* to) {
-  IrBuilder::createIn<LoadStoreOp>(from->fusion(), std::vector<Val*>{from},
-                                   std::vector<Val*>{to});
+  IrBuilder::createIn<LoadStoreOp>(from->fusion(), std::vector<Val*>{from}, std::vector<Val*>{to});
 }
 
 bool isPointwise(const Expr* e) {
@@ -46,9 +45,8 @@ void removeDeadExprs(Fusion& fusion) {
   std::unordered_set<Expr*> keep(live.begin(), live.end());
   std::vector<Expr*> dead;
   for (const auto& s : fusion.statements())
-    if (auto* e = dynamic_cast<Expr*>(s.get()); e && !keep.count(e) &&
-                                                 !e->outputs().empty() &&
-                                                 e->output(0)->kind() == ValKind::TensorView)
+    if (auto* e = dynamic_cast<Expr*>(s.get());
+        e && !keep.count(e) && !e->outputs().empty() && e->output(0)->kind() == ValKind::TensorView)
       dead.push_back(e);
   for (Expr* e : dead) fusion.removeExpr(e);
 }

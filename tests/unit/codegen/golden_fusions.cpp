@@ -44,8 +44,8 @@ std::vector<Tensor> rows(const std::vector<std::vector<int64_t>>& shapes, DataTy
 
 TensorView* geluTanh(TensorView* x, TensorView* y) {
   TensorView* v = mul(castOp(DataType::Float, x), castOp(DataType::Float, y));
-  TensorView* inner = mul(add(v, mul(mul(mul(v, v), v), constFloat(0.044715))),
-                          constFloat(std::sqrt(2.0 / M_PI)));
+  TensorView* inner =
+      mul(add(v, mul(mul(mul(v, v), v), constFloat(0.044715))), constFloat(std::sqrt(2.0 / M_PI)));
   return castOp(DataType::BFloat16,
                 mul(mul(v, constFloat(0.5)), add(tanh(inner), constFloat(1.0))));
 }
@@ -237,7 +237,9 @@ const std::vector<GoldenFusion>& goldenFusions() {
          f.addOutput(relu(add(x, broadcast(b, {true, false}))));
          autoSchedule(f, rows({{1000, 1024}, {1024}}, DataType::Float, 1));
        },
-       [](int64_t n, uint64_t seed) { return rows({{n, 1024}, {1024}}, DataType::Float, seed); }},
+       [](int64_t n, uint64_t seed) {
+         return rows({{n, 1024}, {1024}}, DataType::Float, seed);
+       }},
       {"auto_column_mul",
        [](Fusion& f) {
          TensorView* x = makeContigTensor(2);
@@ -274,7 +276,9 @@ const std::vector<GoldenFusion>& goldenFusions() {
          out->setAllocationDomain({out->axis(1), out->axis(0)}, true);
          autoSchedule(f, rows({{1000, 1024}, {1000}}, DataType::Float, 1));
        },
-       [](int64_t n, uint64_t seed) { return rows({{n, 1024}, {n}}, DataType::Float, seed); },
+       [](int64_t n, uint64_t seed) {
+         return rows({{n, 1024}, {n}}, DataType::Float, seed);
+       },
        /*tolerance=*/1e-5},
   };
   return cases;

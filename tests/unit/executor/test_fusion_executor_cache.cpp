@@ -82,7 +82,8 @@ TEST(FusionExecutorCache, EmptyOutputIsNoOp) {
   std::vector<Tensor> out = fec.runFusionWithInputs(
       {Tensor::random({0, 5}, DataType::Float, 1), Tensor::random({0, 5}, DataType::Float, 2)});
   EXPECT_EQ(out[0].sizes(), (std::vector<int64_t>{0, 5}));
-  EXPECT_EQ(fec.getMostRecentKernelRuntime()->schedulerType(), SchedulerType::NoOp);
+  EXPECT_EQ(fec.getMostRecentKernelRuntime()->heuristics().at(0)->schedulerType(),
+            SchedulerType::NoOp);
   EXPECT_EQ(fec.countKernelsCompiled(), 0);
 }
 
@@ -107,9 +108,9 @@ TEST(FusionExecutorCache, ConcurrentRuns) {
 // The dumps of the automatic path print what they name.
 TEST(FusionExecutorCache, Dumps) {
   OptionsGuard guard;
-  for (DumpOption o : {DumpOption::FusionIrPresched, DumpOption::SchedulerVerbose,
-                       DumpOption::SchedulerParams, DumpOption::FusionIrScheduled,
-                       DumpOption::FecCache})
+  for (DumpOption o :
+       {DumpOption::FusionIrPresched, DumpOption::SchedulerVerbose, DumpOption::SchedulerParams,
+        DumpOption::FusionIrScheduled, DumpOption::FecCache})
     guard.enableDump(o);
   ::testing::internal::CaptureStdout();
   FusionExecutorCache fec(addMul());
@@ -122,13 +123,13 @@ TEST(FusionExecutorCache, Dumps) {
   EXPECT_THAT(out, HasSubstr("pointwise: accepted"));
   EXPECT_THAT(out, HasSubstr("PointwiseParams(vectorization_factor = "));
   EXPECT_THAT(out, HasSubstr("=== fusion_ir_scheduled (pointwise) ==="));
-  EXPECT_THAT(out, HasSubstr("fec_cache: miss; new runtime (pointwise)"));
+  EXPECT_THAT(out, HasSubstr("fec_cache: miss; new runtime (1 group)"));
   EXPECT_THAT(out, HasSubstr("fec_cache: hit"));
 }
 
-// A fusion no scheduler takes (outputs of unrelated shapes) says why, until the segmenter
-// cuts it.
-TEST(FusionExecutorCache, RefusalNamesEachScheduler) {
+// Outputs of unrelated shapes no scheduler takes as one kernel: the segmenter cuts them into
+// two pointwise kernels, and the runtime runs both.
+TEST(FusionExecutorCache, SegmentsWhatNoSchedulerTakesWhole) {
   auto fusion = std::make_unique<Fusion>();
   {
     FusionGuard fg(fusion.get());
@@ -137,15 +138,20 @@ TEST(FusionExecutorCache, RefusalNamesEachScheduler) {
     fusion->addInput(a);
     fusion->addInput(b);
     fusion->addOutput(neg(a));
-    fusion->addOutput(neg(b));
+    fusion->addOutput(exp(b));
   }
   FusionExecutorCache fec(std::move(fusion));
-  EXPECT_THAT(
-      [&] {
-        fec.runFusionWithInputs(
-            {Tensor::random({10, 20}, DataType::Float, 1), Tensor::random({15}, DataType::Float, 2)});
-      },
-      ThrowsMessage<UserError>(HasSubstr("no scheduler takes this fusion as one kernel")));
+  std::vector<Tensor> in = {Tensor::random({10, 20}, DataType::Float, 1),
+                            Tensor::random({15}, DataType::Float, 2)};
+  std::vector<Tensor> out = fec.runFusionWithInputs(in);
+  std::vector<Tensor> ref = ReferenceEvaluator(fec.fusion()).run(in);
+  expectEqual(out[0], ref[0]);
+  expectEqual(out[1], ref[1]);
+  FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+  EXPECT_TRUE(rt->isSegmented());
+  EXPECT_EQ(rt->heuristics().size(), 2u);
+  EXPECT_EQ(rt->fusionSegments()->groups().size(), 2u);
+  EXPECT_EQ(fec.countKernelsCompiled(), 2);
 }
 
 }  // namespace

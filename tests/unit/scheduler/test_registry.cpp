@@ -191,6 +191,44 @@ TEST(PointwiseRefusal, LayoutOpOffsetsAndOutput) {
   }
 }
 
+// The layout op's output read in the same fusion is refused even when it is also an output;
+// a segment_set is refused by every scheduler (the segmenter cuts there). One rule set,
+// commonScheduleRejectReason, gives both reasons.
+TEST(PointwiseRefusal, LayoutOpOutputConsumedAndSegmentSet) {
+  {
+    Fusion f;
+    FusionGuard fg(&f);
+    auto [in, in_off, out_off] = layoutInputs(f);
+    TensorView* out = preprocessGroupedMatmulInputSf(in, in_off, out_off);
+    f.addOutput(out);
+    TensorView* r = relu(out);
+    f.addOutput(r);
+    PointWiseScheduler pw;
+    EXPECT_FALSE(pw.canScheduleCompileTime(&f));
+    EXPECT_EQ(pw.rejectReason(),
+              "preprocessGroupedMatmulInputSf: its output T3 must have no consumer in the "
+              "fusion, got `" +
+                  r->definition()->toString() +
+                  "` (only a block-scaled grouped GEMM may read that layout)");
+  }
+  {
+    Fusion f;
+    FusionGuard fg(&f);
+    TensorView* t0 = makeContigTensor(1);
+    f.addInput(t0);
+    TensorView* t1 = segment_set(t0);
+    f.addOutput(neg(t1));
+    const std::string reason = "`" + t1->definition()->toString() +
+                               "` marks a segment boundary; the segmenter cuts the fusion there";
+    PointWiseScheduler pw;
+    EXPECT_FALSE(pw.canScheduleCompileTime(&f));
+    EXPECT_EQ(pw.rejectReason(), reason);
+    NoOpScheduler no_op;
+    EXPECT_FALSE(no_op.canScheduleCompileTime(&f));
+    EXPECT_EQ(no_op.rejectReason(), reason);
+  }
+}
+
 // An empty reference [0, N] next to a non-empty [1, N] output: a schedule over the reference
 // would never write the second output, so the pointwise scheduler refuses at run time.
 TEST(PointwiseRefusal, EmptyReferenceWithNonEmptyOutput) {

@@ -1,0 +1,45 @@
+#include "scheduler/registry_utils.h"
+
+#include <fmt/format.h>
+
+#include "ir/exprs.h"
+#include "ir/fusion.h"
+
+namespace mf {
+namespace {
+
+std::optional<std::string> layoutOpRejectReason(const PreprocessGroupedMatmulInputSf* op) {
+  for (Val* offsets : {op->inputOffsets(), op->outputOffsets()})
+    if (!offsets->isFusionInput())
+      return fmt::format(
+          "preprocessGroupedMatmulInputSf: the offsets {} must be a fusion input (its runtime "
+          "function reads them from global memory)",
+          offsets->toInlineString());
+  Val* out = op->out();
+  if (!out->isFusionOutput())
+    return fmt::format(
+        "preprocessGroupedMatmulInputSf: its output {} must be a fusion output (only a "
+        "block-scaled grouped GEMM may read that layout)",
+        out->toInlineString());
+  if (!out->uses().empty())
+    return fmt::format(
+        "preprocessGroupedMatmulInputSf: its output {} must have no consumer in the fusion, "
+        "got `{}` (only a block-scaled grouped GEMM may read that layout)",
+        out->toInlineString(), out->uses().front()->toString());
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> commonScheduleRejectReason(Fusion* fusion) {
+  for (Expr* e : fusion->exprs()) {
+    if (isSegmentSet(e))
+      return fmt::format("`{}` marks a segment boundary; the segmenter cuts the fusion there",
+                         e->toString());
+    if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e))
+      if (std::optional<std::string> why = layoutOpRejectReason(op)) return why;
+  }
+  return std::nullopt;
+}
+
+}  // namespace mf

@@ -1,0 +1,373 @@
+#include "segmenter/segment_candidate_finder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <unordered_map>
+
+#include "ir/exprs.h"
+#include "ir/fusion.h"
+#include "ir/subgraph.h"
+#include "scheduler/registry.h"
+#include "support/hash.h"
+#include "support/options.h"
+
+namespace mf {
+namespace {
+
+// A group while segmenting: indices into the topological expr list (sorted), forwarded
+// exprs left out (they are added where used). Indices, not pointers, order everything, so
+// the result does not depend on where the allocator put the IR.
+struct Candidate {
+  std::vector<int64_t> exprs;
+  SchedulerType type = SchedulerType::None;
+  bool alive = true;
+
+  int64_t key() const { return exprs.front(); }
+};
+
+class Finder {
+ public:
+  Finder(const Fusion& fusion, const SchedulerRuntimeInfo& info,
+         SegmentCandidateFinderOptions options)
+      : segmented_(std::make_unique<SegmentedFusion>(std::make_unique<Fusion>(fusion))),
+        complete_(*segmented_->completeFusion()),
+        info_(&complete_, info.inputsMetadata(), info.device()),
+        options_(std::move(options)),
+        exprs_(complete_.exprs()) {
+    MF_CHECK(info.fusion() == &fusion,
+             "SegmentCandidateFinder::segment: the run-time info is of another fusion");
+    for (size_t i = 0; i < exprs_.size(); ++i) index_[exprs_[i]] = static_cast<int64_t>(i);
+    findForwarded();
+  }
+
+  std::unique_ptr<SegmentedFusion> run() {
+    if (!wholeFusionAccepted()) {
+      buildInitialGroups();
+      mergeHintsWithProducers();
+      mergeNeighbours();
+      if (options_.run_final_merge) finalMerge();
+      emitInRunOrder();
+    }
+    dump();
+    return std::move(segmented_);
+  }
+
+ private:
+  bool logging() const { return isDumpEnabled(DumpOption::SegmenterLogging); }
+
+  // Unary chains hanging off fusion inputs (a cast, a neg): an expr is forwarded when it is
+  // a UnaryOp whose operand is a fusion input or a forwarded output used only by it, and
+  // whose output is not a fusion output nor a layout op's offsets (those must be segment
+  // inputs). Its output then acts like a fusion input; each group reading it gets a copy of
+  // the chain (finalize), so the chain never becomes a segment of its own.
+  void findForwarded() {
+    forwarded_.assign(exprs_.size(), false);
+    for (size_t i = 0; i < exprs_.size(); ++i) {
+      auto* op = dynamic_cast<UnaryOp*>(exprs_[i]);
+      if (op == nullptr || op->out()->isFusionOutput()) continue;
+      Val* in = op->in();
+      Expr* def = in->definition();
+      bool from_input = in->isFusionInput() ||
+                        (def != nullptr && index_.count(def) && forwarded_[index_.at(def)]);
+      if (!from_input || in->uses().size() != 1) continue;
+      bool offsets = std::any_of(op->out()->uses().begin(), op->out()->uses().end(), [&](Expr* u) {
+        auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(u);
+        return layout != nullptr &&
+               (layout->inputOffsets() == op->out() || layout->outputOffsets() == op->out());
+      });
+      if (!offsets) forwarded_[i] = true;
+    }
+  }
+
+  bool wholeFusionAccepted() {
+    if (std::any_of(exprs_.begin(), exprs_.end(), isSegmentSet)) {
+      if (logging()) dumpStream() << "segmenter: the fusion holds a segment_set; segmenting\n";
+      return false;
+    }
+    HeuristicsProposal proposal = proposeHeuristics(&complete_, info_);
+    if (logging())
+      dumpStream() << (proposal.accepted()
+                           ? fmt::format("segmenter: the whole fusion is taken by {}\n",
+                                         proposal.type)
+                           : fmt::format("segmenter: no scheduler takes the whole fusion:\n{}",
+                                         indent(proposal.rejectionsString())));
+    if (!proposal.accepted()) return false;
+    segmented_->addGroup(exprs_, proposal.type);
+    segmented_->finalize({});
+    return true;
+  }
+
+  void buildInitialGroups() {
+    group_of_.assign(exprs_.size(), -1);
+    for (size_t i = 0; i < exprs_.size(); ++i) {
+      if (forwarded_[i]) continue;
+      Candidate c;
+      c.exprs = {static_cast<int64_t>(i)};
+      HeuristicsProposal proposal = propose(c.exprs);
+      MF_CHECK(proposal.accepted(), "segmenter: no scheduler takes `{}` alone:\n{}",
+               exprs_[i]->toString(), proposal.rejectionsString());
+      c.type = proposal.type;
+      group_of_[i] = static_cast<int64_t>(groups_.size());
+      groups_.push_back(std::move(c));
+    }
+  }
+
+  // A segment_set ends the segment of its producer: join them before anything else claims
+  // the producer.
+  void mergeHintsWithProducers() {
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      Expr* e = exprs_[groups_[g].key()];
+      if (!groups_[g].alive || !isSegmentSet(e) || groups_[g].exprs.size() != 1) continue;
+      Expr* def = e->input(0)->definition();
+      if (def == nullptr || !index_.count(def) || forwarded_[index_.at(def)]) continue;
+      tryMerge(group_of_[index_.at(def)], static_cast<int64_t>(g));
+    }
+  }
+
+  // Producer-consumer merges, from the first group in topological order on, until none is
+  // accepted.
+  void mergeNeighbours() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int64_t g : aliveInKeyOrder()) {
+        for (bool merged = true; merged && groups_[g].alive;) {
+          merged = false;
+          const std::vector<int64_t> consumers = consumerLists()[g];
+          for (int64_t c : consumers) {
+            if (tryMerge(g, c)) {
+              merged = changed = true;
+              break;
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // Every remaining pair, related or not, until none is accepted.
+  void finalMerge() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      std::vector<int64_t> alive = aliveInKeyOrder();
+      for (size_t i = 0; i < alive.size() && !changed; ++i)
+        for (size_t j = i + 1; j < alive.size() && !changed; ++j)
+          changed = tryMerge(alive[i], alive[j]);
+    }
+  }
+
+  std::vector<int64_t> aliveInKeyOrder() const {
+    std::vector<int64_t> alive;
+    for (size_t g = 0; g < groups_.size(); ++g)
+      if (groups_[g].alive) alive.push_back(static_cast<int64_t>(g));
+    std::sort(alive.begin(), alive.end(),
+              [&](int64_t a, int64_t b) { return groups_[a].key() < groups_[b].key(); });
+    return alive;
+  }
+
+  // The groups computing a tensor `g` reads, in key order (forwarded chains are copied,
+  // not read).
+  std::vector<int64_t> producersOf(int64_t g) const {
+    std::set<std::pair<int64_t, int64_t>> found;  // (key, group)
+    for (int64_t i : groups_[g].exprs)
+      for (Val* in : exprs_[i]->inputs()) {
+        Expr* def = in->definition();
+        if (def == nullptr || !index_.count(def)) continue;
+        int64_t p = group_of_[index_.at(def)];
+        if (p >= 0 && p != g) found.emplace(groups_[p].key(), p);
+      }
+    std::vector<int64_t> out;
+    for (const auto& [key, p] : found) out.push_back(p);
+    return out;
+  }
+
+  // Per group (by index; empty for merged-away ones), its consumer groups.
+  std::vector<std::vector<int64_t>> consumerLists() const {
+    std::vector<std::vector<int64_t>> consumers(groups_.size());
+    for (int64_t c : aliveInKeyOrder())
+      for (int64_t p : producersOf(c)) consumers[p].push_back(c);
+    return consumers;
+  }
+
+  // True when a path from `from` reaches `to` through a third group: merging the two would
+  // then put that group both before and after the union (a cycle).
+  static bool reachesThroughOther(const std::vector<std::vector<int64_t>>& consumers, int64_t from,
+                                  int64_t to) {
+    std::vector<int64_t> work;
+    std::vector<bool> seen(consumers.size(), false);
+    for (int64_t c : consumers[from])
+      if (c != to) work.push_back(c);
+    while (!work.empty()) {
+      int64_t g = work.back();
+      work.pop_back();
+      if (g == to) return true;
+      if (seen[g]) continue;
+      seen[g] = true;
+      work.insert(work.end(), consumers[g].begin(), consumers[g].end());
+    }
+    return false;
+  }
+
+  std::string label(int64_t g) const {
+    std::string s;
+    for (int64_t i : groups_[g].exprs)
+      for (Val* out : exprs_[i]->outputs()) s += (s.empty() ? "" : ", ") + out->toInlineString();
+    return "{" + s + "}";
+  }
+
+  static std::string indent(const std::string& lines) {
+    std::string s;
+    size_t start = 0;
+    while (start < lines.size()) {
+      size_t end = lines.find('\n', start);
+      if (end == std::string::npos) end = lines.size();
+      s += "  " + lines.substr(start, end - start) + "\n";
+      start = end + 1;
+    }
+    return s;
+  }
+
+  bool tryMerge(int64_t a, int64_t b) {
+    std::vector<int64_t> merged = groups_[a].exprs;
+    merged.insert(merged.end(), groups_[b].exprs.begin(), groups_[b].exprs.end());
+    std::sort(merged.begin(), merged.end());
+    // Either order is the same union.
+    auto key = std::minmax(groups_[a].exprs, groups_[b].exprs);
+    if (refused_.count(key)) return false;
+    const std::string what = fmt::format("segmenter: merge {} + {}", label(a), label(b));
+    auto refuse = [&](const std::string& why) {
+      refused_.insert(key);
+      if (logging()) dumpStream() << what << ": refused, " << why;
+      return false;
+    };
+    if (options_.custom_should_merge_groups &&
+        !options_.custom_should_merge_groups(exprsOf(groups_[a].exprs), exprsOf(groups_[b].exprs)))
+      return refuse("custom_should_merge_groups said no\n");
+    const std::vector<std::vector<int64_t>> consumers = consumerLists();
+    if (reachesThroughOther(consumers, a, b) || reachesThroughOther(consumers, b, a))
+      return refuse("a path between them runs through another group (a cycle)\n");
+    HeuristicsProposal proposal = propose(merged);
+    if (!proposal.accepted())
+      return refuse("no scheduler takes the union:\n" + indent(proposal.rejectionsString()));
+    if (logging()) dumpStream() << what << ": accepted by " << toString(proposal.type) << "\n";
+    for (int64_t i : groups_[b].exprs) group_of_[i] = a;
+    groups_[a].exprs = std::move(merged);
+    groups_[a].type = proposal.type;
+    groups_[b].alive = false;
+    return true;
+  }
+
+  std::vector<Expr*> exprsOf(const std::vector<int64_t>& indices) const {
+    std::vector<Expr*> out;
+    for (int64_t i : indices) out.push_back(exprs_[i]);
+    return out;
+  }
+
+  // `own` plus the forwarded chains it reads, in topological order.
+  std::vector<Expr*> withForwarded(const std::vector<int64_t>& own) const {
+    std::set<int64_t> all(own.begin(), own.end());
+    std::vector<int64_t> work(own);
+    while (!work.empty()) {
+      int64_t i = work.back();
+      work.pop_back();
+      for (Val* in : exprs_[i]->inputs()) {
+        Expr* def = in->definition();
+        if (def == nullptr || !index_.count(def)) continue;
+        int64_t d = index_.at(def);
+        if (forwarded_[d] && all.insert(d).second) work.push_back(d);
+      }
+    }
+    return exprsOf(std::vector<int64_t>(all.begin(), all.end()));
+  }
+
+  // What the registry says of the segment `own` would form, at these sizes.
+  HeuristicsProposal propose(const std::vector<int64_t>& own) {
+    std::vector<Expr*> exprs = withForwarded(own);
+    std::vector<Val*> outputs;
+    for (Val* out : subgraphOutputs(exprs)) {
+      Expr* def = out->definition();
+      if (!forwarded_[index_.at(def)]) outputs.push_back(out);
+    }
+    SegmentFusion segment = makeSegmentFusion(complete_, exprs, subgraphInputs(exprs), outputs);
+    SchedulerRuntimeInfo info(segment.fusion.get(),
+                              segmentInputsMetadata(segment.original_inputs, info_),
+                              info_.device());
+    return proposeHeuristics(segment.fusion.get(), info);
+  }
+
+  // Kahn's algorithm, the smallest key first among the ready groups.
+  void emitInRunOrder() {
+    std::vector<int64_t> alive = aliveInKeyOrder();
+    std::vector<int64_t> order;
+    std::vector<bool> done(groups_.size(), false);
+    while (order.size() < alive.size()) {
+      bool progressed = false;
+      for (int64_t g : alive) {
+        if (done[g]) continue;
+        std::vector<int64_t> producers = producersOf(g);
+        if (!std::all_of(producers.begin(), producers.end(), [&](int64_t p) { return done[p]; }))
+          continue;
+        done[g] = true;
+        order.push_back(g);
+        progressed = true;
+        break;
+      }
+      MF_ASSERT(progressed, "segmenter: the groups form a cycle");
+    }
+    for (int64_t g : order) segmented_->addGroup(withForwarded(groups_[g].exprs), groups_[g].type);
+    std::vector<int64_t> forwarded;
+    for (size_t i = 0; i < exprs_.size(); ++i)
+      if (forwarded_[i]) forwarded.push_back(static_cast<int64_t>(i));
+    segmented_->finalize(exprsOf(forwarded));
+  }
+
+  void dump() const {
+    if (isDumpEnabled(DumpOption::FusionSegments)) dumpStream() << segmented_->toString();
+    if (!isDumpEnabled(DumpOption::FusionSegmentsGraph)) return;
+    // Named by the segmentation's text: the same segmentation writes the same file.
+    const std::string base = fmt::format("{}/fusion_segments_{:016x}", options().dump_dir,
+                                         hashBytes(segmented_->toString()));
+    std::ofstream file(base + ".dot");
+    file << segmented_->toDot();
+    MF_CHECK(file.good(), "fusion_segments_graph: cannot write {}.dot", base);
+    file.close();
+    dumpStream() << "fusion_segments_graph: wrote " << base << ".dot\n";
+    if (std::system("command -v dot > /dev/null 2>&1") == 0 &&
+        std::system(fmt::format("dot -Tpng '{0}.dot' -o '{0}.png'", base).c_str()) == 0)
+      dumpStream() << "fusion_segments_graph: wrote " << base << ".png\n";
+  }
+
+  std::unique_ptr<SegmentedFusion> segmented_;
+  Fusion& complete_;
+  SchedulerRuntimeInfo info_;
+  SegmentCandidateFinderOptions options_;
+  std::vector<Expr*> exprs_;  // the complete fusion's tensor exprs, topological
+  std::unordered_map<const Expr*, int64_t> index_;
+  std::vector<bool> forwarded_;
+  std::vector<Candidate> groups_;
+  std::vector<int64_t> group_of_;  // expr index -> group (-1: forwarded)
+  // Merges refused once stay refused: the oracle and the hook see only the exprs, and a
+  // cycle through another group never disappears when other groups merge.
+  std::set<std::pair<std::vector<int64_t>, std::vector<int64_t>>> refused_;
+};
+
+}  // namespace
+
+std::unique_ptr<SegmentedFusion> SegmentCandidateFinder::segment(
+    const Fusion& fusion, const std::vector<Tensor>& inputs,
+    SegmentCandidateFinderOptions options) {
+  // The run-time info binds a non-const fusion; it is only read.
+  SchedulerRuntimeInfo info(const_cast<Fusion*>(&fusion), inputs);
+  return segment(fusion, info, std::move(options));
+}
+
+std::unique_ptr<SegmentedFusion> SegmentCandidateFinder::segment(
+    const Fusion& fusion, const SchedulerRuntimeInfo& runtime_info,
+    SegmentCandidateFinderOptions options) {
+  return Finder(fusion, runtime_info, std::move(options)).run();
+}
+
+}  // namespace mf
