@@ -39,15 +39,69 @@ double msSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
+// The logical positions of `tv` that its vectorized copy's vector axis runs over: the
+// logical axes that axis is split and merged from, in the copy's output (`tv` itself, or
+// the register copy `set(tv)` of an input, whose positions are tv's).
+std::vector<size_t> vectorSpan(TensorView* tv) {
+  TensorView* copy = tv;
+  auto vectorAxis = [](TensorView* t) -> IterDomain* {
+    for (IterDomain* id : t->getLoopDomain())
+      if (id->parallelType() == ParallelType::Vectorize) return id;
+    return nullptr;
+  };
+  if (vectorAxis(copy) == nullptr)
+    for (Expr* use : tv->uses())
+      if (use->isA<LoadStoreOp>() && vectorAxis(use->output(0)->as<TensorView>()) != nullptr)
+        copy = use->output(0)->as<TensorView>();
+  std::vector<size_t> span;
+  IterDomain* axis = vectorAxis(copy);
+  if (axis == nullptr) return span;
+  const auto& logical = copy->getLogicalDomain();
+  std::vector<IterDomain*> stack = {axis};
+  while (!stack.empty()) {
+    IterDomain* id = stack.back();
+    stack.pop_back();
+    if (auto it = std::find(logical.begin(), logical.end(), id); it != logical.end()) {
+      span.push_back(static_cast<size_t>(it - logical.begin()));
+    } else if (Expr* def = id->definition()) {
+      for (Val* in : def->inputs())
+        if (auto* in_id = dynamic_cast<IterDomain*>(in)) stack.push_back(in_id);
+    }
+  }
+  return span;
+}
+
+// A vector of `width` elements at a multiple of `width` along the span must be `width`
+// consecutive elements in memory, starting at a multiple of `width`: the span's axes (of
+// size > 1) form one dense block of innermost stride 1 whose element count `width`
+// divides, and every other axis's stride is a multiple of `width`. A contiguous [1000, 92]
+// tensor merged into one axis passes; the same with only its inner axis vectorized
+// passes too; [1000, 91] passes only merged.
 void checkVectorizable(TensorView* tv, int64_t width, const std::vector<int64_t>& sizes,
                        const std::vector<int64_t>& strides) {
-  bool ok = !sizes.empty() && sizes.back() % width == 0 && strides.back() == 1;
-  for (size_t d = 0; d + 1 < strides.size(); ++d) ok = ok && strides[d] % width == 0;
+  const std::vector<size_t> span = vectorSpan(tv);
+  std::vector<std::pair<int64_t, int64_t>> block;  // (stride, size) of the span's axes
+  bool ok = true;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] <= 1) continue;
+    if (std::find(span.begin(), span.end(), d) != span.end())
+      block.emplace_back(strides[d], sizes[d]);
+    else
+      ok = ok && strides[d] % width == 0;
+  }
+  std::sort(block.begin(), block.end());
+  int64_t dense = 1;
+  for (auto [stride, size] : block) {
+    ok = ok && stride == dense;
+    dense *= size;
+  }
+  ok = ok && dense % width == 0;
   MF_CHECK(ok,
-           "vectorized access of {} by {} elements needs its innermost extent divisible by {}, "
-           "its innermost stride 1 and its other strides multiples of {}; got sizes [{}] and "
-           "strides [{}]",
-           tv->toString(), width, width, width, fmt::join(sizes, ", "), fmt::join(strides, ", "));
+           "vectorized access of {} by {} elements needs the axes its vectors run along (logical "
+           "positions [{}]) to form one dense block of innermost stride 1 with a multiple of {} "
+           "elements, and its other strides multiples of {}; got sizes [{}] and strides [{}]",
+           tv->toString(), width, fmt::join(span, ", "), width, width, fmt::join(sizes, ", "),
+           fmt::join(strides, ", "));
 }
 
 // A vectorized input's first element must start a whole vector. A host input is copied to a
@@ -227,9 +281,7 @@ KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>
   for (auto [tv, width] : summary.vectorized)
     if (tv->isFusionInput()) {
       const Tensor& t = inputs[indexOf<Val*>(ir.inputs(), tv)];
-      std::vector<int64_t> sizes;
-      for (int64_t d : allocationPermutation(tv)) sizes.push_back(t.sizes()[d]);
-      checkVectorizable(tv, width, sizes, allocationStrides(tv, t));
+      checkVectorizable(tv, width, t.sizes(), t.strides());
       checkVectorAligned(tv, width, t);
     }
   bool index32 = kernel_->indexType() == DataType::Int32;
@@ -247,7 +299,7 @@ KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>
   for (auto [tv, width] : summary.vectorized)
     if (tv->isFusionOutput() && !tv->isFusionInput()) {
       const TensorLayout& layout = out_layouts[indexOf<Val*>(ir.outputs(), tv)];
-      checkVectorizable(tv, width, layout.alloc_sizes, layout.alloc_strides);
+      checkVectorizable(tv, width, layout.sizes, layout.logical_strides);
     }
 
   cuda::requireDevice();

@@ -11,7 +11,22 @@ bool heldInRegisters(IterDomain* id) {
 
 }  // namespace
 
-std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices) {
+// The extent a loop over `id` really runs: a broadcast axis that a consumer iterates
+// (permissively mapped to an iteration axis) runs over that axis's extent, as the loop it
+// shares with the consumer does; a merge of such axes over the product.
+Val* promotedExtent(IterDomain* id, const IdModel* model) {
+  if (model == nullptr) return id->extent();
+  if (auto* m = dynamic_cast<Merge*>(id->definition()))
+    return SIB::mul(promotedExtent(m->outer(), model), promotedExtent(m->inner(), model));
+  if (!id->isBroadcast() || id->definition() != nullptr) return id->extent();
+  for (IterDomain* other : model->group(id, IdMappingMode::Permissive))
+    if (!other->isBroadcast() && !other->isReduction() && other->definition() == nullptr)
+      return other->extent();
+  return id->extent();
+}
+
+std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
+                                         const IdModel* model) {
   FusionGuard fg(tv->fusion());
   std::unordered_map<IterDomain*, Val*> idx;
   for (size_t i = 0; i < loop_indices.size(); ++i)
@@ -23,8 +38,11 @@ std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>
       idx[s->in()] = SIB::add(SIB::mul(idx[s->outer()], s->inner()->extent()), idx[s->inner()]);
     } else if (auto* m = dynamic_cast<Merge*>(*it)) {
       if (!idx.count(m->out())) continue;
-      idx[m->outer()] = SIB::div(idx[m->out()], m->inner()->extent());
-      idx[m->inner()] = SIB::mod(idx[m->out()], m->inner()->extent());
+      // The loop runs over the promoted extents: a broadcast merged in steps by the extent
+      // its consumer iterates, and its own index is then forced to 0 below.
+      Val* inner_extent = promotedExtent(m->inner(), model);
+      idx[m->outer()] = SIB::div(idx[m->out()], inner_extent);
+      idx[m->inner()] = SIB::mod(idx[m->out()], inner_extent);
     }
   }
   std::vector<Val*> out;

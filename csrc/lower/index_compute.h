@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/id_model.h"
 #include "lower/kernel.h"
 
 namespace mf {
@@ -15,7 +16,11 @@ namespace mf {
 //! tv->axis(i)): Split: in = outer * inner_extent + inner; Merge: outer = out / inner_extent,
 //! inner = out % inner_extent. When the loop domain is derived from a declared allocation
 //! domain (TensorDomain::loopSource()), these are that domain's indices instead.
-std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices);
+//! With `model`, a merge whose inner input is (or contains) a broadcast axis that a consumer
+//! iterates divides by that iteration axis's extent instead of 1 (the loop it shares with
+//! the consumer runs over it; nvFuser's loop promotion).
+std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
+                                         const IdModel* model = nullptr);
 
 //! Indices of `targets` (axes derived from tv's logical domain) given logical indices:
 //! Split: outer = in / inner_extent, inner = in % inner_extent; Merge: outer * inner_extent +

@@ -1,8 +1,10 @@
 // indexTensors: every tensor operand becomes a TensorIndex into its storage.
 #include <algorithm>
+#include <optional>
 
 #include "ir/builder.h"
 #include "ir/exprs.h"
+#include "ir/id_model.h"
 #include "ir/logical_domain_map.h"
 #include "lower/index_compute.h"
 #include "lower/passes.h"
@@ -53,11 +55,28 @@ TensorIndex* indexOf(Kernel& kernel, TensorView* tv, const std::vector<Val*>& lo
   return IrBuilder::createIn<TensorIndex>(&kernel.ir(), tv, offset);
 }
 
+// A register producer with a broadcast axis, scheduled like its consumer (its loop axes
+// permissively mapped to the consumer's, position by position), is read at the consumer's
+// loop indices: it was written at those, and going through its logical indices would
+// lose where the consumer's loops run over the axis the producer broadcasts.
+std::optional<std::vector<Val*>> sharedLoopIndices(const IdModel& model, TensorView* p,
+                                                   TensorView* c, const std::vector<Val*>& c_loop) {
+  const auto& logical = p->getLogicalDomain();
+  if (p->getMemoryType() == MemoryType::Global || p->nDims() != c->nDims() ||
+      std::none_of(logical.begin(), logical.end(),
+                   [](IterDomain* id) { return id->isBroadcast(); }))
+    return std::nullopt;
+  for (int64_t i = 0; i < p->nDims(); ++i)
+    if (!model.areMapped(p->axis(i), c->axis(i), IdMappingMode::Permissive)) return std::nullopt;
+  return c_loop;
+}
+
 }  // namespace
 
 void indexTensors(Kernel& kernel) {
   Fusion& ir = kernel.ir();
   FusionGuard fg(&ir);
+  const IdModel model(ir);
   std::unordered_map<Expr*, std::vector<ForLoop*>> lowered_loops;
   std::vector<Expr*> lowered_order;
   for (Expr* e : kernel.computeOrder()) {
@@ -71,7 +90,7 @@ void indexTensors(Kernel& kernel) {
       // A whole-vector copy is addressed by its first element.
       loop_indices.push_back(vec ? constInt(0) : loops[i]->index());
     }
-    std::vector<Val*> c_logical = logicalIndicesFromLoop(out, loop_indices);
+    std::vector<Val*> c_logical = logicalIndicesFromLoop(out, loop_indices, &model);
 
     std::vector<Val*> ins;
     auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e);
@@ -83,7 +102,9 @@ void indexTensors(Kernel& kernel) {
         // Offsets are read whole by the runtime function: pass the base pointer.
         ins.push_back(IrBuilder::create<TensorIndex>(p, constInt(0)));
       } else {
-        ins.push_back(indexOf(kernel, p, producerLogical(p, out, c_logical), nullptr));
+        std::optional<std::vector<Val*>> shared = sharedLoopIndices(model, p, out, loop_indices);
+        ins.push_back(
+            indexOf(kernel, p, producerLogical(p, out, c_logical), shared ? &*shared : nullptr));
       }
     }
     TensorIndex* out_index = nullptr;

@@ -1,10 +1,10 @@
-extern "C" __global__ void kernel_71501627b4e1872d(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T2) {
+extern "C" __global__ void kernel_26c69fba0abc7b6f(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T2) {
   const mf_index_t i38 = (((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x)) * 4);
-  const bool b102 = (i38 < T0.size[1]);
+  const bool b98 = (i38 < T0.size[1]);
   alignas(16) float T5[4];
   alignas(16) float T4[1];
   alignas(16) float T3[4];
-  if (b102) {
+  if (b98) {
     mf_vectorCopy<float, 4>(&T3[0], &T0[((((mf_index_t)blockIdx.y) * T0.stride[0]) + i38)]);
   }
   for (mf_index_t i27 = 0; i27 < 4; ++i27) {
@@ -16,7 +16,7 @@ extern "C" __global__ void kernel_71501627b4e1872d(Tensor<float, 2, 2> T0, Tenso
       T5[i28] = (T3[(i67 % 4)] * T4[0]);
     }
   }
-  if (b102) {
+  if (b98) {
     mf_vectorCopy<float, 4>(&T2[((((mf_index_t)blockIdx.y) * T2.stride[0]) + i38)], &T5[(i38 % 4)]);
   }
 }

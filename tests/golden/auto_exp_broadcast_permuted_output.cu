@@ -1,14 +1,14 @@
-extern "C" __global__ void kernel_5e0d26bc53bfdfda(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
+extern "C" __global__ void kernel_dc2089002f2c2e14(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
   const mf_index_t i55 = (((((mf_index_t)blockIdx.x) * 32) + ((mf_index_t)threadIdx.x)) * 4);
   const mf_index_t i58 = ((((mf_index_t)blockIdx.y) * 4) + ((mf_index_t)threadIdx.y));
-  const bool b157 = (i58 < T0.size[1]);
+  const bool b145 = (i58 < T0.size[1]);
   alignas(16) float T7[4];
   alignas(16) float T3[4];
   alignas(16) float T5[4];
   alignas(16) float T6[4];
   for (mf_index_t i40 = 0; i40 < 4; ++i40) {
     const mf_index_t i56 = (i55 + i40);
-    if (((i56 < T0.size[0]) && b157)) {
+    if (((i56 < T0.size[0]) && b145)) {
       T6[i40] = T0[((i56 * T0.stride[0]) + i58)];
     }
   }
@@ -19,19 +19,17 @@ extern "C" __global__ void kernel_5e0d26bc53bfdfda(Tensor<float, 2, 2> T0, Tenso
     }
   }
   for (mf_index_t i42 = 0; i42 < 4; ++i42) {
-    const mf_index_t i90 = (i55 + i42);
-    if ((i90 < T1.size[0])) {
-      T3[i42] = mf_exp(T5[(i90 % 4)]);
+    if (((i55 + i42) < T1.size[0])) {
+      T3[i42] = mf_exp(T5[i42]);
     }
   }
   for (mf_index_t i43 = 0; i43 < 4; ++i43) {
-    const mf_index_t i108 = (i55 + i43);
-    const mf_index_t i114 = (i108 % 4);
-    if (((i108 < T0.size[0]) && b157)) {
-      T7[i43] = (T6[i114] - T3[i114]);
+    const mf_index_t i102 = (i55 + i43);
+    if (((i102 < T0.size[0]) && b145)) {
+      T7[i43] = (T6[(i102 % 4)] - T3[i43]);
     }
   }
-  if (((i55 < T0.size[0]) && b157)) {
+  if (((i55 < T0.size[0]) && b145)) {
     mf_vectorCopy<float, 4>(&T4[((i58 * T4.stride[0]) + i55)], &T7[(i55 % 4)]);
   }
 }
