@@ -68,6 +68,7 @@ std::vector<size_t> vectorSpan(TensorView* tv) {
         if (auto* in_id = dynamic_cast<IterDomain*>(in)) stack.push_back(in_id);
     }
   }
+  std::sort(span.begin(), span.end());
   return span;
 }
 
