@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <ostream>
 
 #include "cuda/device_memory.h"
@@ -53,53 +54,49 @@ std::vector<size_t> vectorSpan(TensorView* tv) {
     for (Expr* use : tv->uses())
       if (use->isA<LoadStoreOp>() && vectorAxis(use->output(0)->as<TensorView>()) != nullptr)
         copy = use->output(0)->as<TensorView>();
+  // The logical axes the vector axis is merged from, outer to inner (the merge order).
   std::vector<size_t> span;
-  IterDomain* axis = vectorAxis(copy);
-  if (axis == nullptr) return span;
   const auto& logical = copy->getLogicalDomain();
-  std::vector<IterDomain*> stack = {axis};
-  while (!stack.empty()) {
-    IterDomain* id = stack.back();
-    stack.pop_back();
+  std::function<void(IterDomain*)> collect = [&](IterDomain* id) {
     if (auto it = std::find(logical.begin(), logical.end(), id); it != logical.end()) {
       span.push_back(static_cast<size_t>(it - logical.begin()));
-    } else if (Expr* def = id->definition()) {
-      for (Val* in : def->inputs())
-        if (auto* in_id = dynamic_cast<IterDomain*>(in)) stack.push_back(in_id);
+    } else if (auto* m = dynamic_cast<Merge*>(id->definition())) {
+      collect(m->outer());
+      collect(m->inner());
+    } else if (auto* s = dynamic_cast<Split*>(id->definition())) {
+      collect(s->in());
     }
-  }
-  std::sort(span.begin(), span.end());
+  };
+  if (IterDomain* axis = vectorAxis(copy)) collect(axis);
   return span;
 }
 
-// A vector of `width` elements at a multiple of `width` along the span must be `width`
-// consecutive elements in memory, starting at a multiple of `width`: the span's axes (of
-// size > 1) form one dense block of innermost stride 1 whose element count `width`
-// divides, and every other axis's stride is a multiple of `width`. A contiguous [1000, 92]
-// tensor merged into one axis passes; the same with only its inner axis vectorized
-// passes too; [1000, 91] passes only merged.
+// A vector of `width` elements at a multiple of `width` along the span (flattened in merge
+// order) must be `width` consecutive elements in memory starting at a multiple of `width`:
+// some innermost run of the span's axes is dense (innermost stride 1, each axis's stride
+// the product of the inner sizes) and holds a multiple of `width` elements, so no vector
+// leaves it; every other axis's stride is a multiple of `width`. [1000, 91] merged passes
+// (91000 elements); vectorizing only its inner axis does not.
 void checkVectorizable(TensorView* tv, int64_t width, const std::vector<int64_t>& sizes,
                        const std::vector<int64_t>& strides) {
   const std::vector<size_t> span = vectorSpan(tv);
-  std::vector<std::pair<int64_t, int64_t>> block;  // (stride, size) of the span's axes
-  bool ok = true;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] <= 1) continue;
-    if (std::find(span.begin(), span.end(), d) != span.end())
-      block.emplace_back(strides[d], sizes[d]);
-    else
-      ok = ok && strides[d] % width == 0;
-  }
-  std::sort(block.begin(), block.end());
+  std::vector<bool> in_run(sizes.size(), false);
+  bool found = false;
   int64_t dense = 1;
-  for (auto [stride, size] : block) {
-    ok = ok && stride == dense;
-    dense *= size;
+  for (size_t k = span.size(); k-- > 0 && !found;) {
+    const size_t d = span[k];
+    if (sizes[d] <= 1) continue;
+    if (strides[d] != dense) break;
+    dense *= sizes[d];
+    in_run[d] = true;
+    found = dense % width == 0;
   }
-  ok = ok && dense % width == 0;
+  bool ok = found;
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (!in_run[d] && sizes[d] > 1) ok = ok && strides[d] % width == 0;
   MF_CHECK(ok,
-           "vectorized access of {} by {} elements needs the axes its vectors run along (logical "
-           "positions [{}]) to form one dense block of innermost stride 1 with a multiple of {} "
+           "vectorized access of {} by {} elements needs an innermost dense run of the axes its "
+           "vectors run along (logical positions [{}], innermost last) holding a multiple of {} "
            "elements, and its other strides multiples of {}; got sizes [{}] and strides [{}]",
            tv->toString(), width, fmt::join(span, ", "), width, width, fmt::join(sizes, ", "),
            fmt::join(strides, ", "));

@@ -38,9 +38,9 @@ TEST(VectorizedInput, MisalignedInnerExtentIsUserError) {
   ke.compile(&fusion, inputs);
   EXPECT_THAT([&] { ke.run(inputs); },
               ThrowsMessage<UserError>(HasSubstr(
-                  "vectorized access of T0_g_float[iS0{i0}, iS1{i1}] by 4 elements needs the axes "
-                  "its vectors run along (logical positions [0, 1]) to form one dense block of "
-                  "innermost stride 1 with a multiple of 4 elements")));
+                  "vectorized access of T0_g_float[iS0{i0}, iS1{i1}] by 4 elements needs an "
+                  "innermost dense run of the axes its vectors run along (logical positions "
+                  "[0, 1], innermost last) holding a multiple of 4 elements")));
   // The vector runs along the merged axes: [4, 7] holds 28 elements, a multiple of 4, so
   // the check passes although 7 is not (here the run then stops for want of a device).
   std::vector<Tensor> merged = {Tensor::random({4, 7}, DataType::Float, 4)};
