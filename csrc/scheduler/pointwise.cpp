@@ -337,8 +337,14 @@ void PointWiseScheduler::schedule(Fusion* fusion, const HeuristicParams* params_
   for (Val* v : std::vector<Val*>(fusion->outputs())) {
     auto* tv = v->as<TensorView>();
     if (tv->isFusionInput() || isLayoutOp(tv->definition())) continue;
-    TensorView* written = tv->uses().empty() ? (tv->cacheBefore(), tv) : tv->cacheFork();
-    if (isVectorizedIo(tv)) vectorized.push_back(written);
+    // A forked output's copy is written element by element: its source also feeds other
+    // exprs, and a vectorized copy would keep it out of their innermost loop.
+    if (!tv->uses().empty()) {
+      tv->cacheFork();
+      continue;
+    }
+    tv->cacheBefore();
+    if (isVectorizedIo(tv)) vectorized.push_back(tv);
   }
   reference = fusion->outputs().at(reference_pos)->as<TensorView>();
   const bool reference_vectorized =
@@ -414,14 +420,6 @@ void PointWiseScheduler::schedule(Fusion* fusion, const HeuristicParams* params_
     if (!reference_vectorized) vector_axis->parallelize(ParallelType::Serial);
   }
   inlineMost();
-  if (vector_axis != nullptr) {
-    // A vector is copied whole, so nothing is inlined into a vectorized axis; a tensor read
-    // both by a vectorized copy and by other exprs (a forked output) would then own the
-    // innermost loop its producers share with those exprs. Every tensor owns its innermost
-    // loop instead (a register array of one vector), and all share the loops outside it.
-    for (TensorView* tv : fusion->allTvs())
-      if (tv->computeAtPosition() == tv->nDims()) tv->setComputeAtPosition(tv->nDims() - 1);
-  }
 }
 
 }  // namespace mf

@@ -1,32 +1,27 @@
-extern "C" __global__ void kernel_1fae4e421f539ba4(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
-  const mf_index_t i47 = (((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x)) * 4);
-  const bool b120 = (i47 < T0.size[1]);
+extern "C" __global__ void kernel_cd82d998c9667a65(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
+  const mf_index_t i41 = (((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x)) * 4);
+  const bool b110 = (i41 < T0.size[1]);
   alignas(16) float T6[4];
-  alignas(16) float T3[4];
-  alignas(16) float T2[4];
   alignas(16) float T5[4];
-  if (b120) {
-    mf_vectorCopy<float, 4>(&T5[0], &T0[((((mf_index_t)blockIdx.y) * T0.stride[0]) + i47)]);
+  if (b110) {
+    mf_vectorCopy<float, 4>(&T5[0], &T0[((((mf_index_t)blockIdx.y) * T0.stride[0]) + i41)]);
   }
-  for (mf_index_t i32 = 0; i32 < 4; ++i32) {
-    const mf_index_t i63 = (i47 + i32);
-    if ((i63 < T1.size[0])) {
-      T2[i32] = T1[i63];
+  for (mf_index_t i30 = 0; i30 < 4; ++i30) {
+    const mf_index_t i57 = (i41 + i30);
+    const bool b114 = (i57 < T0.size[1]);
+    alignas(16) float T3[1];
+    alignas(16) float T2[1];
+    if ((i57 < T1.size[0])) {
+      T2[0] = T1[i57];
+    }
+    if (b114) {
+      T3[0] = (T5[(i57 % 4)] + T2[0]);
+    }
+    if (b114) {
+      T6[i30] = mf_relu(T3[0]);
     }
   }
-  for (mf_index_t i33 = 0; i33 < 4; ++i33) {
-    const mf_index_t i76 = (i47 + i33);
-    if ((i76 < T0.size[1])) {
-      T3[i33] = (T5[(i76 % 4)] + T2[i33]);
-    }
-  }
-  for (mf_index_t i34 = 0; i34 < 4; ++i34) {
-    const mf_index_t i91 = (i47 + i34);
-    if ((i91 < T0.size[1])) {
-      T6[i34] = mf_relu(T3[(i91 % 4)]);
-    }
-  }
-  if (b120) {
-    mf_vectorCopy<float, 4>(&T4[((((mf_index_t)blockIdx.y) * T4.stride[0]) + i47)], &T6[(i47 % 4)]);
+  if (b110) {
+    mf_vectorCopy<float, 4>(&T4[((((mf_index_t)blockIdx.y) * T4.stride[0]) + i41)], &T6[(i41 % 4)]);
   }
 }
