@@ -17,6 +17,7 @@
   X(TernaryOp)                      \
   X(LoadStoreOp)                    \
   X(BroadcastOp)                    \
+  X(ReductionOp)                    \
   X(PreprocessGroupedMatmulInputSf) \
   X(Split)                          \
   X(Merge)                          \

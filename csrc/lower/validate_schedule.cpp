@@ -151,8 +151,13 @@ void checkScalarsBound(const Fusion& ir) {
 void validateSchedule(Kernel& kernel) {
   for (TensorView* tv : kernel.ir().allTvs()) checkMemoryType(tv);
   checkScalarsBound(kernel.ir());
-  for (Expr* e : kernel.ir().exprs())
+  for (Expr* e : kernel.ir().exprs()) {
     if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) checkLayoutOp(op);
+    // TODO(#9): lower reductions (serial loops, block and warp reductions).
+    MF_CHECK(!e->isA<ReductionOp>(),
+             "{}: reductions cannot be lowered to a kernel yet; the CPU reference evaluates them",
+             e->toString());
+  }
   IdModel model(kernel.ir());
   for (TensorView* tv : kernel.ir().allTvs()) {
     std::set<ParallelType> bound;

@@ -12,6 +12,7 @@
 #include "ir/scalar_ops.h"
 #include "ir/tensor_view.h"
 #include "reference/layout_reference.h"
+#include "reference/reduction_reference.h"
 
 namespace mf {
 namespace {
@@ -115,6 +116,7 @@ class Run {
   // does (a narrow NaN keeps its payload); another is converted with castScalar.
   Tensor select(const Expr* e);
   Tensor evalLayout(const PreprocessGroupedMatmulInputSf* op);
+  Tensor evalReduction(const ReductionOp* op);
 
   Fusion* fusion_;
   const ReferenceOptions& options_;
@@ -247,6 +249,24 @@ Tensor Run::evalLayout(const PreprocessGroupedMatmulInputSf* op) {
   return out;
 }
 
+Tensor Run::evalReduction(const ReductionOp* op) {
+  auto* out = op->out()->as<TensorView>();
+  // After rFactor the rfactor tensor's logical axes are split pieces of the input's; the
+  // reference evaluates reductions as the user wrote them.
+  auto* in = op->in()->as<TensorView>();
+  const bool rfactored =
+      out->domain()->hasRoot() || (in->domain()->hasRoot() && in->definition() != nullptr &&
+                                   in->definition()->isA<ReductionOp>());
+  MF_CHECK(!rfactored,
+           "{}: {} is half of an rFactor'ed reduction; evaluate the fusion as built, before "
+           "rFactor (a copy made before scheduling)",
+           kWho, op->toString());
+  std::vector<bool> reduced;
+  for (IterDomain* id : out->getLogicalDomain()) reduced.push_back(id->isReduction());
+  return referenceReduction(op->opType(), valueOf(in, op), reduced, out->dtype(),
+                            *op->init()->constValue());
+}
+
 void Run::evaluate(Expr* e) {
   Tensor out;
   if (auto* u = dynamic_cast<UnaryOp*>(e);
@@ -288,6 +308,8 @@ void Run::evaluate(Expr* e) {
     MF_ASSERT(next == static_cast<size_t>(in.dim()), "{}: flags do not match the input rank",
               e->toString());
     out = copy(src, sizes, in.dtype());
+  } else if (auto* red = dynamic_cast<ReductionOp*>(e)) {
+    out = evalReduction(red);
   } else if (auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) {
     out = evalLayout(layout);
   } else {
