@@ -59,7 +59,7 @@ class CudaPrinter final : public IrVisitor {
     for (const KernelParameter& p : kernel.summary().params) {
       auto* tv = dynamic_cast<TensorView*>(p.val);
       if (tv == nullptr) continue;
-      const auto& logical = tv->getLogicalDomain();
+      const auto logical = TensorDomain::noReductions(tv->getLogicalDomain());
       for (size_t i = 0; i < logical.size(); ++i) {
         Val* e = logical[i]->extent();
         if (!e->isConst() && e->definition() == nullptr)
@@ -74,9 +74,10 @@ class CudaPrinter final : public IrVisitor {
       if (p.kind == KernelParameter::Kind::ErrorFlag) {
         params.push_back("int* mf_error");
       } else if (auto* tv = dynamic_cast<TensorView*>(p.val)) {
-        params.push_back(fmt::format("Tensor<{}, {}, {}> T{}", cudaTypeName(tv->dtype()),
-                                     tv->getLogicalDomain().size(),
-                                     tv->getMaybeAllocationDomain().size(), tv->name()));
+        params.push_back(fmt::format(
+            "Tensor<{}, {}, {}> T{}", cudaTypeName(tv->dtype()),
+            TensorDomain::noReductions(tv->getLogicalDomain()).size(),
+            TensorDomain::noReductions(tv->getMaybeAllocationDomain()).size(), tv->name()));
       } else {
         params.push_back(fmt::format("{} {}", cudaTypeName(p.val->dtype()), p.val->toString()));
       }
@@ -348,8 +349,20 @@ class CudaPrinter final : public IrVisitor {
   void handle(BinaryOp* op) override {
     DataType compute = computeType(op);
     std::string a = operand(op->lhs(), compute), b = operand(op->rhs(), compute);
-    std::string value;
     BinaryOpType t = op->opType();
+    assign(op->out(), isPredicateOp(t) ? DataType::Bool : compute, binaryValue(t, compute, a, b));
+  }
+
+  // A serial reduction step: out = op(out, in), in the accumulator's compute type.
+  void handle(ReductionOp* op) override {
+    DataType compute = computeType(op->out()->dtype());
+    std::string acc = operand(op->out(), compute), x = operand(op->in(), compute);
+    assign(op->out(), compute, binaryValue(op->opType(), compute, acc, x));
+  }
+
+  static std::string binaryValue(BinaryOpType t, DataType compute, const std::string& a,
+                                 const std::string& b) {
+    std::string value;
     bool fp = isFloatingType(compute);
     if (t == BinaryOpType::Maximum || t == BinaryOpType::Minimum || t == BinaryOpType::Pow) {
       if (fp) {
@@ -364,7 +377,7 @@ class CudaPrinter final : public IrVisitor {
                "codegen: {} of {} tensors is not supported", toString(t), compute);
       value = fmt::format("({} {} {})", a, toString(t), b);
     }
-    assign(op->out(), isPredicateOp(t) ? DataType::Bool : compute, value);
+    return value;
   }
 
   void handle(TernaryOp* op) override {

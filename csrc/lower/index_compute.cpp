@@ -6,12 +6,18 @@ namespace mf {
 namespace {
 
 bool heldInRegisters(IterDomain* id) {
-  return !isThreadDim(id->parallelType()) && !isBlockDim(id->parallelType()) && !id->isBroadcast();
+  return !isThreadDim(id->parallelType()) && !isBlockDim(id->parallelType()) &&
+         !id->isBroadcast() && !id->isReduction();
 }
 
 }  // namespace
 
 std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices) {
+  return indicesFromLoop(tv, loop_indices, tv->domain()->loopSource());
+}
+
+std::vector<Val*> indicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
+                                  const std::vector<IterDomain*>& targets) {
   FusionGuard fg(tv->fusion());
   std::unordered_map<IterDomain*, Val*> idx;
   for (size_t i = 0; i < loop_indices.size(); ++i)
@@ -28,7 +34,7 @@ std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>
     }
   }
   std::vector<Val*> out;
-  for (IterDomain* id : tv->domain()->loopSource()) {
+  for (IterDomain* id : targets) {
     auto it = idx.find(id);
     // A broadcast axis has index 0, also when merged away or when its loop is shared with a
     // consumer that iterates there (inlined across the broadcast).
@@ -68,17 +74,22 @@ Val* globalOffset(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logic
   std::vector<Val*> alloc_idx = indicesFromLogical(tv, logical_indices, alloc);
   const Contiguity& contig = tv->getContiguity();
   Val* offset = constInt(0);
+  // Reduction axes hold no data: the kernel's tensor argument has one stride per other axis.
+  auto holdsData = [&](size_t j) { return !alloc[j]->isBroadcast() && !alloc[j]->isReduction(); };
   // The innermost non-broadcast allocation axis has stride 1 when contiguous.
   int64_t innermost = -1;
   for (int64_t j = static_cast<int64_t>(alloc.size()) - 1; j >= 0; --j)
-    if (!alloc[j]->isBroadcast()) {
+    if (holdsData(j)) {
       innermost = j;
       break;
     }
+  int64_t stride_pos = 0;
   for (size_t j = 0; j < alloc.size(); ++j) {
+    if (alloc[j]->isReduction()) continue;
+    const int64_t pos = stride_pos++;
     if (alloc[j]->isBroadcast()) continue;
     bool unit = static_cast<int64_t>(j) == innermost && contig[j].value_or(false);
-    Val* stride = unit ? constInt(1) : kernel.strideOf(tv, static_cast<int64_t>(j));
+    Val* stride = unit ? constInt(1) : kernel.strideOf(tv, pos);
     offset = SIB::add(offset, SIB::mul(alloc_idx[j], stride));
   }
   return offset;

@@ -17,6 +17,11 @@ namespace mf {
 //! domain (TensorDomain::loopSource()), these are that domain's indices instead.
 std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices);
 
+//! The same walk back from the loop indices, for `targets` (axes the loop domain is derived
+//! from: loopSource(), or the root domain, reached through root -> logical splits/merges).
+std::vector<Val*> indicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
+                                  const std::vector<IterDomain*>& targets);
+
 //! Indices of `targets` (axes derived from tv's logical domain) given logical indices:
 //! Split: outer = in / inner_extent, inner = in % inner_extent; Merge: outer * inner_extent +
 //! inner.

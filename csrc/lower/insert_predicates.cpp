@@ -61,9 +61,13 @@ void insertPredicates(Kernel& kernel) {
     std::unordered_map<IterDomain*, bool> over = mayOverrun(out);
     Val* pred = constBool(true);
     // The axes the loops cover: logical, or the padded buffer of a gather-form layout op.
-    const auto& ids = out->domain()->loopSource();
+    // An rfactor tensor's root: its logical axes are split pieces of the root's.
+    const auto& ids =
+        out->domain()->hasRoot() ? out->getMaybeRootDomain() : out->domain()->loopSource();
+    // An init runs outside the reduction loops: it must happen even for an empty reduction.
+    const bool is_init = kernel.reductionInits().count(e) > 0;
     for (size_t i = 0; i < ids.size(); ++i) {
-      if (ids[i]->isBroadcast()) continue;
+      if (ids[i]->isBroadcast() || (is_init && ids[i]->isReduction())) continue;
       auto it = over.find(ids[i]);
       if (it != over.end() && !it->second) continue;
       pred = SIB::logicalAnd(pred, SIB::lt(logical[i], ids[i]->extent()));

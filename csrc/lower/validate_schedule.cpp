@@ -105,6 +105,30 @@ void checkMemoryType(TensorView* tv) {
            tv->isFusionInput() ? "addInput" : "addOutput");
 }
 
+// A reduction is lowered as serial loops innermost in its nest: `acc = init` goes before the
+// first reduction loop, and every iteration loop must enclose it.
+void checkReduction(const ReductionOp* red) {
+  auto* out = red->out()->as<TensorView>();
+  bool in_reduction = false;
+  for (int64_t i = 0; i < out->nDims(); ++i) {
+    IterDomain* id = out->axis(i);
+    if (id->isReduction()) {
+      in_reduction = true;
+      ParallelType p = id->parallelType();
+      // TODO(#9): block (TIDx) and grid (BIDx) reductions.
+      MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll,
+               "{}: reduction axis {} is bound to {}; only serial reductions are lowered so far "
+               "(block and grid reductions are not): leave reduction axes serial",
+               out->toString(), id->toString(), toString(p));
+    } else {
+      MF_CHECK(!in_reduction,
+               "{}: iteration axis {} comes after a reduction axis; reorder so that the "
+               "reduction axes are the innermost loops",
+               out->toString(), id->toString());
+    }
+  }
+}
+
 // A scalar the kernel reads must have a value at launch: a constant, a fusion input, an
 // extent of an input tensor (bound from its sizes), or computed from those.
 class ScalarBindingCheck {
@@ -153,10 +177,7 @@ void validateSchedule(Kernel& kernel) {
   checkScalarsBound(kernel.ir());
   for (Expr* e : kernel.ir().exprs()) {
     if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) checkLayoutOp(op);
-    // TODO(#9): lower reductions (serial loops, block and warp reductions).
-    MF_CHECK(!e->isA<ReductionOp>(),
-             "{}: reductions cannot be lowered to a kernel yet; the CPU reference evaluates them",
-             e->toString());
+    if (auto* red = dynamic_cast<ReductionOp*>(e)) checkReduction(red);
   }
   IdModel model(kernel.ir());
   for (TensorView* tv : kernel.ir().allTvs()) {

@@ -187,6 +187,39 @@ const std::vector<GoldenFusion>& goldenFusions() {
                                          {3}),
              Tensor::fromVector<int32_t>({0, ob, oc}, {3})};
        }},
+      // Threads along the kept (contiguous) axis, each summing its column serially; the sum
+      // accumulates in the output.
+      {"outer_reduction",
+       [](Fusion& f) {
+         TensorView* t0 = makeContigTensor(2);
+         f.addInput(t0);
+         TensorView* t1 = sum(t0, {0});
+         f.addOutput(t1);
+         t1->reorder({{0, 1}})->split(0, 128);
+         gridBlock(t1);
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n % 37 + 1, n}, DataType::Float, seed)};
+       },
+       1e-5},
+      // One row per thread: half inputs cast to float inside the reduction loop, the float
+      // accumulator in a register, the result cast back to half.
+      {"inner_reduction_serial_half",
+       [](Fusion& f) {
+         TensorView* t0 = makeContigTensor(2, DataType::Half);
+         f.addInput(t0);
+         TensorView* t3 = max(t0, {1});
+         f.addOutput(t3);
+         for (TensorView* tv : f.allTvs()) {
+           if (tv->isFusionInput()) continue;
+           tv->split(0, 128);
+           gridBlock(tv);
+         }
+         inlineMost();
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n, n % 29 + 1}, DataType::Half, seed)};
+       }},
   };
   return cases;
 }

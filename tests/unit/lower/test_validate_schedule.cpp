@@ -365,19 +365,5 @@ TEST(ValidateSchedule, SplitFactorThatIsNotAnInput) {
                   "neither a fusion input")));
 }
 
-// Reductions are not lowered yet (issue 9, section 2): a fusion with one is refused before
-// any pass builds loops for it.
-TEST(ValidateSchedule, ReductionNotLoweredYet) {
-  Fusion fusion;
-  FusionGuard fg(&fusion);
-  TensorView* t0 = makeSymbolicTensor(2);
-  fusion.addInput(t0);
-  fusion.addOutput(sum(t0, {1}));
-  EXPECT_THAT(validate(fusion),
-              ThrowsMessage<UserError>(HasSubstr(
-                  "T1_g_float[iS2{i0}, rS3{i1}] = reduction(T0, op = add, initial = 0.0): "
-                  "reductions cannot be lowered to a kernel yet")));
-}
-
 }  // namespace
 }  // namespace mf
