@@ -353,11 +353,31 @@ class CudaPrinter final : public IrVisitor {
     assign(op->out(), isPredicateOp(t) ? DataType::Bool : compute, binaryValue(t, compute, a, b));
   }
 
-  // A serial reduction step: out = op(out, in), in the accumulator's compute type.
+  // A serial reduction step: out = op(out, in), in the accumulator's compute type. A block
+  // reduction: every thread calls the all-reduce (threads without data give the identity),
+  // then the writers combine its result into the output.
   void handle(ReductionOp* op) override {
     DataType compute = computeType(op->out()->dtype());
     std::string acc = operand(op->out(), compute), x = operand(op->in(), compute);
-    assign(op->out(), compute, binaryValue(op->opType(), compute, acc, x));
+    auto it = kernel_.inlinePredicates().find(op);
+    if (it == kernel_.inlinePredicates().end()) {
+      assign(op->out(), compute, binaryValue(op->opType(), compute, acc, x));
+      return;
+    }
+    const std::string type(cudaTypeName(compute)), init = operand(op->init(), compute);
+    const std::string lambda = fmt::format("[]({0} a, {0} b) {{ return {1}; }}", type,
+                                           binaryValue(op->opType(), compute, "a", "b"));
+    line("{");
+    ++indent_;
+    line(fmt::format("const {0} block_result = mf_blockAllReduceX<{0}>({1} ? {2} : {3}, {4}, {3});",
+                     type, scalar(it->second.read), x, init, lambda));
+    line(fmt::format("if ({}) {{", scalar(it->second.write)));
+    ++indent_;
+    assign(op->out(), compute, binaryValue(op->opType(), compute, acc, "block_result"));
+    --indent_;
+    line("}");
+    --indent_;
+    line("}");
   }
 
   static std::string binaryValue(BinaryOpType t, DataType compute, const std::string& a,

@@ -47,6 +47,19 @@ class Kernel {
   //! The lowered `acc = init` stores that start each reduction (set by indexTensors, which
   //! places them before the first reduction loop): predicates skip their reduction axes.
   std::unordered_set<const Expr*>& reductionInits() { return reduction_inits_; }
+  //! Block reductions (set by insertPredicates): every thread must reach the call, so its
+  //! predicates are passed in instead of wrapping it: `read` selects the input or the identity,
+  //! `write` guards the update of the output.
+  struct InlinePredicates {
+    Val* read;
+    Val* write;
+  };
+  std::unordered_map<const Expr*, InlinePredicates>& inlinePredicates() {
+    return inline_predicates_;
+  }
+  const std::unordered_map<const Expr*, InlinePredicates>& inlinePredicates() const {
+    return inline_predicates_;
+  }
   //! Parameters, launch, vectorized accesses, error flag (set by analyzeKernel).
   KernelSummary& summary() { return summary_; }
   const KernelSummary& summary() const { return summary_; }
@@ -67,6 +80,7 @@ class Kernel {
   std::unordered_map<const Expr*, int64_t> vector_width_;
   std::unordered_map<const Expr*, std::vector<Val*>> output_logical_;
   std::unordered_set<const Expr*> reduction_inits_;
+  std::unordered_map<const Expr*, InlinePredicates> inline_predicates_;
   KernelSummary summary_;
   std::map<std::pair<const TensorView*, int64_t>, Val*> named_;
 };

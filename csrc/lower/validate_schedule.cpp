@@ -105,8 +105,9 @@ void checkMemoryType(TensorView* tv) {
            tv->isFusionInput() ? "addInput" : "addOutput");
 }
 
-// A reduction is lowered as serial loops innermost in its nest: `acc = init` goes before the
-// first reduction loop, and every iteration loop must enclose it.
+// A reduction is lowered as loops innermost in its nest: `acc = init` goes before the first
+// reduction loop, and every iteration loop must enclose it. A reduction axis is serial or, for
+// a block reduction, bound to threadIdx.x.
 void checkReduction(const ReductionOp* red) {
   auto* out = red->out()->as<TensorView>();
   bool in_reduction = false;
@@ -115,10 +116,11 @@ void checkReduction(const ReductionOp* red) {
     if (id->isReduction()) {
       in_reduction = true;
       ParallelType p = id->parallelType();
-      // TODO(#9): block (TIDx) and grid (BIDx) reductions.
-      MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll,
-               "{}: reduction axis {} is bound to {}; only serial reductions are lowered so far "
-               "(block and grid reductions are not): leave reduction axes serial",
+      // TODO(#9): reductions across threadIdx.y/z and across blocks (a grid reduction or a
+      // second kernel).
+      MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll || p == ParallelType::TIDx,
+               "{}: reduction axis {} is bound to {}; reductions are serial or across "
+               "threadIdx.x: reduce across blocks with a second fusion",
                out->toString(), id->toString(), toString(p));
     } else {
       MF_CHECK(!in_reduction,
@@ -127,6 +129,25 @@ void checkReduction(const ReductionOp* red) {
                out->toString(), id->toString());
     }
   }
+}
+
+// A block reduction shuffles within full warps: every threadIdx.x extent of the kernel (the
+// launch takes the largest) must be a constant multiple of 32.
+void checkBlockReductionWidth(const Fusion& ir) {
+  const TensorView* reducer = nullptr;
+  for (TensorView* tv : ir.allTvs())
+    for (IterDomain* id : tv->getLoopDomain())
+      if (id->isReduction() && id->parallelType() == ParallelType::TIDx) reducer = tv;
+  if (reducer == nullptr) return;
+  for (TensorView* tv : ir.allTvs())
+    for (IterDomain* id : tv->getLoopDomain()) {
+      if (id->parallelType() != ParallelType::TIDx) continue;
+      std::optional<int64_t> n = id->extent()->constInt();
+      MF_CHECK(n && *n % 32 == 0,
+               "{}: threadIdx.x axis {} must have a constant extent that is a multiple of 32, "
+               "because {} reduces across threadIdx.x in whole warps; split by a multiple of 32",
+               tv->toString(), id->toString(), reducer->toString());
+    }
 }
 
 // A scalar the kernel reads must have a value at launch: a constant, a fusion input, an
@@ -179,6 +200,7 @@ void validateSchedule(Kernel& kernel) {
     if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) checkLayoutOp(op);
     if (auto* red = dynamic_cast<ReductionOp*>(e)) checkReduction(red);
   }
+  checkBlockReductionWidth(kernel.ir());
   IdModel model(kernel.ir());
   for (TensorView* tv : kernel.ir().allTvs()) {
     std::set<ParallelType> bound;

@@ -9,6 +9,7 @@
 #include "ir/expr_evaluator.h"
 #include "ir/exprs.h"
 #include "ir/fusion.h"
+#include "ir/logical_domain_map.h"
 #include "ir/scalar_ops.h"
 #include "ir/tensor_view.h"
 #include "reference/layout_reference.h"
@@ -249,21 +250,35 @@ Tensor Run::evalLayout(const PreprocessGroupedMatmulInputSf* op) {
   return out;
 }
 
+namespace {
+bool isRFactorTensor(const TensorView* tv) {
+  return tv->domain()->hasRoot() && tv->definition() != nullptr &&
+         tv->definition()->isA<ReductionOp>();
+}
+}  // namespace
+
 Tensor Run::evalReduction(const ReductionOp* op) {
   auto* out = op->out()->as<TensorView>();
-  // After rFactor the rfactor tensor's logical axes are split pieces of the input's; the
-  // reference evaluates reductions as the user wrote them.
   auto* in = op->in()->as<TensorView>();
-  const bool rfactored =
-      out->domain()->hasRoot() || (in->domain()->hasRoot() && in->definition() != nullptr &&
-                                   in->definition()->isA<ReductionOp>());
-  MF_CHECK(!rfactored,
-           "{}: {} is half of an rFactor'ed reduction; evaluate the fusion as built, before "
-           "rFactor (a copy made before scheduling)",
-           kWho, op->toString());
   std::vector<bool> reduced;
-  for (IterDomain* id : out->getLogicalDomain()) reduced.push_back(id->isReduction());
-  return referenceReduction(op->opType(), valueOf(in, op), reduced, out->dtype(),
+  const ReductionOp* source = op;
+  if (isRFactorTensor(in)) {
+    // The second half of an rFactor'ed reduction: reduce the first half's input at once over
+    // the original axes. An axis of the rfactor tensor's root (a copy of that input's logical
+    // domain) was reduced if the first half reduces it or its image here is a reduction axis.
+    source = in->definition()->as<ReductionOp>();
+    MF_CHECK(!isRFactorTensor(source->in()->as<TensorView>()),
+             "{}: {} reads a tensor rFactor'ed twice; evaluate the fusion before scheduling", kWho,
+             op->toString());
+    IdMap p2c = PairwiseLogicalDomainMap(in, out).mapProducerToConsumer();
+    for (IterDomain* id : in->getMaybeRootDomain()) {
+      auto it = p2c.find(id);
+      reduced.push_back(id->isReduction() || (it != p2c.end() && it->second->isReduction()));
+    }
+  } else {
+    for (IterDomain* id : out->getLogicalDomain()) reduced.push_back(id->isReduction());
+  }
+  return referenceReduction(op->opType(), valueOf(source->in(), op), reduced, out->dtype(),
                             *op->init()->constValue());
 }
 
@@ -309,6 +324,8 @@ void Run::evaluate(Expr* e) {
               e->toString());
     out = copy(src, sizes, in.dtype());
   } else if (auto* red = dynamic_cast<ReductionOp*>(e)) {
+    // An rfactor tensor holds partial results of a schedule: its consumer reduces its input.
+    if (isRFactorTensor(red->out()->as<TensorView>())) return;
     out = evalReduction(red);
   } else if (auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) {
     out = evalLayout(layout);

@@ -220,6 +220,25 @@ const std::vector<GoldenFusion>& goldenFusions() {
        [](int64_t n, uint64_t seed) {
          return std::vector<Tensor>{Tensor::random({n, n % 29 + 1}, DataType::Half, seed)};
        }},
+      // Rows reduced by a block: each of 128 threads sums a strided slice of its row serially
+      // (the rfactor tensor, in a register), then the block all-reduces the partial sums.
+      {"inner_reduction_block",
+       [](Fusion& f) {
+         TensorView* t0 = makeContigTensor(2);
+         f.addInput(t0);
+         TensorView* t1 = sum(t0, {1});
+         f.addOutput(t1);
+         t1->split(1, 128);
+         t1->axis(0)->parallelize(ParallelType::BIDx);
+         t1->axis(2)->parallelize(ParallelType::TIDx);
+         TensorView* partial = t1->rFactor({1});
+         partial->reorder({{1, 2}});
+         inlineMost();
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n % 31 + 1, n}, DataType::Float, seed)};
+       },
+       1e-5},
   };
   return cases;
 }

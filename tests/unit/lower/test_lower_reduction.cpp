@@ -77,19 +77,55 @@ auto validate(const Fusion& fusion) {
   return [&fusion] { irAfter(fusion, "validateSchedule"); };
 }
 
-// Block and grid reductions are not lowered yet: a reduction axis on a thread is refused.
-TEST(LowerReduction, ParallelReductionAxisIsRefused) {
+// Reductions across threadIdx.y/z or blocks are not lowered: such an axis is refused.
+TEST(LowerReduction, ReductionAcrossBlocksIsRefused) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   TensorView* t0 = makeSymbolicTensor(2);
   fusion.addInput(t0);
   TensorView* t1 = sum(t0, {1});
   fusion.addOutput(t1);
-  t1->axis(1)->parallelize(ParallelType::TIDx);
+  t1->axis(1)->parallelize(ParallelType::BIDx);
   EXPECT_THAT(validate(fusion),
               ThrowsMessage<UserError>(HasSubstr(
-                  "T1_g_float[iS2{i0}, rthreadIdx.x3{i1}]: reduction axis rthreadIdx.x3{i1} is "
-                  "bound to threadIdx.x; only serial reductions are lowered so far")));
+                  "T1_g_float[iS2{i0}, rblockIdx.x3{i1}]: reduction axis rblockIdx.x3{i1} is "
+                  "bound to blockIdx.x; reductions are serial or across threadIdx.x")));
+}
+
+// A block reduction works on whole warps: threadIdx.x extents must be constant multiples of 32.
+TEST(LowerReduction, BlockReductionNeedsWholeWarps) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(2);
+  fusion.addInput(t0);
+  TensorView* t1 = sum(t0, {1});
+  fusion.addOutput(t1);
+  t1->split(1, 48)->axis(2)->parallelize(ParallelType::TIDx);
+  EXPECT_THAT(validate(fusion),
+              ThrowsMessage<UserError>(HasSubstr(
+                  "T1_g_float[iS2{i0}, rS4{ceilDiv(i1, 48)}, rthreadIdx.x5{48}]: threadIdx.x axis "
+                  "rthreadIdx.x5{48} must have a constant extent that is a multiple of 32")));
+}
+
+// A block reduction is not wrapped in a predicate (all threads reach its barriers): its read
+// predicate selects the input or the identity, and thread 0 writes the global result.
+TEST(LowerReduction, BlockReductionPredicatesAreInline) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(2);
+  fusion.addInput(t0);
+  TensorView* t1 = sum(t0, {1});
+  fusion.addOutput(t1);
+  t1->split(1, 64)->axis(2)->parallelize(ParallelType::TIDx);
+  std::unique_ptr<Kernel> kernel = lowerFusion(fusion, {});
+  const std::string code = generateCuda(*kernel, "").kernel_code;
+  EXPECT_THAT(code,
+              HasSubstr("mf_blockAllReduceX<float>((((i6 * 64) + ((mf_index_t)threadIdx.x)) < "
+                        "T0.size[1]) ? T0[((i5 * T0.stride[0]) + ((i6 * 64) + "
+                        "((mf_index_t)threadIdx.x)))] : 0.0f, [](float a, float b) { return "
+                        "(a + b); }, 0.0f);"));
+  EXPECT_THAT(code, HasSubstr(R"(if ((((mf_index_t)threadIdx.x) == 0)) {
+          T1[i5] = (T1[i5] + block_result);)"));
 }
 
 // The init goes before the first reduction loop, so iteration loops must be outside it.

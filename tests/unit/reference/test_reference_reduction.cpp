@@ -196,20 +196,34 @@ TEST(ReferenceReduction, FloatingSumsAreExact) {
   EXPECT_EQ(values(hs), (std::vector<double>{4096}));
 }
 
-// The reference evaluates reductions as built: after rFactor it asks for the unscheduled copy.
-TEST(ReferenceReduction, RefusesAnRFactoredFusion) {
+// After rFactor the reference reduces the original axes at once (the rfactor tensor's partial
+// results are not materialized); an rfactor tensor rFactor'ed again is refused.
+TEST(ReferenceReduction, RFactoredFusionGivesTheSameResult) {
+  Tensor in = Tensor::random({5, 11, 3}, DataType::Float, 3);
+  Tensor expected = reduce(sum, in, {1, 2});
   Fusion fusion;
   FusionGuard fg(&fusion);
-  TensorView* tv0 = makeSymbolicTensor(1);
+  TensorView* tv0 = makeSymbolicTensor(3);
   fusion.addInput(tv0);
-  TensorView* tv1 = sum(tv0, {0});
+  TensorView* tv1 = sum(tv0, {1, 2});
   fusion.addOutput(tv1);
-  tv1->split(0, 4)->rFactor({0});
-  EXPECT_THAT([&] { ReferenceEvaluator(&fusion).run({Tensor::random({8}, DataType::Float, 1)}); },
-              ThrowsMessage<UserError>(
-                  HasSubstr("ReferenceEvaluator: T2_l_float[rS5{ceilDiv(i0, 4)}, iS6{4}] = "
-                            "reduction(T0, op = add, initial = 0.0) is half of an rFactor'ed "
-                            "reduction; evaluate the fusion as built, before rFactor")));
+  tv1->merge(1)->split(1, 4);
+  TensorView* rf = tv1->rFactor({1});
+  EXPECT_EQ(values(runOne(fusion, {in})), values(expected));
+  rf->split(0, 2);
+  EXPECT_EQ(values(runOne(fusion, {in})), values(expected));
+
+  Fusion twice;
+  FusionGuard fg2(&twice);
+  TensorView* t0 = makeSymbolicTensor(1);
+  twice.addInput(t0);
+  TensorView* t1 = sum(t0, {0});
+  twice.addOutput(t1);
+  t1->split(0, 4)->split(0, 2);
+  t1->rFactor({0});
+  t1->rFactor({0});
+  EXPECT_THAT([&] { ReferenceEvaluator(&twice).run({Tensor::random({8}, DataType::Float, 1)}); },
+              ThrowsMessage<UserError>(HasSubstr("reads a tensor rFactor'ed twice")));
 }
 
 // The tolerance rule accepts a float-accumulated blocked sum and rejects one that drops a term.
