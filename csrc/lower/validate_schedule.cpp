@@ -50,6 +50,10 @@ void checkSameThread(const IdModel& model, TensorView* tv) {
     for (int64_t i = 0; i < tv->nDims(); ++i) {
       ParallelType p = tv->axis(i)->parallelType();
       if (!isThreadDim(p) && !isBlockDim(p)) continue;
+      // A block reduction into registers is an all-reduce: every thread holds the result.
+      if (p == ParallelType::TIDx && tv->axis(i)->isReduction() &&
+          tv->getMemoryType() == MemoryType::Local)
+        continue;
       bool mapped = false;
       for (int64_t j = 0; j < c->nDims(); ++j)
         mapped = mapped || (c->axis(j)->parallelType() == p &&

@@ -47,7 +47,7 @@ TEST_P(ReductionGpu, MatchesReference) {
     buildScheduled(fusion, c);
     // Products of long rows over/underflow; keep them short enough to stay finite.
     if (c.op == BinaryOpType::Mul)
-      (c.inner ? cols : rows) = std::min<int64_t>(c.inner ? cols : rows, 17);
+      (c.inner() ? cols : rows) = std::min<int64_t>(c.inner() ? cols : rows, 17);
     Tensor in = Tensor::random({rows, cols}, c.dtype, seed++);
     KernelExecutor ke;
     ke.compile(&fusion, {in});
@@ -57,13 +57,13 @@ TEST_P(ReductionGpu, MatchesReference) {
       FusionGuard fg(&unscheduled);
       TensorView* t0 = makeContigTensor(2, c.dtype);
       unscheduled.addInput(t0);
-      unscheduled.addOutput(c.fn(t0, {c.inner ? 1 : 0}, false, std::nullopt));
+      unscheduled.addOutput(c.fn(t0, {c.inner() ? 1 : 0}, false, std::nullopt));
     }
     Tensor ref = ReferenceEvaluator(&unscheduled).run({in}).at(0);
     const std::string what = fmt::format("{} [{}, {}]", c.name, rows, cols);
     ASSERT_EQ(out.sizes(), ref.sizes()) << what;
     ASSERT_EQ(out.dtype(), ref.dtype()) << what;
-    const int64_t n = c.inner ? cols : rows;
+    const int64_t n = c.inner() ? cols : rows;
     const bool exact = !isFloatingType(ref.dtype()) || c.op == BinaryOpType::Maximum ||
                        c.op == BinaryOpType::Minimum;
     if (exact) {
@@ -71,8 +71,10 @@ TEST_P(ReductionGpu, MatchesReference) {
         ASSERT_EQ(out.value(i), ref.value(i)) << what << " element " << i;
     } else if (c.op == BinaryOpType::Add) {
       SCOPED_TRACE(what);
-      reftest::expectSumsClose(out, ref, sumOfMagnitudes(in, c.inner ? 1 : 0),
-                               reftest::accumulationDepth(n, 1), computeType(ref.dtype()));
+      const bool block = c.schedule == ReductionCase::Schedule::RowPerBlock;
+      reftest::expectSumsClose(out, ref, sumOfMagnitudes(in, c.inner() ? 1 : 0),
+                               reftest::accumulationDepth(n, block ? testing::kReductionBlock : 1),
+                               computeType(ref.dtype()));
     } else {
       const double rel = 2 * n * reftest::unitRoundoff(computeType(ref.dtype())) +
                          2 * reftest::unitRoundoff(ref.dtype());
@@ -91,7 +93,8 @@ TEST(ReductionGpuSpecial, NanAndEmptyRows) {
   if (!cuda::cudaAvailable()) GTEST_SKIP() << cuda::noDeviceReason();
   for (ReduceFn fn : {static_cast<ReduceFn>(max), static_cast<ReduceFn>(min)}) {
     Fusion fusion;
-    ReductionCase c{"nan", fn, BinaryOpType::Maximum, DataType::Float, true};
+    ReductionCase c{"nan", fn, BinaryOpType::Maximum, DataType::Float,
+                    ReductionCase::Schedule::RowPerThread};
     buildScheduled(fusion, c);
     const double nan = std::nan("");
     Tensor in = Tensor::fromVector<float>({1, static_cast<float>(nan), 3, 4, 5, 6}, {2, 3});
