@@ -369,13 +369,17 @@ class CudaPrinter final : public IrVisitor {
                                            binaryValue(op->opType(), compute, "a", "b"));
     line("{");
     ++indent_;
-    line(fmt::format("const {0} block_result = mf_blockAllReduceX<{0}>({1} ? {2} : {3}, {4}, {3});",
-                     type, scalar(it->second.read), x, init, lambda));
-    line(fmt::format("if ({}) {{", scalar(it->second.write)));
-    ++indent_;
+    auto isTrue = [](Val* pred) { return pred->isConst() && asBool(*pred->constValue()); };
+    std::string value =
+        isTrue(it->second.read) ? x : fmt::format("{} ? {} : {}", scalar(it->second.read), x, init);
+    line(fmt::format("const {0} block_result = mf_blockAllReduceX<{0}>({1}, {2}, {3});", type,
+                     value, lambda, init));
+    const bool guarded = !isTrue(it->second.write);
+    if (guarded) line(fmt::format("if ({}) {{", scalar(it->second.write)));
+    indent_ += guarded ? 1 : 0;
     assign(op->out(), compute, binaryValue(op->opType(), compute, acc, "block_result"));
-    --indent_;
-    line("}");
+    indent_ -= guarded ? 1 : 0;
+    if (guarded) line("}");
     --indent_;
     line("}");
   }

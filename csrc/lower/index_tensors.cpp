@@ -55,7 +55,9 @@ TensorIndex* indexOf(Kernel& kernel, TensorView* tv, const std::vector<Val*>& lo
 
 // `acc = init` for the reduction `red`, stored where `out_index` points (its offset depends on
 // the iteration loops only), placed before the first reduction loop: the reduction loops that
-// follow combine into the identity. Records the init's loops (those outside that loop).
+// follow combine into the identity. A buffer allocated inside that loop (inlined past a
+// threadIdx.x reduction axis, which is no loop in the code) is initialized right after its
+// allocation instead. Records the init's loops.
 Expr* initReduction(Kernel& kernel, ReductionOp* red, TensorIndex* out_index,
                     const std::vector<ForLoop*>& loops) {
   auto* out = red->out()->as<TensorView>();
@@ -65,13 +67,22 @@ Expr* initReduction(Kernel& kernel, ReductionOp* red, TensorIndex* out_index,
   auto* acc = IrBuilder::create<TensorIndex>(out, out_index->index());
   Expr* init =
       IrBuilder::create<LoadStoreOp>(std::vector<Val*>{red->init()}, std::vector<Val*>{acc});
-  Scope& scope = first == 0 ? kernel.body() : loops[first - 1]->body();
-  auto it = std::find(scope.exprs().begin(), scope.exprs().end(), loops[first]);
-  MF_ASSERT(it != scope.exprs().end(), "the first reduction loop of {} is not in its scope",
-            red->toString());
+  const size_t alloc_pos = static_cast<size_t>(out->computeAtPosition());
+  const bool in_allocation = out->getMemoryType() != MemoryType::Global && alloc_pos > first;
+  const size_t depth = in_allocation ? alloc_pos : first;
+  Scope& scope = depth == 0 ? kernel.body() : loops[depth - 1]->body();
+  auto it = in_allocation ? std::find_if(scope.exprs().begin(), scope.exprs().end(),
+                                         [&](Expr* x) {
+                                           auto* a = dynamic_cast<Allocate*>(x);
+                                           return a != nullptr && a->buffer() == out;
+                                         }) +
+                                1
+                          : std::find(scope.exprs().begin(), scope.exprs().end(), loops[first]);
+  MF_ASSERT(it <= scope.exprs().end() && (in_allocation || it != scope.exprs().end()),
+            "no place for the init of {}", red->toString());
   scope.exprs().insert(it, init);
   kernel.reductionInits().insert(init);
-  kernel.loopsOf()[init] = std::vector<ForLoop*>(loops.begin(), loops.begin() + first);
+  kernel.loopsOf()[init] = std::vector<ForLoop*>(loops.begin(), loops.begin() + depth);
   return init;
 }
 

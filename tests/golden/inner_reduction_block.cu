@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_26c7dea3e22f6766(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
+extern "C" __global__ void kernel_52f37bba08b63b41(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
   T1[((mf_index_t)blockIdx.x)] = 0.0f;
   alignas(16) float T2[1];
   T2[0] = 0.0f;
@@ -9,7 +9,7 @@ extern "C" __global__ void kernel_26c7dea3e22f6766(Tensor<float, 2, 2> T0, Tenso
     }
   }
   {
-    const float block_result = mf_blockAllReduceX<float>(true ? T2[0] : 0.0f, [](float a, float b) { return (a + b); }, 0.0f);
+    const float block_result = mf_blockAllReduceX<float>(T2[0], [](float a, float b) { return (a + b); }, 0.0f);
     if ((((mf_index_t)threadIdx.x) == 0)) {
       T1[((mf_index_t)blockIdx.x)] = (T1[((mf_index_t)blockIdx.x)] + block_result);
     }

@@ -16,6 +16,14 @@ void flatten128(TensorView* tv) {
   gridBlock(tv);
 }
 
+// A row per block: split the reduced axis by 128 threads, rFactor the serial part.
+void blockRowReduction(TensorView* red) {
+  red->split(1, 128);
+  red->axis(0)->parallelize(ParallelType::BIDx);
+  red->axis(2)->parallelize(ParallelType::TIDx);
+  red->rFactor({1})->reorder({{1, 2}});
+}
+
 std::vector<Tensor> twoMatrices(int64_t n, uint64_t seed) {
   int64_t m = n % 7 + 3;
   return {Tensor::random({n, m}, DataType::Float, seed),
@@ -228,15 +236,40 @@ const std::vector<GoldenFusion>& goldenFusions() {
          f.addInput(t0);
          TensorView* t1 = sum(t0, {1});
          f.addOutput(t1);
-         t1->split(1, 128);
-         t1->axis(0)->parallelize(ParallelType::BIDx);
-         t1->axis(2)->parallelize(ParallelType::TIDx);
-         TensorView* partial = t1->rFactor({1});
-         partial->reorder({{1, 2}});
+         blockRowReduction(t1);
          inlineMost();
        },
        [](int64_t n, uint64_t seed) {
          return std::vector<Tensor>{Tensor::random({n % 31 + 1, n}, DataType::Float, seed)};
+       },
+       1e-5},
+      // Softmax over rows of 1024, one row per block of 128 threads: each thread keeps its 8
+      // exponentials in registers (T4), two block all-reduces (max, then sum) give every
+      // thread the row's values, and the input is read twice from global memory (the second
+      // read hits L1/L2), the output written once.
+      {"softmax_block",
+       [](Fusion& f) {
+         TensorView* x = makeContigConcreteTensor({-1, 1024});
+         f.addInput(x);
+         TensorView* m = max(x, {1});
+         TensorView* mb = broadcast(m, {false, true});
+         TensorView* e = exp(sub(x, mb));
+         TensorView* z = sum(e, {1});
+         TensorView* out = div(e, broadcast(z, {false, true}));
+         f.addOutput(out);
+         for (TensorView* red : {m, z}) blockRowReduction(red);
+         for (TensorView* tv : f.allTvs()) {
+           if (tv->isFusionInput() || tv->getLogicalDomain().size() != 2 ||
+               tv->axis(1)->isReduction() || tv->definition()->isA<ReductionOp>())
+             continue;
+           tv->split(1, 128)->reorder({{1, 2}});
+           gridBlock(tv);
+         }
+         inlineMost();
+         e->inlineAt(2);  // the row stays in registers for both the sum and the division
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n % 17 + 1, 1024}, DataType::Float, seed)};
        },
        1e-5},
   };
