@@ -49,9 +49,7 @@ TensorView* reductionOp(BinaryOpType op, std::string_view name, TensorView* tv,
                         std::optional<DataType> dtype) {
   MF_CHECK(tv != nullptr, "{}: the input tensor is null", name);
   FusionGuard fg(tv->fusion());
-  std::vector<IterDomain*> in_ids;
-  for (IterDomain* id : tv->getLogicalDomain())
-    if (!id->isReduction()) in_ids.push_back(id);
+  const std::vector<IterDomain*> in_ids = TensorDomain::noReductions(tv->getLogicalDomain());
   const int64_t rank = static_cast<int64_t>(in_ids.size());
   const std::vector<bool> reduced = reducedPositions(name, tv, axes, rank);
 

@@ -23,10 +23,7 @@ constexpr std::string_view kWho = "ReferenceEvaluator";
 constexpr size_t kMaxOperands = 3;
 
 std::vector<IterDomain*> logicalNoReductions(const TensorView* tv) {
-  std::vector<IterDomain*> ids;
-  for (IterDomain* id : tv->getLogicalDomain())
-    if (!id->isReduction()) ids.push_back(id);
-  return ids;
+  return TensorDomain::noReductions(tv->getLogicalDomain());
 }
 
 // "CeilDiv" -> "ceilDiv": the enumerator spelled as the API function that builds the op.

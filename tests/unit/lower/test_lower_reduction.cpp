@@ -128,6 +128,22 @@ TEST(LowerReduction, BlockReductionPredicatesAreInline) {
           T1[i5] = (T1[i5] + block_result);)"));
 }
 
+// A consumer cannot share a serial reduction loop: inside it the result is partial.
+TEST(LowerReduction, SerialReductionLoopIsNotShared) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(2);
+  fusion.addInput(t0);
+  TensorView* t1 = sum(t0, {1});
+  fusion.addOutput(t1);
+  t1->split(1, 32);
+  TensorView* partial = t1->rFactor({1});
+  EXPECT_THAT([&] { partial->inlineAt(2); },
+              ThrowsMessage<UserError>(HasSubstr(
+                  "axis 1 (rS8{ceilDiv(i1, 32)}) is a serial reduction axis; consumers read the "
+                  "result after that loop")));
+}
+
 // The init goes before the first reduction loop, so iteration loops must be outside it.
 TEST(LowerReduction, IterationAxisInsideReductionIsRefused) {
   Fusion fusion;
