@@ -30,16 +30,19 @@ Val* Kernel::strideOf(TensorView* tv, int64_t axis) {
   return it->second;
 }
 
-namespace {
-void printScope(std::ostringstream& os, const Scope& scope, int depth) {
+void Kernel::printScope(std::ostringstream& os, const Scope& scope, int depth) const {
   std::string pad(2 * depth, ' ');
   for (Expr* e : scope.exprs()) {
-    os << pad << e->toString() << "\n";
+    os << pad << e->toString();
+    // A block reduction's predicates are arguments of its call, not a guard around it.
+    if (auto it = inline_predicates_.find(e); it != inline_predicates_.end())
+      os << fmt::format(" (read: {}, write: {})", it->second.read->toInlineString(),
+                        it->second.write->toInlineString());
+    os << "\n";
     if (auto* loop = dynamic_cast<ForLoop*>(e)) printScope(os, loop->body(), depth + 1);
     if (auto* ite = dynamic_cast<IfThenElse*>(e)) printScope(os, ite->thenBody(), depth + 1);
   }
 }
-}  // namespace
 
 std::string Kernel::toString() const {
   std::ostringstream os;

@@ -3,6 +3,7 @@
 //! tree (`body`) that codegen prints.
 #pragma once
 
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <string>
@@ -72,6 +73,8 @@ class Kernel {
   std::string toString() const;
 
  private:
+  void printScope(std::ostringstream& os, const Scope& scope, int depth) const;
+
   std::unique_ptr<Fusion> ir_;
   Scope body_;
   DataType index_type_ = DataType::Int64;

@@ -117,6 +117,15 @@ TEST(LowerReduction, BlockReductionPredicatesAreInline) {
   TensorView* t1 = sum(t0, {1});
   fusion.addOutput(t1);
   t1->split(1, 64)->axis(2)->parallelize(ParallelType::TIDx);
+  EXPECT_TRUE(checkPass(fusion, "insertPredicates", R"(
+%kernel {
+  FOR i5 in iS2{i0}:
+    T1[i5] = set(0.0)
+    FOR i6 in rS4{ceilDiv(i1, 64)}:
+      FOR ((mf_index_t)threadIdx.x) in rthreadIdx.x5{64}:
+        T1[i5] = reduction(T0[( ( i5 * T0.stride[0] ) + ( ( i6 * 64 ) + ((mf_index_t)threadIdx.x) ) )], op = add, initial = 0.0) (read: ( ( ( i6 * 64 ) + ((mf_index_t)threadIdx.x) ) < i1 ), write: ( ((mf_index_t)threadIdx.x) == 0 ))
+} // %kernel
+)"));
   std::unique_ptr<Kernel> kernel = lowerFusion(fusion, {});
   const std::string code = generateCuda(*kernel, "").kernel_code;
   EXPECT_THAT(code,
