@@ -291,9 +291,13 @@ class CudaPrinter final : public IrVisitor {
   }
 
   void handle(Allocate* a) override {
-    line(fmt::format("alignas(16) {} T{}[{}];", cudaTypeName(a->buffer()->dtype()),
-                     a->buffer()->name(), scalar(a->size())));
+    // Shared buffers are static (validateSchedule requires a constant size).
+    bool shared = a->buffer()->getMemoryType() == MemoryType::Shared;
+    line(fmt::format("{}alignas(16) {} T{}[{}];", shared ? "__shared__ " : "",
+                     cudaTypeName(a->buffer()->dtype()), a->buffer()->name(), scalar(a->size())));
   }
+
+  void handle(BlockSync*) override { line("__syncthreads();"); }
 
   void handle(LoadStoreOp* op) override {
     auto it = kernel_.vectorWidth().find(op);

@@ -23,7 +23,8 @@
   X(Merge)                          \
   X(ForLoop)                        \
   X(IfThenElse)                     \
-  X(Allocate)
+  X(Allocate)                       \
+  X(BlockSync)
 
 namespace mf {
 

@@ -5,9 +5,14 @@
 namespace mf {
 namespace {
 
-bool heldInRegisters(IterDomain* id) {
-  return !isThreadDim(id->parallelType()) && !isBlockDim(id->parallelType()) &&
-         !id->isBroadcast() && !id->isReduction();
+// Whether loop axis `i` of `tv` is an axis of its buffer: registers are per thread and hold
+// the axes right of the compute-at position; shared memory is per block and also holds every
+// thread-bound axis (one element per thread), inlined or not.
+bool heldInBuffer(const TensorView* tv, int64_t i) {
+  IterDomain* id = tv->axis(i);
+  if (isBlockDim(id->parallelType()) || id->isBroadcast() || id->isReduction()) return false;
+  if (isThreadDim(id->parallelType())) return tv->getMemoryType() == MemoryType::Shared;
+  return i >= tv->computeAtPosition();
 }
 
 }  // namespace
@@ -98,19 +103,17 @@ Val* globalOffset(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logic
 Val* localOffset(TensorView* tv, const std::vector<Val*>& loop_indices) {
   FusionGuard fg(tv->fusion());
   Val* offset = constInt(0);
-  for (int64_t i = tv->computeAtPosition(); i < tv->nDims(); ++i) {
-    IterDomain* id = tv->axis(i);
-    if (!heldInRegisters(id)) continue;
-    offset = SIB::add(SIB::mul(offset, id->extent()), loop_indices[i]);
-  }
+  for (int64_t i = 0; i < tv->nDims(); ++i)
+    if (heldInBuffer(tv, i))
+      offset = SIB::add(SIB::mul(offset, tv->axis(i)->extent()), loop_indices[i]);
   return offset;
 }
 
 Val* localBufferSize(TensorView* tv) {
   FusionGuard fg(tv->fusion());
   Val* size = constInt(1);
-  for (int64_t i = tv->computeAtPosition(); i < tv->nDims(); ++i)
-    if (heldInRegisters(tv->axis(i))) size = SIB::mul(size, tv->axis(i)->extent());
+  for (int64_t i = 0; i < tv->nDims(); ++i)
+    if (heldInBuffer(tv, i)) size = SIB::mul(size, tv->axis(i)->extent());
   return size;
 }
 

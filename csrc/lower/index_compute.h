@@ -33,8 +33,9 @@ std::vector<Val*> indicesFromLogical(TensorView* tv, const std::vector<Val*>& lo
 //! axes contribute nothing).
 Val* globalOffset(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logical_indices);
 
-//! Offset into the register buffer of a local tensor, given its loop indices: row-major over
-//! the loop axes right of its compute-at position that are not bound to threads or blocks.
+//! Offset into the buffer of a local (register) or shared tensor, given its loop indices:
+//! row-major over the loop axes right of its compute-at position that are not bound to
+//! blocks, nor to threads for a register buffer.
 Val* localOffset(TensorView* tv, const std::vector<Val*>& loop_indices);
 
 //! The number of elements of `tv`'s register buffer (product of the extents localOffset

@@ -50,6 +50,8 @@ void checkSameThread(const IdModel& model, TensorView* tv) {
     for (int64_t i = 0; i < tv->nDims(); ++i) {
       ParallelType p = tv->axis(i)->parallelType();
       if (!isThreadDim(p) && !isBlockDim(p)) continue;
+      // Shared memory is the block's: threads may read what others wrote (insertSyncs).
+      if (isThreadDim(p) && tv->getMemoryType() == MemoryType::Shared) continue;
       // A block reduction into registers is an all-reduce: every thread holds the result.
       if (p == ParallelType::TIDx && tv->axis(i)->isReduction() &&
           tv->getMemoryType() == MemoryType::Local)
@@ -94,18 +96,14 @@ void checkLayoutOp(PreprocessGroupedMatmulInputSf* op) {
            op->out()->toString(), uses.front()->output(0)->toString());
 }
 
-// Inputs and outputs are global buffers the executor binds; shared memory needs allocation
-// and synchronization the kernel does not emit yet (it used to compile as registers).
+// Inputs and outputs are global buffers the executor binds.
 void checkMemoryType(TensorView* tv) {
-  MF_CHECK(tv->getMemoryType() != MemoryType::Shared,
-           "{}: shared memory is not supported yet; use MemoryType::Local (registers) or "
-           "MemoryType::Global",
-           tv->toString());
   bool io = tv->isFusionInput() || tv->isFusionOutput();
   MF_CHECK(!io || tv->getMemoryType() == MemoryType::Global,
-           "{}: a fusion {} must be in global memory, got MemoryType::Local; leave the memory "
+           "{}: a fusion {} must be in global memory, got MemoryType::{}; leave the memory "
            "type {} set",
            tv->toString(), tv->isFusionInput() ? "input" : "output",
+           tv->getMemoryType() == MemoryType::Shared ? "Shared" : "Local",
            tv->isFusionInput() ? "addInput" : "addOutput");
 }
 
@@ -244,10 +242,14 @@ void validateSchedule(Kernel& kernel) {
              tv->toString(), tv->computeAtPosition(), max_pos);
     if (tv->getMemoryType() == MemoryType::Global) continue;
     Val* size = localBufferSize(tv);
+    bool shared = tv->getMemoryType() == MemoryType::Shared;
     MF_CHECK(size->constInt().has_value(),
-             "{} is held in registers but needs a buffer of symbolic size {}; inline it "
-             "(inlineAt / inlineMost), bind its axes to threads, or split by constants",
-             tv->toString(), size->toInlineString());
+             "{} is held in {} but needs a buffer of symbolic size {}; {}", tv->toString(),
+             shared ? "shared memory" : "registers", size->toInlineString(),
+             shared ? "shared buffers are static: split its thread-bound and serial axes by "
+                      "constants, or inline it"
+                    : "inline it (inlineAt / inlineMost), bind its axes to threads, or split by "
+                      "constants");
   }
 }
 

@@ -272,6 +272,27 @@ const std::vector<GoldenFusion>& goldenFusions() {
          return std::vector<Tensor>{Tensor::random({n % 17 + 1, 1024}, DataType::Float, seed)};
        },
        1e-5},
+      // Threads exchange data through shared memory: 128 threads stage a tile, then 64
+      // threads each read two neighbouring elements written by other threads (a barrier
+      // between, from insertSyncs).
+      {"shared_memory_exchange",
+       [](Fusion& f) {
+         TensorView* t0 = makeContigTensor(1);
+         f.addInput(t0);
+         TensorView* t1 = set(t0);
+         TensorView* t2 = exp(t1);
+         f.addOutput(t2);
+         t1->setMemoryType(MemoryType::Shared);
+         t1->split(0, 128);
+         gridBlock(t1);
+         t2->split(0, 128)->split(1, 2);
+         gridBlock(t2);
+         t1->inlineAt(1);
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n}, DataType::Float, seed)};
+       },
+       1e-6},
   };
   return cases;
 }

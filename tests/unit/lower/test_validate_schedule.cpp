@@ -318,8 +318,22 @@ TEST(ValidateSchedule, OutputInRegisters) {
                             "MemoryType::Local; leave the memory type addOutput set")));
 }
 
-// Regression: setMemoryType(Shared) was silently compiled as registers.
-TEST(ValidateSchedule, SharedMemoryIsNotSupportedYet) {
+// A fusion output lives in global memory; the message names the memory type it was given.
+TEST(ValidateSchedule, SharedOutput) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  fusion.addInput(t0);
+  TensorView* t1 = neg(t0);
+  fusion.addOutput(t1);
+  t1->setMemoryType(MemoryType::Shared);
+  EXPECT_THAT(validate(fusion), ThrowsMessage<UserError>(HasSubstr(
+                                    "T1_s_float[iS1{i0}]: a fusion output must be in global "
+                                    "memory, got MemoryType::Shared")));
+}
+
+// Shared buffers are static: a symbolic size is refused.
+TEST(ValidateSchedule, SharedBufferOfSymbolicSize) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   TensorView* t0 = makeContigTensor(1);
@@ -328,9 +342,10 @@ TEST(ValidateSchedule, SharedMemoryIsNotSupportedYet) {
   TensorView* t2 = exp(t1);
   fusion.addOutput(t2);
   t1->setMemoryType(MemoryType::Shared);
-  EXPECT_THAT(validate(fusion), ThrowsMessage<UserError>(HasSubstr(
-                                    "T1_s_float[iS1{i0}]: shared memory is not supported yet; use "
-                                    "MemoryType::Local (registers) or MemoryType::Global")));
+  EXPECT_THAT(validate(fusion),
+              ThrowsMessage<UserError>(HasSubstr(
+                  "T1_s_float[iS1{i0}] is held in shared memory but needs a buffer of symbolic "
+                  "size i0; shared buffers are static")));
 }
 
 // Regression: a symbolic scalar that is not a fusion input reached NVRTC as an undeclared
