@@ -1,6 +1,7 @@
 #include "codegen/codegen.h"
 
 #include <fmt/ranges.h>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
@@ -291,7 +292,17 @@ class CudaPrinter final : public IrVisitor {
   }
 
   void handle(Allocate* a) override {
-    // Shared buffers are static (validateSchedule requires a constant size).
+    // A shared buffer of symbolic size is a slice of the launch's dynamic shared memory.
+    const auto& dynamic = kernel_.summary().dynamic_smem_offsets;
+    auto slice = std::find_if(dynamic.begin(), dynamic.end(),
+                              [&](const auto& d) { return d.first == a->buffer(); });
+    if (slice != dynamic.end()) {
+      const std::string type(cudaTypeName(a->buffer()->dtype()));
+      line("extern __shared__ __align__(16) char mf_dynamic_smem[];");
+      line(fmt::format("{0}* T{1} = reinterpret_cast<{0}*>(mf_dynamic_smem + {2});", type,
+                       a->buffer()->name(), scalar(slice->second)));
+      return;
+    }
     bool shared = a->buffer()->getMemoryType() == MemoryType::Shared;
     line(fmt::format("{}alignas(16) {} T{}[{}];", shared ? "__shared__ " : "",
                      cudaTypeName(a->buffer()->dtype()), a->buffer()->name(), scalar(a->size())));

@@ -28,16 +28,16 @@ TEST(InsertSyncs, ReadAfterWriteAndWriteAfterRead) {
   t1->inlineAt(1);
   EXPECT_TRUE(checkPass(fusion, "insertSyncs", R"(
 %kernel {
-  FOR i6 in iS2{i0}:
+  FOR i12 in iS2{i0}:
     T1_s_float[iS2{i0}, ithreadIdx.x3{128}] ca_pos( 1 ) = ALLOCATE(size = 128, mem = s)
     FOR ((mf_index_t)threadIdx.x) in ithreadIdx.x3{128}:
       IF ( ((mf_index_t)threadIdx.x) < 128 ):
-        T1[((mf_index_t)threadIdx.x)] = set(T0[( ( i6 * T0.stride[0] ) + ((mf_index_t)threadIdx.x) )])
+        T1[((mf_index_t)threadIdx.x)] = set(T0[( ( i12 * T0.stride[0] ) + ((mf_index_t)threadIdx.x) )])
     BLOCKSYNC
     FOR ((mf_index_t)threadIdx.x) in ithreadIdx.x6{64}:
-      FOR i9 in iS7{2}:
+      FOR i15 in iS7{2}:
         IF ( ((mf_index_t)threadIdx.x) < 64 ):
-          T2[( ( i6 * T2.stride[0] ) + ( ( ((mf_index_t)threadIdx.x) * 2 ) + i9 ) )] = exp(T1[( ( ((mf_index_t)threadIdx.x) * 2 ) + i9 )])
+          T2[( ( i12 * T2.stride[0] ) + ( ( ((mf_index_t)threadIdx.x) * 2 ) + i15 ) )] = exp(T1[( ( ((mf_index_t)threadIdx.x) * 2 ) + i15 )])
     BLOCKSYNC
 } // %kernel
 )"));

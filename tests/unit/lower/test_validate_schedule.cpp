@@ -332,22 +332,6 @@ TEST(ValidateSchedule, SharedOutput) {
                                     "memory, got MemoryType::Shared")));
 }
 
-// Shared buffers are static: a symbolic size is refused.
-TEST(ValidateSchedule, SharedBufferOfSymbolicSize) {
-  Fusion fusion;
-  FusionGuard fg(&fusion);
-  TensorView* t0 = makeContigTensor(1);
-  fusion.addInput(t0);
-  TensorView* t1 = neg(t0);
-  TensorView* t2 = exp(t1);
-  fusion.addOutput(t2);
-  t1->setMemoryType(MemoryType::Shared);
-  EXPECT_THAT(validate(fusion),
-              ThrowsMessage<UserError>(HasSubstr(
-                  "T1_s_float[iS1{i0}] is held in shared memory but needs a buffer of symbolic "
-                  "size i0; shared buffers are static")));
-}
-
 // Regression: a symbolic scalar that is not a fusion input reached NVRTC as an undeclared
 // identifier (an InternalError); the reference evaluator already rejected it.
 TEST(ValidateSchedule, ScalarThatIsNotAnInput) {
