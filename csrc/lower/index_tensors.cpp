@@ -71,15 +71,18 @@ Expr* initReduction(Kernel& kernel, ReductionOp* red, TensorIndex* out_index,
   const bool in_allocation = out->getMemoryType() != MemoryType::Global && alloc_pos > first;
   const size_t depth = in_allocation ? alloc_pos : first;
   Scope& scope = depth == 0 ? kernel.body() : loops[depth - 1]->body();
-  auto it = in_allocation ? std::find_if(scope.exprs().begin(), scope.exprs().end(),
-                                         [&](Expr* x) {
-                                           auto* a = dynamic_cast<Allocate*>(x);
-                                           return a != nullptr && a->buffer() == out;
-                                         }) +
-                                1
-                          : std::find(scope.exprs().begin(), scope.exprs().end(), loops[first]);
-  MF_ASSERT(it <= scope.exprs().end() && (in_allocation || it != scope.exprs().end()),
-            "no place for the init of {}", red->toString());
+  std::vector<Expr*>& exprs = scope.exprs();
+  auto it = std::find(exprs.begin(), exprs.end(), loops[first]);
+  if (in_allocation) {
+    it = std::find_if(exprs.begin(), exprs.end(), [&](Expr* x) {
+      auto* a = dynamic_cast<Allocate*>(x);
+      return a != nullptr && a->buffer() == out;
+    });
+    MF_ASSERT(it != exprs.end(), "the allocation of {} is not in its scope", out->toString());
+    ++it;
+  }
+  MF_ASSERT(in_allocation || it != exprs.end(),
+            "the first reduction loop of {} is not in its scope", red->toString());
   scope.exprs().insert(it, init);
   kernel.reductionInits().insert(init);
   kernel.loopsOf()[init] = std::vector<ForLoop*>(loops.begin(), loops.begin() + depth);
