@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_8ef0ebacddad3de9(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T3) {
+extern "C" __global__ void kernel_3989073c4786bb77(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T3) {
   const mf_index_t i54 = (((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x)) * 4);
   const mf_index_t i55 = (i54 / T0.size[1]);
   const bool b151 = (i55 < T0.size[0]);

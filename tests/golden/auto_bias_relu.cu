@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_1fae4e421f539ba4(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
+extern "C" __global__ void kernel_0bb7193177e238a6(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
   const mf_index_t i47 = (((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x)) * 4);
   const bool b120 = (i47 < T0.size[1]);
   alignas(16) float T6[4];

@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_26c69fba0abc7b6f(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T2) {
+extern "C" __global__ void kernel_f597ef76f3427d65(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T2) {
   const mf_index_t i38 = (((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x)) * 4);
   const bool b98 = (i38 < T0.size[1]);
   alignas(16) float T5[4];

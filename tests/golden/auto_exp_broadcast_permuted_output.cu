@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_dc2089002f2c2e14(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
+extern "C" __global__ void kernel_edff00179e9bcc0a(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
   const mf_index_t i55 = (((((mf_index_t)blockIdx.x) * 32) + ((mf_index_t)threadIdx.x)) * 4);
   const mf_index_t i58 = ((((mf_index_t)blockIdx.y) * 4) + ((mf_index_t)threadIdx.y));
   const bool b145 = (i58 < T0.size[1]);

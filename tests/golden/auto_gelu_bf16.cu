@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_8a2d711fbfe99e2c(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T1, Tensor<mf_bfloat16, 2, 2> T14) {
+extern "C" __global__ void kernel_cab5e24b907c2b66(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T1, Tensor<mf_bfloat16, 2, 2> T14) {
   const mf_index_t i145 = (((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x)) * 8);
   const mf_index_t i146 = (i145 / T0.size[1]);
   const bool b435 = (i146 < T0.size[0]);
