@@ -11,6 +11,7 @@
 #include "lower/pipeline.h"
 #include "ops/arith.h"
 #include "ops/layout.h"
+#include "ops/reduction.h"
 #include "ops/tensor_factories.h"
 #include "reference/reference_evaluator.h"
 #include "scheduler/no_op.h"

@@ -1,6 +1,7 @@
 #include "codegen/codegen.h"
 
 #include <fmt/ranges.h>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
@@ -59,7 +60,7 @@ class CudaPrinter final : public KirVisitor {
     for (const KernelParameter& p : kernel.summary().params) {
       auto* tv = dynamic_cast<TensorView*>(p.val);
       if (tv == nullptr) continue;
-      const auto& logical = tv->getLogicalDomain();
+      const auto logical = TensorDomain::noReductions(tv->getLogicalDomain());
       for (size_t i = 0; i < logical.size(); ++i) {
         Val* e = logical[i]->extent();
         if (!e->isConst() && e->definition() == nullptr)
@@ -74,9 +75,10 @@ class CudaPrinter final : public KirVisitor {
       if (p.kind == KernelParameter::Kind::ErrorFlag) {
         params.push_back("int* mf_error");
       } else if (auto* tv = dynamic_cast<TensorView*>(p.val)) {
-        params.push_back(fmt::format("Tensor<{}, {}, {}> T{}", cudaTypeName(tv->dtype()),
-                                     tv->getLogicalDomain().size(),
-                                     tv->getMaybeAllocationDomain().size(), tv->name()));
+        params.push_back(fmt::format(
+            "Tensor<{}, {}, {}> T{}", cudaTypeName(tv->dtype()),
+            TensorDomain::noReductions(tv->getLogicalDomain()).size(),
+            TensorDomain::noReductions(tv->getMaybeAllocationDomain()).size(), tv->name()));
       } else {
         params.push_back(fmt::format("{} {}", cudaTypeName(p.val->dtype()), p.val->toString()));
       }
@@ -290,9 +292,23 @@ class CudaPrinter final : public KirVisitor {
   }
 
   void handle(Allocate* a) override {
-    line(fmt::format("alignas(16) {} T{}[{}];", cudaTypeName(a->buffer()->dtype()),
-                     a->buffer()->name(), scalar(a->size())));
+    // A shared buffer of symbolic size is a slice of the launch's dynamic shared memory.
+    const auto& dynamic = kernel_.summary().dynamic_smem_offsets;
+    auto slice = std::find_if(dynamic.begin(), dynamic.end(),
+                              [&](const auto& d) { return d.first == a->buffer(); });
+    if (slice != dynamic.end()) {
+      const std::string type(cudaTypeName(a->buffer()->dtype()));
+      line("extern __shared__ __align__(16) char mf_dynamic_smem[];");
+      line(fmt::format("{0}* T{1} = reinterpret_cast<{0}*>(mf_dynamic_smem + {2});", type,
+                       a->buffer()->name(), scalar(slice->second)));
+      return;
+    }
+    bool shared = a->buffer()->getMemoryType() == MemoryType::Shared;
+    line(fmt::format("{}alignas(16) {} T{}[{}];", shared ? "__shared__ " : "",
+                     cudaTypeName(a->buffer()->dtype()), a->buffer()->name(), scalar(a->size())));
   }
+
+  void handle(BlockSync*) override { line("__syncthreads();"); }
 
   void handle(LoadStoreOp* op) override {
     auto it = kernel_.vectorWidth().find(op);
@@ -348,8 +364,44 @@ class CudaPrinter final : public KirVisitor {
   void handle(BinaryOp* op) override {
     DataType compute = computeType(op);
     std::string a = operand(op->lhs(), compute), b = operand(op->rhs(), compute);
-    std::string value;
     BinaryOpType t = op->opType();
+    assign(op->out(), isPredicateOp(t) ? DataType::Bool : compute, binaryValue(t, compute, a, b));
+  }
+
+  // A serial reduction step: out = op(out, in), in the accumulator's compute type. A block
+  // reduction: every thread calls the all-reduce (threads without data give the identity),
+  // then the writers combine its result into the output.
+  void handle(ReductionOp* op) override {
+    DataType compute = computeType(op->out()->dtype());
+    std::string acc = operand(op->out(), compute), x = operand(op->in(), compute);
+    auto it = kernel_.inlinePredicates().find(op);
+    if (it == kernel_.inlinePredicates().end()) {
+      assign(op->out(), compute, binaryValue(op->opType(), compute, acc, x));
+      return;
+    }
+    const std::string type(cudaTypeName(compute)), init = operand(op->init(), compute);
+    const std::string lambda = fmt::format("[]({0} a, {0} b) {{ return {1}; }}", type,
+                                           binaryValue(op->opType(), compute, "a", "b"));
+    line("{");
+    ++indent_;
+    auto isTrue = [](Val* pred) { return pred->isConst() && asBool(*pred->constValue()); };
+    std::string value =
+        isTrue(it->second.read) ? x : fmt::format("{} ? {} : {}", scalar(it->second.read), x, init);
+    line(fmt::format("const {0} block_result = mf_blockAllReduceX<{0}>({1}, {2}, {3});", type,
+                     value, lambda, init));
+    const bool guarded = !isTrue(it->second.write);
+    if (guarded) line(fmt::format("if ({}) {{", scalar(it->second.write)));
+    indent_ += guarded ? 1 : 0;
+    assign(op->out(), compute, binaryValue(op->opType(), compute, acc, "block_result"));
+    indent_ -= guarded ? 1 : 0;
+    if (guarded) line("}");
+    --indent_;
+    line("}");
+  }
+
+  static std::string binaryValue(BinaryOpType t, DataType compute, const std::string& a,
+                                 const std::string& b) {
+    std::string value;
     bool fp = isFloatingType(compute);
     if (t == BinaryOpType::Maximum || t == BinaryOpType::Minimum || t == BinaryOpType::Pow) {
       if (fp) {
@@ -364,7 +416,7 @@ class CudaPrinter final : public KirVisitor {
                "codegen: {} of {} tensors is not supported", toString(t), compute);
       value = fmt::format("({} {} {})", a, toString(t), b);
     }
-    assign(op->out(), isPredicateOp(t) ? DataType::Bool : compute, value);
+    return value;
   }
 
   void handle(TernaryOp* op) override {

@@ -124,6 +124,33 @@ Expr* BroadcastOp::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*>
   return IrBuilder::createIn<BroadcastOp>(f, std::move(ins), std::move(outs), is_broadcast_dims_);
 }
 
+ReductionOp::ReductionOp(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs, BinaryOpType op)
+    : Expr(f, ExprKind::ReductionOp, std::move(ins), std::move(outs)), op_(op) {
+  MF_ASSERT(inputs().size() == 2 && outputs().size() == 1 && init()->isConst(),
+            "ReductionOp takes {{in, init}} with a constant init and has one output");
+  MF_ASSERT(op == BinaryOpType::Add || op == BinaryOpType::Mul || op == BinaryOpType::Maximum ||
+                op == BinaryOpType::Minimum,
+            "ReductionOp: {} is not a reduction op", mf::toString(op));
+}
+Expr* ReductionOp::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs) const {
+  return IrBuilder::createIn<ReductionOp>(f, std::move(ins), std::move(outs), op_);
+}
+
+std::string_view reductionOpName(BinaryOpType t) {
+  switch (t) {
+    case BinaryOpType::Add:
+      return "add";
+    case BinaryOpType::Mul:
+      return "mul";
+    case BinaryOpType::Maximum:
+      return "max";
+    case BinaryOpType::Minimum:
+      return "min";
+    default:
+      return toString(t);
+  }
+}
+
 PreprocessGroupedMatmulInputSf::PreprocessGroupedMatmulInputSf(Fusion* f, std::vector<Val*> ins,
                                                                std::vector<Val*> outs,
                                                                BlockScalingFactorLayout layout)

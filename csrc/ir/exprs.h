@@ -152,6 +152,28 @@ class BroadcastOp : public Expr {
   std::vector<bool> is_broadcast_dims_;
 };
 
+//! out = reduction(in, op, init): combines, with the associative `op` (Add, Mul, Maximum or
+//! Minimum), the elements of `in` along the axes that are Reduction axes in out's root (or
+//! logical) domain, starting from `init`, the op's identity in out's dtype. out's dtype is the
+//! accumulator's: the op functions (ops/reduction.h) cast narrow floats to Float around it.
+class ReductionOp : public Expr {
+ public:
+  ReductionOp(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs, BinaryOpType op);
+  MF_DECLARE_EXPR(ReductionOp)
+  BinaryOpType opType() const { return op_; }
+  Val* in() const { return input(0); }
+  //! The identity the accumulator starts from: a constant scalar of out's dtype.
+  Val* init() const { return input(1); }
+  Val* out() const { return output(0); }
+  std::string toString() const override;
+
+ private:
+  BinaryOpType op_;
+};
+
+//! "add", "mul", "max" or "min": how a ReductionOp names its op in the IR printout.
+std::string_view reductionOpName(BinaryOpType t);
+
 enum class BlockScalingFactorLayout { Block128x4 };
 std::string_view toString(BlockScalingFactorLayout l);
 

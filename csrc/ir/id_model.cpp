@@ -142,6 +142,12 @@ std::string sharedLoopMismatch(const IdModel& model, const TensorView* producer,
   if (p->parallelType() == ParallelType::Vectorize)
     return fmt::format("axis {} ({}) is vectorized; a vectorized axis cannot be inlined", i,
                        p->toString());
+  // Inside a serial reduction loop the result is partial; a block reduction (threadIdx.x)
+  // all-reduces, so every thread may read the result there.
+  if (p->isReduction() && !isThreadDim(p->parallelType()))
+    return fmt::format(
+        "axis {} ({}) is a serial reduction axis; consumers read the result after that loop", i,
+        p->toString());
   if (!model.areMapped(p, c, IdMappingMode::Permissive) || p->parallelType() != c->parallelType()) {
     return fmt::format(
         "axis {} ({}) does not map to axis {} ({}) of its consumer {}; apply the "

@@ -61,7 +61,8 @@ class IdModel {
 
 //! Why loop axis `axis` of `producer` cannot be the same loop as axis `axis` of `consumer`
 //! (empty when it can): the consumer has that axis, the producer's is not vectorized (a
-//! vectorized axis is one whole-vector copy, not a loop), the two are mapped (permissively:
+//! vectorized axis is one whole-vector copy, not a loop) nor a serial reduction axis (its
+//! consumers read the finished result), the two are mapped (permissively:
 //! a loop over a broadcast axis of the producer runs over the consumer's extent, the
 //! producer computed at broadcast index 0 in each iteration) and bound alike.
 std::string sharedLoopMismatch(const IdModel& model, const TensorView* producer,

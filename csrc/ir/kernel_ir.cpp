@@ -24,6 +24,12 @@ Expr* IfThenElse::newObject(Fusion*, std::vector<Val*>, std::vector<Val*>) const
   MF_ASSERT(false, "kernel IR branches are not cloned");
 }
 
+BlockSync::BlockSync(Fusion* fusion) : Expr(fusion, ExprKind::BlockSync, {}, {}) {}
+
+Expr* BlockSync::newObject(Fusion*, std::vector<Val*>, std::vector<Val*>) const {
+  MF_ASSERT(false, "kernel IR barriers are not cloned");
+}
+
 Allocate::Allocate(Fusion* fusion, TensorView* buffer, Val* size)
     : Expr(fusion, ExprKind::Allocate, {}, {}), buffer_(buffer), size_(size) {}
 

@@ -89,4 +89,14 @@ class Allocate : public Expr {
   Val* size_;
 };
 
+//! __syncthreads(): every thread of the block waits here (inserted by insertSyncs between a
+//! shared-memory write and a read by other threads, and before a loop's next write).
+class BlockSync : public Expr {
+ public:
+  explicit BlockSync(Fusion* fusion);
+  std::string_view opName() const override { return "BlockSync"; }
+  Expr* newObject(Fusion*, std::vector<Val*>, std::vector<Val*>) const override;
+  std::string toString() const override { return "BLOCKSYNC"; }
+};
+
 }  // namespace mf

@@ -5,17 +5,6 @@
 #include "ir/exprs.h"
 
 namespace mf {
-namespace {
-
-std::vector<IterDomain*> noReductions(const std::vector<IterDomain*>& ids) {
-  std::vector<IterDomain*> out;
-  for (IterDomain* id : ids)
-    if (!id->isReduction()) out.push_back(id);
-  return out;
-}
-
-}  // namespace
-
 PairwiseLogicalDomainMap::PairwiseLogicalDomainMap(const TensorView* producer,
                                                    const TensorView* consumer)
     : producer_(producer), consumer_(consumer) {
@@ -30,9 +19,11 @@ std::vector<std::pair<IterDomain*, IterDomain*>> PairwiseLogicalDomainMap::pairs
   if (auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(def);
       layout != nullptr && layout->in() != producer_)
     return {};  // the offsets are read whole; none of their axes is a loop of the output
-  std::vector<IterDomain*> p_ids = noReductions(producer_->getLogicalDomain());
-  // TODO(#9): reductions (and later reshapes) map to the consumer's root, which differs from its
-  // logical domain; the positional rule below is the pointwise one.
+  std::vector<IterDomain*> p_ids = TensorDomain::noReductions(producer_->getLogicalDomain());
+  // Positional onto the consumer's root: a ReductionOp maps each input axis to the output axis
+  // at its position, Reduction axes included; after rFactor the rfactor tensor's root is a
+  // copy of the input's logical domain and the final reduction's root lists the rfactor
+  // tensor's non-reduction logical axes in order, so the rule holds for both halves.
   std::vector<IterDomain*> c_ids;
   const std::vector<IterDomain*>& c_root = consumer_->getMaybeRootDomain();
   if (auto* b = dynamic_cast<BroadcastOp*>(def)) {

@@ -29,8 +29,9 @@ class PairwiseLogicalDomainMap {
   }
 
   //! Producer logical (non-reduction) axis -> consumer root-or-logical axis. Pointwise ops
-  //! map by position; a BroadcastOp skips the consumer's new axes; the layout op maps `in`
-  //! to `out` by position and its offsets to nothing.
+  //! and reductions map by position (an input axis to the Reduction axis that reduces it); a
+  //! BroadcastOp skips the consumer's new axes; the layout op maps `in` to `out` by position and
+  //! its offsets to nothing.
   IdMap mapProducerToConsumer() const;
   //! The inverse of mapProducerToConsumer.
   IdMap mapConsumerToProducer() const;

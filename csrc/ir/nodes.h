@@ -16,6 +16,7 @@
   X(TernaryOp)                      \
   X(LoadStoreOp)                    \
   X(BroadcastOp)                    \
+  X(ReductionOp)                    \
   X(PreprocessGroupedMatmulInputSf) \
   X(Split)                          \
   X(Merge)
@@ -26,7 +27,8 @@
 #define MF_FOR_ALL_KERNEL_EXPRS(X) \
   X(ForLoop)                       \
   X(IfThenElse)                    \
-  X(Allocate)
+  X(Allocate)                      \
+  X(BlockSync)
 
 // Every kind; the kind enums cover both lists.
 #define MF_FOR_ALL_VALS(X) MF_FOR_ALL_FUSION_VALS(X) MF_FOR_ALL_KERNEL_VALS(X)

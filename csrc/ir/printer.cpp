@@ -161,6 +161,11 @@ std::string BroadcastOp::toString() const {
   return assignment(out(), fmt::format("broadcast({}, {{{}}})", operand(in()), flags));
 }
 
+std::string ReductionOp::toString() const {
+  return assignment(out(), fmt::format("reduction({}, op = {}, initial = {})", operand(in()),
+                                       reductionOpName(op_), operand(init())));
+}
+
 std::string PreprocessGroupedMatmulInputSf::toString() const {
   return assignment(out(),
                     fmt::format("preprocessGroupedMatmulInputSf({}, input_offsets = {}, "

@@ -29,6 +29,13 @@ TensorDomain::TensorDomain(Fusion* fusion, std::vector<IterDomain*> root,
       contiguity_(std::move(contiguity)),
       allocation_declared_(allocation_declared) {}
 
+std::vector<IterDomain*> TensorDomain::noReductions(const std::vector<IterDomain*>& ids) {
+  std::vector<IterDomain*> out;
+  for (IterDomain* id : ids)
+    if (!id->isReduction()) out.push_back(id);
+  return out;
+}
+
 Contiguity TensorDomain::filledContiguity(const std::vector<IterDomain*>& ids, bool contiguous) {
   Contiguity c;
   for (IterDomain* id : ids)

@@ -83,6 +83,9 @@ class TensorDomain : public Val {
 
   //! Normalizes an axis index (negative counts from the end) against `size` or throws.
   static int64_t wrapAxis(int64_t axis, int64_t size, std::string_view what);
+  //! `ids` without its Reduction axes: the axes a tensor's data has (a reduction's output
+  //! stores one element per non-reduction index).
+  static std::vector<IterDomain*> noReductions(const std::vector<IterDomain*>& ids);
   //! Contiguity `contiguous` for every axis of `ids`, nullopt for broadcast/reduction.
   static Contiguity filledContiguity(const std::vector<IterDomain*>& ids, bool contiguous);
 

@@ -57,6 +57,16 @@ class TensorView : public Val {
   TensorView* setAllocationDomain(std::vector<IterDomain*> ids, Contiguity contiguity);
   TensorView* setAllocationDomain(std::vector<IterDomain*> ids, bool contiguous);
 
+  //! Splits a reduction in two, as nvFuser's rFactor: this tensor must be a ReductionOp's
+  //! output, `axes` some (not all) of its loop axes that are reductions. Returns a new tensor,
+  //! the rfactor tensor, that reduces only those axes of the input (its root is a copy of this
+  //! tensor's logical domain, its logical domain the split/merge outputs the rfactored axes
+  //! come from, its loop a copy of this loop); this tensor then reduces the rfactor tensor over
+  //! the remaining reduction axes: its root and logical domain become the rfactor tensor's
+  //! non-reduction logical axes (reductions kept), its loop this loop without `axes`.
+  //! Defined in ir/rfactor.cpp.
+  TensorView* rFactor(const std::vector<int64_t>& axes);
+
   //! Loop axes [0, pos) are shared with the consumers (computed inside their loops).
   int64_t computeAtPosition() const { return compute_at_pos_; }
   void setComputeAtPosition(int64_t pos);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "ir/builder.h"
 #include "ir/exprs.h"
+#include "lower/index_compute.h"
 #include "lower/passes.h"
 
 namespace mf {
@@ -76,6 +78,23 @@ void addLayoutOp(const Fusion& ir, KernelSummary& s) {
   }
 }
 
+// Shared tensors: static when their size is a constant, else a slice of dynamic shared memory.
+void addSharedMemory(Fusion& ir, KernelSummary& s) {
+  FusionGuard fg(&ir);
+  for (TensorView* tv : ir.allTvs()) {
+    if (tv->getMemoryType() != MemoryType::Shared) continue;
+    Val* bytes = SIB::mul(localBufferSize(tv), constInt(dataTypeSize(tv->dtype())));
+    Val* aligned = SIB::mul(SIB::ceilDiv(bytes, constInt(16)), constInt(16));
+    if (std::optional<int64_t> c = aligned->constInt()) {
+      s.static_smem_bytes += *c;
+      continue;
+    }
+    Val* offset = s.dynamic_smem_bytes != nullptr ? s.dynamic_smem_bytes : constInt(0);
+    s.dynamic_smem_offsets.emplace_back(tv, offset);
+    s.dynamic_smem_bytes = SIB::add(offset, aligned);
+  }
+}
+
 // Constant extents are known now: a launch they make impossible is reported at compile time
 // rather than by the driver.
 void checkConstantLaunch(const KernelSummary& s) {
@@ -126,6 +145,7 @@ void analyzeKernel(Kernel& kernel) {
   addParams(ir, s);
   addParallelDims(ir, s);
   addVectorized(ir, s);
+  addSharedMemory(kernel.ir(), s);
   checkConstantLaunch(s);
   if (kernel.indexType() == DataType::Int32) checkInt32(ir);
   kernel.summary() = std::move(s);

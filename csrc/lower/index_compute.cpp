@@ -5,8 +5,14 @@
 namespace mf {
 namespace {
 
-bool heldInRegisters(IterDomain* id) {
-  return !isThreadDim(id->parallelType()) && !isBlockDim(id->parallelType()) && !id->isBroadcast();
+// Whether loop axis `i` of `tv` is an axis of its buffer: registers are per thread and hold
+// the axes right of the compute-at position; shared memory is per block and also holds every
+// thread-bound axis (one element per thread), inlined or not.
+bool heldInBuffer(const TensorView* tv, int64_t i) {
+  IterDomain* id = tv->axis(i);
+  if (isBlockDim(id->parallelType()) || id->isBroadcast() || id->isReduction()) return false;
+  if (isThreadDim(id->parallelType())) return tv->getMemoryType() == MemoryType::Shared;
+  return i >= tv->computeAtPosition();
 }
 
 }  // namespace
@@ -27,6 +33,11 @@ Val* promotedExtent(IterDomain* id, const IdModel* model) {
 
 std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
                                          const IdModel* model) {
+  return indicesFromLoop(tv, loop_indices, tv->domain()->loopSource(), model);
+}
+
+std::vector<Val*> indicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
+                                  const std::vector<IterDomain*>& targets, const IdModel* model) {
   FusionGuard fg(tv->fusion());
   std::unordered_map<IterDomain*, Val*> idx;
   for (size_t i = 0; i < loop_indices.size(); ++i)
@@ -46,7 +57,7 @@ std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>
     }
   }
   std::vector<Val*> out;
-  for (IterDomain* id : tv->domain()->loopSource()) {
+  for (IterDomain* id : targets) {
     auto it = idx.find(id);
     // A broadcast axis has index 0, also when merged away or when its loop is shared with a
     // consumer that iterates there (inlined across the broadcast).
@@ -86,17 +97,22 @@ Val* globalOffset(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logic
   std::vector<Val*> alloc_idx = indicesFromLogical(tv, logical_indices, alloc);
   const Contiguity& contig = tv->getContiguity();
   Val* offset = constInt(0);
+  // Reduction axes hold no data: the kernel's tensor argument has one stride per other axis.
+  auto holdsData = [&](size_t j) { return !alloc[j]->isBroadcast() && !alloc[j]->isReduction(); };
   // The innermost non-broadcast allocation axis has stride 1 when contiguous.
   int64_t innermost = -1;
   for (int64_t j = static_cast<int64_t>(alloc.size()) - 1; j >= 0; --j)
-    if (!alloc[j]->isBroadcast()) {
+    if (holdsData(j)) {
       innermost = j;
       break;
     }
+  int64_t stride_pos = 0;
   for (size_t j = 0; j < alloc.size(); ++j) {
+    if (alloc[j]->isReduction()) continue;
+    const int64_t pos = stride_pos++;
     if (alloc[j]->isBroadcast()) continue;
     bool unit = static_cast<int64_t>(j) == innermost && contig[j].value_or(false);
-    Val* stride = unit ? constInt(1) : kernel.strideOf(tv, static_cast<int64_t>(j));
+    Val* stride = unit ? constInt(1) : kernel.strideOf(tv, pos);
     offset = SIB::add(offset, SIB::mul(alloc_idx[j], stride));
   }
   return offset;
@@ -105,19 +121,17 @@ Val* globalOffset(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logic
 Val* localOffset(TensorView* tv, const std::vector<Val*>& loop_indices) {
   FusionGuard fg(tv->fusion());
   Val* offset = constInt(0);
-  for (int64_t i = tv->computeAtPosition(); i < tv->nDims(); ++i) {
-    IterDomain* id = tv->axis(i);
-    if (!heldInRegisters(id)) continue;
-    offset = SIB::add(SIB::mul(offset, id->extent()), loop_indices[i]);
-  }
+  for (int64_t i = 0; i < tv->nDims(); ++i)
+    if (heldInBuffer(tv, i))
+      offset = SIB::add(SIB::mul(offset, tv->axis(i)->extent()), loop_indices[i]);
   return offset;
 }
 
 Val* localBufferSize(TensorView* tv) {
   FusionGuard fg(tv->fusion());
   Val* size = constInt(1);
-  for (int64_t i = tv->computeAtPosition(); i < tv->nDims(); ++i)
-    if (heldInRegisters(tv->axis(i))) size = SIB::mul(size, tv->axis(i)->extent());
+  for (int64_t i = 0; i < tv->nDims(); ++i)
+    if (heldInBuffer(tv, i)) size = SIB::mul(size, tv->axis(i)->extent());
   return size;
 }
 

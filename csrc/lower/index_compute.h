@@ -22,6 +22,13 @@ namespace mf {
 std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
                                          const IdModel* model = nullptr);
 
+//! The same walk back from the loop indices, for `targets` (axes the loop domain is derived
+//! from: loopSource(), or the root domain, reached through root -> logical splits/merges).
+//! `model` promotes broadcasts in merges as logicalIndicesFromLoop does.
+std::vector<Val*> indicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
+                                  const std::vector<IterDomain*>& targets,
+                                  const IdModel* model = nullptr);
+
 //! Indices of `targets` (axes derived from tv's logical domain) given logical indices:
 //! Split: outer = in / inner_extent, inner = in % inner_extent; Merge: outer * inner_extent +
 //! inner.
@@ -33,8 +40,9 @@ std::vector<Val*> indicesFromLogical(TensorView* tv, const std::vector<Val*>& lo
 //! axes contribute nothing).
 Val* globalOffset(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logical_indices);
 
-//! Offset into the register buffer of a local tensor, given its loop indices: row-major over
-//! the loop axes right of its compute-at position that are not bound to threads or blocks.
+//! Offset into the buffer of a local (register) or shared tensor, given its loop indices:
+//! row-major over the loop axes right of its compute-at position that are not bound to
+//! blocks, nor to threads for a register buffer.
 Val* localOffset(TensorView* tv, const std::vector<Val*>& loop_indices);
 
 //! The number of elements of `tv`'s register buffer (product of the extents localOffset

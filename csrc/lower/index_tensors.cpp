@@ -23,21 +23,21 @@ void replaceInScope(Scope& scope, Expr* old_expr, Expr* new_expr) {
   *it = new_expr;
 }
 
-// Logical indices of producer `p` read by the expr computing `c` at `c_logical`: each
-// producer axis reads at its mapped consumer axis; a broadcast axis at 0.
-std::vector<Val*> producerLogical(TensorView* p, TensorView* c,
-                                  const std::vector<Val*>& c_logical) {
+// Logical indices of producer `p` read by the expr computing `c` at `c_root` (the indices of
+// c's root domain, its logical domain when it has none): each producer axis reads at its
+// mapped consumer axis; a broadcast or reduction axis at 0.
+std::vector<Val*> producerLogical(TensorView* p, TensorView* c, const std::vector<Val*>& c_root) {
   IdMap p2c = PairwiseLogicalDomainMap(p, c).mapProducerToConsumer();
-  // TODO(#9): a consumer whose root differs from its logical domain needs its root indices.
-  const std::vector<IterDomain*>& c_ids = c->getLogicalDomain();
+  const std::vector<IterDomain*>& c_ids = c->getMaybeRootDomain();
   std::vector<Val*> out;
   for (IterDomain* id : p->getLogicalDomain()) {
-    if (id->isBroadcast()) {
+    // A reduction axis of the producer holds no data (its index never reaches an offset).
+    if (id->isBroadcast() || id->isReduction()) {
       out.push_back(constInt(0));
       continue;
     }
     auto pos = std::find(c_ids.begin(), c_ids.end(), p2c.at(id)) - c_ids.begin();
-    out.push_back(c_logical.at(static_cast<size_t>(pos)));
+    out.push_back(c_root.at(static_cast<size_t>(pos)));
   }
   return out;
 }
@@ -71,6 +71,42 @@ std::optional<std::vector<Val*>> sharedLoopIndices(const IdModel& model, TensorV
   return c_loop;
 }
 
+// `acc = init` for the reduction `red`, stored where `out_index` points (its offset depends on
+// the iteration loops only), placed before the first reduction loop: the reduction loops that
+// follow combine into the identity. A buffer allocated inside that loop (inlined past a
+// threadIdx.x reduction axis, which is no loop in the code) is initialized right after its
+// allocation instead. Records the init's loops.
+Expr* initReduction(Kernel& kernel, ReductionOp* red, TensorIndex* out_index,
+                    const std::vector<ForLoop*>& loops) {
+  auto* out = red->out()->as<TensorView>();
+  size_t first = 0;
+  while (first < loops.size() && !out->axis(static_cast<int64_t>(first))->isReduction()) ++first;
+  MF_ASSERT(first < loops.size(), "{} has no reduction loop", red->toString());
+  auto* acc = IrBuilder::create<TensorIndex>(out, out_index->index());
+  Expr* init =
+      IrBuilder::create<LoadStoreOp>(std::vector<Val*>{red->init()}, std::vector<Val*>{acc});
+  const size_t alloc_pos = static_cast<size_t>(out->computeAtPosition());
+  const bool in_allocation = out->getMemoryType() != MemoryType::Global && alloc_pos > first;
+  const size_t depth = in_allocation ? alloc_pos : first;
+  Scope& scope = depth == 0 ? kernel.body() : loops[depth - 1]->body();
+  std::vector<Expr*>& exprs = scope.exprs();
+  auto it = std::find(exprs.begin(), exprs.end(), loops[first]);
+  if (in_allocation) {
+    it = std::find_if(exprs.begin(), exprs.end(), [&](Expr* x) {
+      auto* a = dynamic_cast<Allocate*>(x);
+      return a != nullptr && a->buffer() == out;
+    });
+    MF_ASSERT(it != exprs.end(), "the allocation of {} is not in its scope", out->toString());
+    ++it;
+  }
+  MF_ASSERT(in_allocation || it != exprs.end(),
+            "the first reduction loop of {} is not in its scope", red->toString());
+  scope.exprs().insert(it, init);
+  kernel.reductionInits().insert(init);
+  kernel.loopsOf()[init] = std::vector<ForLoop*>(loops.begin(), loops.begin() + depth);
+  return init;
+}
+
 }  // namespace
 
 void indexTensors(Kernel& kernel) {
@@ -91,6 +127,11 @@ void indexTensors(Kernel& kernel) {
       loop_indices.push_back(vec ? constInt(0) : loops[i]->index());
     }
     std::vector<Val*> c_logical = logicalIndicesFromLoop(out, loop_indices, &model);
+    // An rfactor tensor reads its producer at its root indices, and its bounds are there too.
+    std::vector<Val*> c_root =
+        out->domain()->hasRoot()
+            ? indicesFromLoop(out, loop_indices, out->getMaybeRootDomain(), &model)
+            : c_logical;
 
     std::vector<Val*> ins;
     auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e);
@@ -104,7 +145,7 @@ void indexTensors(Kernel& kernel) {
       } else {
         std::optional<std::vector<Val*>> shared = sharedLoopIndices(model, p, out, loop_indices);
         ins.push_back(
-            indexOf(kernel, p, producerLogical(p, out, c_logical), shared ? &*shared : nullptr));
+            indexOf(kernel, p, producerLogical(p, out, c_root), shared ? &*shared : nullptr));
       }
     }
     TensorIndex* out_index = nullptr;
@@ -124,9 +165,15 @@ void indexTensors(Kernel& kernel) {
       out_index = indexOf(kernel, out, c_logical, &loop_indices);
     }
     Expr* lowered = e->newObject(&ir, ins, {out_index});
+    if (auto* red = dynamic_cast<ReductionOp*>(e)) {
+      Expr* init = initReduction(kernel, red, out_index, loops);
+      kernel.outputLogicalIndices()[init] = c_root;
+      lowered_loops[init] = kernel.loopsOf().at(init);
+      lowered_order.push_back(init);
+    }
     replaceInScope(innermostScope(kernel, e), e, lowered);
     if (width > 1) kernel.vectorWidth()[lowered] = width;
-    kernel.outputLogicalIndices()[lowered] = c_logical;
+    kernel.outputLogicalIndices()[lowered] = c_root;
     lowered_loops[lowered] = loops;
     lowered_order.push_back(lowered);
   }

@@ -48,6 +48,14 @@ std::unordered_map<IterDomain*, bool> mayOverrun(TensorView* tv) {
   return over;
 }
 
+bool isBlockReduction(const Expr* e) {
+  if (!e->isA<ReductionOp>()) return false;
+  const auto& loop = e->output(0)->as<TensorIndex>()->view()->getLoopDomain();
+  return std::any_of(loop.begin(), loop.end(), [](IterDomain* id) {
+    return id->isReduction() && id->parallelType() == ParallelType::TIDx;
+  });
+}
+
 }  // namespace
 
 void insertPredicates(Kernel& kernel) {
@@ -60,18 +68,41 @@ void insertPredicates(Kernel& kernel) {
     const std::vector<Val*>& logical = kernel.outputLogicalIndices().at(e);
     std::unordered_map<IterDomain*, bool> over = mayOverrun(out);
     Val* pred = constBool(true);
+    // A block reduction's write predicate: the bounds of the axes its output is indexed by.
+    const bool block_reduction = isBlockReduction(e);
+    Val* write = block_reduction ? constBool(true) : nullptr;
     // The axes the loops cover: logical, or the padded buffer of a gather-form layout op.
-    const auto& ids = out->domain()->loopSource();
+    // An rfactor tensor's root: its logical axes are split pieces of the root's.
+    const auto& ids =
+        out->domain()->hasRoot() ? out->getMaybeRootDomain() : out->domain()->loopSource();
+    // An init runs outside the reduction loops: it must happen even for an empty reduction.
+    const bool is_init = kernel.reductionInits().count(e) > 0;
     for (size_t i = 0; i < ids.size(); ++i) {
-      if (ids[i]->isBroadcast()) continue;
+      if (ids[i]->isBroadcast() || (is_init && ids[i]->isReduction())) continue;
       auto it = over.find(ids[i]);
       if (it != over.end() && !it->second) continue;
-      pred = SIB::logicalAnd(pred, SIB::lt(logical[i], ids[i]->extent()));
+      Val* in_bounds = SIB::lt(logical[i], ids[i]->extent());
+      pred = SIB::logicalAnd(pred, in_bounds);
+      if (block_reduction && !ids[i]->isReduction()) write = SIB::logicalAnd(write, in_bounds);
     }
     for (ForLoop* loop : loops) {
       ParallelType p = loop->parallelType();
-      if ((isThreadDim(p) || isBlockDim(p)) && parallelDimMayOverrun(kernel, model, loop))
-        pred = SIB::logicalAnd(pred, SIB::lt(loop->index(), loop->stop()));
+      if ((isThreadDim(p) || isBlockDim(p)) && parallelDimMayOverrun(kernel, model, loop)) {
+        Val* in_launch = SIB::lt(loop->index(), loop->stop());
+        pred = SIB::logicalAnd(pred, in_launch);
+        if (block_reduction && !loop->iterDomain()->isReduction())
+          write = SIB::logicalAnd(write, in_launch);
+      }
+    }
+    if (block_reduction) {
+      // One thread updates a shared or global output; each thread its own registers.
+      if (out->getMemoryType() != MemoryType::Local) {
+        auto tid = std::find_if(loops.begin(), loops.end(),
+                                [](ForLoop* l) { return l->parallelType() == ParallelType::TIDx; });
+        write = SIB::logicalAnd(write, SIB::eq((*tid)->index(), constInt(0)));
+      }
+      kernel.inlinePredicates()[e] = {pred, write};
+      continue;
     }
     if (pred->constValue() && asBool(*pred->constValue())) continue;
     Scope& scope = loops.empty() ? kernel.body() : loops.back()->body();

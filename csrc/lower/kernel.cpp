@@ -36,9 +36,11 @@ namespace {
 // One line per expr, scopes indented under their loop or branch.
 class KernelPrinter final : public KirVisitor {
  public:
-  std::string print(const Scope& body) {
+  explicit KernelPrinter(const Kernel& kernel) : kernel_(kernel) {}
+
+  std::string print() {
     os_ << "%kernel {\n";
-    printScope(body);
+    printScope(kernel_.body());
     os_ << "} // %kernel\n";
     return os_.str();
   }
@@ -49,7 +51,16 @@ class KernelPrinter final : public KirVisitor {
     for (Expr* e : scope.exprs()) dispatch(e);
     --depth_;
   }
-  void line(const Statement* s) { os_ << std::string(2 * depth_, ' ') << s->toString() << "\n"; }
+  void line(const Statement* s) {
+    os_ << std::string(2 * depth_, ' ') << s->toString();
+    // A block reduction's predicates are arguments of its call, not a guard around it.
+    const auto& inline_predicates = kernel_.inlinePredicates();
+    if (auto it = inline_predicates.find(dynamic_cast<const Expr*>(s));
+        it != inline_predicates.end())
+      os_ << fmt::format(" (read: {}, write: {})", it->second.read->toInlineString(),
+                         it->second.write->toInlineString());
+    os_ << "\n";
+  }
 
   void handle(ForLoop* loop) override {
     line(loop);
@@ -60,9 +71,11 @@ class KernelPrinter final : public KirVisitor {
     printScope(ite->thenBody());
   }
   void handle(Allocate* a) override { line(a); }
+  void handle(BlockSync* sync) override { line(sync); }
   // Lowered math (fusion exprs on TensorIndex operands) prints as in a fusion.
   void unhandled(Statement* s, std::string_view) override { line(s); }
 
+  const Kernel& kernel_;
   std::ostringstream os_;
   int depth_ = 0;
 };
@@ -70,7 +83,7 @@ class KernelPrinter final : public KirVisitor {
 }  // namespace
 
 std::string Kernel::toString() const {
-  return KernelPrinter().print(body_);
+  return KernelPrinter(*this).print();
 }
 
 }  // namespace mf

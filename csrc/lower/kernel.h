@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/fusion.h"
@@ -39,9 +40,26 @@ class Kernel {
   std::unordered_map<const Expr*, int64_t>& vectorWidth() { return vector_width_; }
   const std::unordered_map<const Expr*, int64_t>& vectorWidth() const { return vector_width_; }
   //! Logical indices of each lowered expr's output (set by indexTensors, read by
-  //! insertPredicates). For a whole-vector copy: the indices of the vector's first element.
+  //! insertPredicates); root indices for a tensor with a root domain (an rfactor tensor). For a
+  //! whole-vector copy: the indices of the vector's first element.
   std::unordered_map<const Expr*, std::vector<Val*>>& outputLogicalIndices() {
     return output_logical_;
+  }
+  //! The lowered `acc = init` stores that start each reduction (set by indexTensors, which
+  //! places them before the first reduction loop): predicates skip their reduction axes.
+  std::unordered_set<const Expr*>& reductionInits() { return reduction_inits_; }
+  //! Block reductions (set by insertPredicates): every thread must reach the call, so its
+  //! predicates are passed in instead of wrapping it: `read` selects the input or the identity,
+  //! `write` guards the update of the output.
+  struct InlinePredicates {
+    Val* read;
+    Val* write;
+  };
+  std::unordered_map<const Expr*, InlinePredicates>& inlinePredicates() {
+    return inline_predicates_;
+  }
+  const std::unordered_map<const Expr*, InlinePredicates>& inlinePredicates() const {
+    return inline_predicates_;
   }
   //! Parameters, launch, vectorized accesses, error flag (set by analyzeKernel).
   KernelSummary& summary() { return summary_; }
@@ -62,6 +80,8 @@ class Kernel {
   std::vector<Expr*> compute_order_;
   std::unordered_map<const Expr*, int64_t> vector_width_;
   std::unordered_map<const Expr*, std::vector<Val*>> output_logical_;
+  std::unordered_set<const Expr*> reduction_inits_;
+  std::unordered_map<const Expr*, InlinePredicates> inline_predicates_;
   KernelSummary summary_;
   std::map<std::pair<const TensorView*, int64_t>, Val*> named_;
 };

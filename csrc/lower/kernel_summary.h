@@ -51,9 +51,14 @@ struct KernelSummary {
   //! In signature order: fusion inputs, outputs that are not inputs (an input that is also an
   //! output is passed once, as the input), global intermediates, then the error flag.
   std::vector<KernelParameter> params;
-  //! Shared memory: none is used yet; the fields exist so the launch already passes them.
+  //! Shared memory: constant-size shared tensors are static arrays (their bytes, each
+  //! rounded up to 16, are reported here); the others are carved, in kernel order, from the
+  //! dynamic shared memory the launch passes (`dynamic_smem_bytes`, an expression of the
+  //! launch's extents), each at `dynamic_smem_offsets[tv]` bytes, 16-byte aligned. The block
+  //! reduction's 32-word scratch is static inside runtime/block_reduction.cuh.
   int64_t static_smem_bytes = 0;
   Val* dynamic_smem_bytes = nullptr;
+  std::vector<std::pair<const TensorView*, Val*>> dynamic_smem_offsets;
   //! The hardware dimensions the kernel uses, in TIDx, TIDy, TIDz, BIDx, BIDy, BIDz order.
   std::vector<ParallelDimension> parallel_dims;
   std::vector<VectorizedAccess> vectorized;

@@ -54,4 +54,14 @@ void indexTensors(Kernel& kernel);
 //!   T3[..] = .. -> IF (i0 * 128 + tid) < T3.size[0]: T3[..] = ..
 void insertPredicates(Kernel& kernel);
 
+//! Inserts a BlockSync between each write of a shared-memory tensor and its first read
+//! (read-after-write: threads read what others wrote), in the innermost scope holding both,
+//! and at the end of the innermost serial loop holding both (write-after-read: the next
+//! iteration's write must wait for this iteration's readers). Conservative: a read of the
+//! writing thread's own element is synchronized too. Barriers are never inside a guard.
+//!   T1_s[..] = T0[..]; T2[..] = T1_s[..]  ->  T1_s[..] = ..; BLOCKSYNC; T2[..] = T1_s[..]
+//! Needs: insertPredicates (guards wrap single exprs). Guarantees: every thread reaches each
+//! barrier the same number of times.
+void insertSyncs(Kernel& kernel);
+
 }  // namespace mf

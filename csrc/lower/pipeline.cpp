@@ -17,6 +17,7 @@ const std::vector<PassEntry>& loweringPasses() {
       {"insertAllocations", insertAllocations},
       {"indexTensors",      indexTensors},
       {"insertPredicates",  insertPredicates},
+      {"insertSyncs",       insertSyncs},
   };
   // clang-format on
   return passes;
@@ -33,7 +34,7 @@ void verifyScope(const Kernel& kernel, const Scope& scope, bool indexed) {
     } else if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
       MF_ASSERT(ite->cond()->dtype() == DataType::Bool, "predicate is not Bool");
       verifyScope(kernel, ite->thenBody(), indexed);
-    } else if (indexed && !e->isA<Allocate>()) {
+    } else if (indexed && !e->isA<Allocate>() && !e->isA<BlockSync>()) {
       for (Val* v : e->inputs())
         MF_ASSERT(v->kind() != ValKind::TensorView, "unindexed operand in {}", e->toString());
       MF_ASSERT(e->output(0)->kind() == ValKind::TensorIndex, "unindexed output in {}",

@@ -50,6 +50,12 @@ void checkSameThread(const IdModel& model, TensorView* tv) {
     for (int64_t i = 0; i < tv->nDims(); ++i) {
       ParallelType p = tv->axis(i)->parallelType();
       if (!isThreadDim(p) && !isBlockDim(p)) continue;
+      // Shared memory is the block's: threads may read what others wrote (insertSyncs).
+      if (isThreadDim(p) && tv->getMemoryType() == MemoryType::Shared) continue;
+      // A block reduction into registers is an all-reduce: every thread holds the result.
+      if (p == ParallelType::TIDx && tv->axis(i)->isReduction() &&
+          tv->getMemoryType() == MemoryType::Local)
+        continue;
       bool mapped = false;
       for (int64_t j = 0; j < c->nDims(); ++j)
         mapped = mapped || (c->axis(j)->parallelType() == p &&
@@ -90,19 +96,60 @@ void checkLayoutOp(PreprocessGroupedMatmulInputSf* op) {
            op->out()->toString(), uses.front()->output(0)->toString());
 }
 
-// Inputs and outputs are global buffers the executor binds; shared memory needs allocation
-// and synchronization the kernel does not emit yet (it used to compile as registers).
+// Inputs and outputs are global buffers the executor binds.
 void checkMemoryType(TensorView* tv) {
-  MF_CHECK(tv->getMemoryType() != MemoryType::Shared,
-           "{}: shared memory is not supported yet; use MemoryType::Local (registers) or "
-           "MemoryType::Global",
-           tv->toString());
   bool io = tv->isFusionInput() || tv->isFusionOutput();
   MF_CHECK(!io || tv->getMemoryType() == MemoryType::Global,
-           "{}: a fusion {} must be in global memory, got MemoryType::Local; leave the memory "
+           "{}: a fusion {} must be in global memory, got MemoryType::{}; leave the memory "
            "type {} set",
            tv->toString(), tv->isFusionInput() ? "input" : "output",
+           tv->getMemoryType() == MemoryType::Shared ? "Shared" : "Local",
            tv->isFusionInput() ? "addInput" : "addOutput");
+}
+
+// A reduction is lowered as loops innermost in its nest: `acc = init` goes before the first
+// reduction loop, and every iteration loop must enclose it. A reduction axis is serial or, for
+// a block reduction, bound to threadIdx.x.
+void checkReduction(const ReductionOp* red) {
+  auto* out = red->out()->as<TensorView>();
+  bool in_reduction = false;
+  for (int64_t i = 0; i < out->nDims(); ++i) {
+    IterDomain* id = out->axis(i);
+    if (id->isReduction()) {
+      in_reduction = true;
+      ParallelType p = id->parallelType();
+      // TODO(#9): reductions across threadIdx.y/z and across blocks (a grid reduction or a
+      // second kernel).
+      MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll || p == ParallelType::TIDx,
+               "{}: reduction axis {} is bound to {}; reductions are serial or across "
+               "threadIdx.x: reduce across blocks with a second fusion",
+               out->toString(), id->toString(), toString(p));
+    } else {
+      MF_CHECK(!in_reduction,
+               "{}: iteration axis {} comes after a reduction axis; reorder so that the "
+               "reduction axes are the innermost loops",
+               out->toString(), id->toString());
+    }
+  }
+}
+
+// A block reduction shuffles within full warps: every threadIdx.x extent of the kernel (the
+// launch takes the largest) must be a constant multiple of 32.
+void checkBlockReductionWidth(const Fusion& ir) {
+  const TensorView* reducer = nullptr;
+  for (TensorView* tv : ir.allTvs())
+    for (IterDomain* id : tv->getLoopDomain())
+      if (id->isReduction() && id->parallelType() == ParallelType::TIDx) reducer = tv;
+  if (reducer == nullptr) return;
+  for (TensorView* tv : ir.allTvs())
+    for (IterDomain* id : tv->getLoopDomain()) {
+      if (id->parallelType() != ParallelType::TIDx) continue;
+      std::optional<int64_t> n = id->extent()->constInt();
+      MF_CHECK(n && *n % 32 == 0,
+               "{}: threadIdx.x axis {} must have a constant extent that is a multiple of 32, "
+               "because {} reduces across threadIdx.x in whole warps; split by a multiple of 32",
+               tv->toString(), id->toString(), reducer->toString());
+    }
 }
 
 // A scalar the kernel reads must have a value at launch: a constant, a fusion input, an
@@ -151,8 +198,11 @@ void checkScalarsBound(const Fusion& ir) {
 void validateSchedule(Kernel& kernel) {
   for (TensorView* tv : kernel.ir().allTvs()) checkMemoryType(tv);
   checkScalarsBound(kernel.ir());
-  for (Expr* e : kernel.ir().exprs())
+  for (Expr* e : kernel.ir().exprs()) {
     if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) checkLayoutOp(op);
+    if (auto* red = dynamic_cast<ReductionOp*>(e)) checkReduction(red);
+  }
+  checkBlockReductionWidth(kernel.ir());
   IdModel model(kernel.ir());
   for (TensorView* tv : kernel.ir().allTvs()) {
     std::set<ParallelType> bound;
@@ -190,7 +240,8 @@ void validateSchedule(Kernel& kernel) {
              "consumers' (scheduled after inlineAt?); inline after the last split, merge or "
              "parallelize",
              tv->toString(), tv->computeAtPosition(), max_pos);
-    if (tv->getMemoryType() == MemoryType::Global) continue;
+    // Shared buffers of symbolic size take dynamic shared memory (analyzeKernel).
+    if (tv->getMemoryType() != MemoryType::Local) continue;
     Val* size = localBufferSize(tv);
     MF_CHECK(size->constInt().has_value(),
              "{} is held in registers but needs a buffer of symbolic size {}; inline it "

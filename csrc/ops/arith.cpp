@@ -12,10 +12,7 @@ namespace mf {
 namespace {
 
 std::vector<IterDomain*> logicalNoReductions(TensorView* tv) {
-  std::vector<IterDomain*> ids;
-  for (IterDomain* id : tv->getLogicalDomain())
-    if (!id->isReduction()) ids.push_back(id);
-  return ids;
+  return TensorDomain::noReductions(tv->getLogicalDomain());
 }
 
 // A fresh output tensor for a pointwise op over `operands` (tensors of equal rank): each

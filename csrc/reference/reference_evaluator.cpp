@@ -9,9 +9,11 @@
 #include "ir/expr_evaluator.h"
 #include "ir/exprs.h"
 #include "ir/fusion.h"
+#include "ir/logical_domain_map.h"
 #include "ir/scalar_ops.h"
 #include "ir/tensor_view.h"
 #include "reference/layout_reference.h"
+#include "reference/reduction_reference.h"
 #include "tensor/arguments.h"
 
 namespace mf {
@@ -22,10 +24,7 @@ constexpr std::string_view kWho = "ReferenceEvaluator";
 constexpr size_t kMaxOperands = 3;
 
 std::vector<IterDomain*> logicalNoReductions(const TensorView* tv) {
-  std::vector<IterDomain*> ids;
-  for (IterDomain* id : tv->getLogicalDomain())
-    if (!id->isReduction()) ids.push_back(id);
-  return ids;
+  return TensorDomain::noReductions(tv->getLogicalDomain());
 }
 
 // "CeilDiv" -> "ceilDiv": the enumerator spelled as the API function that builds the op.
@@ -119,6 +118,7 @@ class Run {
   // does (a narrow NaN keeps its payload); another is converted with castScalar.
   Tensor select(const Expr* e);
   Tensor evalLayout(const PreprocessGroupedMatmulInputSf* op);
+  Tensor evalReduction(const ReductionOp* op);
 
   Fusion* fusion_;
   const ReferenceOptions& options_;
@@ -251,6 +251,38 @@ Tensor Run::evalLayout(const PreprocessGroupedMatmulInputSf* op) {
   return out;
 }
 
+namespace {
+bool isRFactorTensor(const TensorView* tv) {
+  return tv->domain()->hasRoot() && tv->definition() != nullptr &&
+         tv->definition()->isA<ReductionOp>();
+}
+}  // namespace
+
+Tensor Run::evalReduction(const ReductionOp* op) {
+  auto* out = op->out()->as<TensorView>();
+  auto* in = op->in()->as<TensorView>();
+  std::vector<bool> reduced;
+  const ReductionOp* source = op;
+  if (isRFactorTensor(in)) {
+    // The second half of an rFactor'ed reduction: reduce the first half's input at once over
+    // the original axes. An axis of the rfactor tensor's root (a copy of that input's logical
+    // domain) was reduced if the first half reduces it or its image here is a reduction axis.
+    source = in->definition()->as<ReductionOp>();
+    MF_CHECK(!isRFactorTensor(source->in()->as<TensorView>()),
+             "{}: {} reads a tensor rFactor'ed twice; evaluate the fusion before scheduling", kWho,
+             op->toString());
+    IdMap p2c = PairwiseLogicalDomainMap(in, out).mapProducerToConsumer();
+    for (IterDomain* id : in->getMaybeRootDomain()) {
+      auto it = p2c.find(id);
+      reduced.push_back(id->isReduction() || (it != p2c.end() && it->second->isReduction()));
+    }
+  } else {
+    for (IterDomain* id : out->getLogicalDomain()) reduced.push_back(id->isReduction());
+  }
+  return referenceReduction(op->opType(), valueOf(source->in(), op), reduced, out->dtype(),
+                            *op->init()->constValue());
+}
+
 void Run::evaluate(Expr* e) {
   Tensor out;
   if (auto* u = dynamic_cast<UnaryOp*>(e);
@@ -292,6 +324,10 @@ void Run::evaluate(Expr* e) {
     MF_ASSERT(next == static_cast<size_t>(in.dim()), "{}: flags do not match the input rank",
               e->toString());
     out = copy(src, sizes, in.dtype());
+  } else if (auto* red = dynamic_cast<ReductionOp*>(e)) {
+    // An rfactor tensor holds partial results of a schedule: its consumer reduces its input.
+    if (isRFactorTensor(red->out()->as<TensorView>())) return;
+    out = evalReduction(red);
   } else if (auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) {
     out = evalLayout(layout);
   } else {

@@ -138,9 +138,11 @@ int64_t TensorLayout::allocNumel() const {
 
 TensorLayout layoutOf(TensorView* tv, ExpressionEvaluator& ee) {
   TensorLayout l;
-  for (IterDomain* id : tv->getLogicalDomain())
+  // A reduction's output stores no element along its reduction axes.
+  const auto logical = TensorDomain::noReductions(tv->getLogicalDomain());
+  for (IterDomain* id : logical)
     l.sizes.push_back(ee.evaluateInt(id->extent(), fmt::format("extent of {}", tv->toString())));
-  const auto& alloc = tv->getMaybeAllocationDomain();
+  const auto alloc = TensorDomain::noReductions(tv->getMaybeAllocationDomain());
   for (IterDomain* id : alloc)
     l.alloc_sizes.push_back(
         ee.evaluateInt(id->extent(), fmt::format("allocation extent of {}", tv->toString())));
@@ -151,7 +153,6 @@ TensorLayout layoutOf(TensorView* tv, ExpressionEvaluator& ee) {
   for (int64_t j = static_cast<int64_t>(alloc.size()) - 2; j >= 0; --j)
     l.alloc_strides[j] = l.alloc_strides[j + 1] * l.alloc_sizes[j + 1];
   l.declared_allocation = tv->domain()->allocationDeclared();
-  const auto& logical = tv->getLogicalDomain();
   l.logical_strides.assign(logical.size(), 0);
   if (l.declared_allocation) {
     // The layout op's logical view of its padded buffer is plain row-major [M, K] (nvFuser:

@@ -19,6 +19,14 @@ void flatten128(TensorView* tv) {
   gridBlock(tv);
 }
 
+// A row per block: split the reduced axis by 128 threads, rFactor the serial part.
+void blockRowReduction(TensorView* red) {
+  red->split(1, 128);
+  red->axis(0)->parallelize(ParallelType::BIDx);
+  red->axis(2)->parallelize(ParallelType::TIDx);
+  red->rFactor({1})->reorder({{1, 2}});
+}
+
 std::vector<Tensor> twoMatrices(int64_t n, uint64_t seed) {
   int64_t m = n % 7 + 3;
   return {Tensor::random({n, m}, DataType::Float, seed),
@@ -286,6 +294,104 @@ const std::vector<GoldenFusion>& goldenFusions() {
          return rows({{m, 1024}, {m}}, DataType::Float, seed);
        },
        /*tolerance=*/1e-5},
+      // Threads along the kept (contiguous) axis, each summing its column serially; the sum
+      // accumulates in the output.
+      {"outer_reduction",
+       [](Fusion& f) {
+         TensorView* t0 = makeContigTensor(2);
+         f.addInput(t0);
+         TensorView* t1 = sum(t0, {0});
+         f.addOutput(t1);
+         t1->reorder({{0, 1}})->split(0, 128);
+         gridBlock(t1);
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n % 37 + 1, n}, DataType::Float, seed)};
+       },
+       1e-5},
+      // One row per thread: half inputs cast to float inside the reduction loop, the float
+      // accumulator in a register, the result cast back to half.
+      {"inner_reduction_serial_half",
+       [](Fusion& f) {
+         TensorView* t0 = makeContigTensor(2, DataType::Half);
+         f.addInput(t0);
+         TensorView* t3 = max(t0, {1});
+         f.addOutput(t3);
+         for (TensorView* tv : f.allTvs()) {
+           if (tv->isFusionInput()) continue;
+           tv->split(0, 128);
+           gridBlock(tv);
+         }
+         inlineMost();
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n, n % 29 + 1}, DataType::Half, seed)};
+       }},
+      // Rows reduced by a block: each of 128 threads sums a strided slice of its row serially
+      // (the rfactor tensor, in a register), then the block all-reduces the partial sums.
+      {"inner_reduction_block",
+       [](Fusion& f) {
+         TensorView* t0 = makeContigTensor(2);
+         f.addInput(t0);
+         TensorView* t1 = sum(t0, {1});
+         f.addOutput(t1);
+         blockRowReduction(t1);
+         inlineMost();
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n % 31 + 1, n}, DataType::Float, seed)};
+       },
+       1e-5},
+      // Softmax over rows of 1024, one row per block of 128 threads: each thread keeps its 8
+      // exponentials in registers (T4), two block all-reduces (max, then sum) give every
+      // thread the row's values, and the input is read twice from global memory (the second
+      // read hits L1/L2), the output written once.
+      {"softmax_block",
+       [](Fusion& f) {
+         TensorView* x = makeContigConcreteTensor({-1, 1024});
+         f.addInput(x);
+         TensorView* m = max(x, {1});
+         TensorView* mb = broadcast(m, {false, true});
+         TensorView* e = exp(sub(x, mb));
+         TensorView* z = sum(e, {1});
+         TensorView* out = div(e, broadcast(z, {false, true}));
+         f.addOutput(out);
+         for (TensorView* red : {m, z}) blockRowReduction(red);
+         for (TensorView* tv : f.allTvs()) {
+           if (tv->isFusionInput() || tv->getLogicalDomain().size() != 2 ||
+               tv->axis(1)->isReduction() || tv->definition()->isA<ReductionOp>())
+             continue;
+           tv->split(1, 128)->reorder({{1, 2}});
+           gridBlock(tv);
+         }
+         inlineMost();
+         e->inlineAt(2);  // the row stays in registers for both the sum and the division
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n % 17 + 1, 1024}, DataType::Float, seed)};
+       },
+       1e-5},
+      // Threads exchange data through shared memory: 128 threads stage a tile, then 64
+      // threads each read two neighbouring elements written by other threads (a barrier
+      // between, from insertSyncs).
+      {"shared_memory_exchange",
+       [](Fusion& f) {
+         TensorView* t0 = makeContigTensor(1);
+         f.addInput(t0);
+         TensorView* t1 = set(t0);
+         TensorView* t2 = exp(t1);
+         f.addOutput(t2);
+         t1->setMemoryType(MemoryType::Shared);
+         t1->split(0, 128);
+         gridBlock(t1);
+         t2->split(0, 128)->split(1, 2);
+         gridBlock(t2);
+         t1->inlineAt(1);
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n}, DataType::Float, seed)};
+       },
+       1e-6},
   };
   return cases;
 }

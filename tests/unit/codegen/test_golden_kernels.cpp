@@ -11,6 +11,7 @@
 #include "cuda/runtime_sources.h"
 #include "lower/pipeline.h"
 #include "unit/codegen/golden_fusions.h"
+#include "unit/codegen/reduction_schedules.h"
 
 namespace mf {
 namespace {
@@ -67,6 +68,23 @@ TEST(GoldenKernelIndexType, Int32SourceCompiles) {
   EXPECT_THAT(code.full_source, ::testing::HasSubstr("typedef int mf_index_t;"));
   EXPECT_FALSE(cuda::compileWithNvrtc(code.full_source, code.name, {}).cubin.empty());
 }
+
+class ReductionKernel : public ::testing::TestWithParam<testing::ReductionCase> {};
+
+// Every serial reduction the GPU test runs (tests/gpu/test_reduction_gpu.cpp) lowers and
+// compiles with NVRTC: the CPU half of that test.
+TEST_P(ReductionKernel, Compiles) {
+  Fusion fusion;
+  testing::buildScheduled(fusion, GetParam());
+  std::unique_ptr<Kernel> kernel = lowerFusion(fusion, {.index_type = DataType::Int64});
+  GeneratedKernel code = generateCuda(*kernel, cuda::runtimePrelude());
+  cuda::CompiledKernel compiled =
+      cuda::compileWithNvrtc(code.full_source, code.name, cuda::NvrtcOptions{});
+  EXPECT_FALSE(compiled.cubin.empty()) << compiled.log;
+}
+
+INSTANTIATE_TEST_SUITE_P(Codegen, ReductionKernel, ::testing::ValuesIn(testing::reductionCases()),
+                         [](const auto& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace mf

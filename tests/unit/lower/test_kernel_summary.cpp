@@ -9,8 +9,8 @@
 #include "codegen/codegen.h"
 #include "cuda/nvrtc.h"
 #include "cuda/runtime_sources.h"
-#include "scheduler/tools/inlining.h"
 #include "minifuser/minifuser.h"
+#include "scheduler/tools/inlining.h"
 #include "unit/codegen/golden_fusions.h"
 #include "unit/lower/lower_test_utils.h"
 
@@ -76,6 +76,41 @@ TEST(KernelSummary, ParamsAndLaunch) {
   EXPECT_THAT(code,
               HasSubstr("(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, "
                         "Tensor<float, 2, 2> T2, Tensor<float, 2, 2> T4, Tensor<float, 2, 2> T3)"));
+}
+
+// Shared tensors: a constant-size one (a row of 32 threads) is a static array; a symbolic-size
+// one (a row of i3 threads) a 16-byte aligned slice of dynamic shared memory, whose size the
+// launch passes.
+TEST(KernelSummary, SharedMemoryStaticAndDynamic) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigConcreteTensor({-1, 32});
+  TensorView* u0 = makeContigTensor(2);
+  fusion.addInput(t0);
+  fusion.addInput(u0);
+  TensorView* t1 = set(t0);
+  TensorView* u1 = set(u0);
+  TensorView* t2 = exp(t1);
+  TensorView* u2 = exp(u1);
+  fusion.addOutput(t2);
+  fusion.addOutput(u2);
+  for (TensorView* tv : {t1, u1}) tv->setMemoryType(MemoryType::Shared);
+  for (TensorView* tv : {t1, u1, t2, u2}) {
+    tv->axis(0)->parallelize(ParallelType::BIDx);
+    tv->axis(1)->parallelize(ParallelType::TIDx);
+  }
+  std::unique_ptr<Kernel> kernel = lower(fusion);
+  EXPECT_THAT(
+      kernel->summary().toString(),
+      HasSubstr("shared memory: 128 static bytes, dynamic ( ceilDiv(( i3 * 4 ), 16) * 16 )"));
+  GeneratedKernel code = generateCuda(*kernel, cuda::runtimePrelude());
+  EXPECT_THAT(code.kernel_code,
+              HasSubstr(R"(  extern __shared__ __align__(16) char mf_dynamic_smem[];
+  float* T3 = reinterpret_cast<float*>(mf_dynamic_smem + 0);
+  __shared__ alignas(16) float T2[32];)"));
+  cuda::CompiledKernel compiled =
+      cuda::compileWithNvrtc(code.full_source, code.name, cuda::NvrtcOptions{});
+  EXPECT_FALSE(compiled.cubin.empty()) << compiled.log;
 }
 
 // The layout op's error flag is the last parameter; its output's used rows come from the

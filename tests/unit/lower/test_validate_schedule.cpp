@@ -318,19 +318,18 @@ TEST(ValidateSchedule, OutputInRegisters) {
                             "MemoryType::Local; leave the memory type addOutput set")));
 }
 
-// Regression: setMemoryType(Shared) was silently compiled as registers.
-TEST(ValidateSchedule, SharedMemoryIsNotSupportedYet) {
+// A fusion output lives in global memory; the message names the memory type it was given.
+TEST(ValidateSchedule, SharedOutput) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   TensorView* t0 = makeContigTensor(1);
   fusion.addInput(t0);
   TensorView* t1 = neg(t0);
-  TensorView* t2 = exp(t1);
-  fusion.addOutput(t2);
+  fusion.addOutput(t1);
   t1->setMemoryType(MemoryType::Shared);
   EXPECT_THAT(validate(fusion), ThrowsMessage<UserError>(HasSubstr(
-                                    "T1_s_float[iS1{i0}]: shared memory is not supported yet; use "
-                                    "MemoryType::Local (registers) or MemoryType::Global")));
+                                    "T1_s_float[iS1{i0}]: a fusion output must be in global "
+                                    "memory, got MemoryType::Shared")));
 }
 
 // Regression: a symbolic scalar that is not a fusion input reached NVRTC as an undeclared

@@ -1,0 +1,35 @@
+//! Reductions: sum, prod, max and min over axes of a tensor (PyTorch semantics). Each builds
+//! one ReductionOp whose output has Reduction axes in its logical domain, with casts around it
+//! where the accumulator's dtype differs from the input's or the result's (docs/reductions.md).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "ir/exprs.h"
+#include "ir/tensor_view.h"
+
+namespace mf {
+
+//! The sum of `tv` over `axes` (negative counts from the end; empty reduces every axis, as
+//! torch.sum with dim=[]). Integer and Bool inputs sum to Int64 unless `dtype` says otherwise;
+//! a given `dtype` converts the input first. Half, BFloat16 and Float8 accumulate in Float and
+//! round once to the result's dtype. `keep_dim` broadcasts the result back to `tv`'s rank (a
+//! BroadcastOp after the reduction). A reduced axis of extent 0 gives the identity (0).
+TensorView* sum(TensorView* tv, const std::vector<int64_t>& axes, bool keep_dim = false,
+                std::optional<DataType> dtype = std::nullopt);
+//! The product, with sum's dtype rules; the identity is 1.
+TensorView* prod(TensorView* tv, const std::vector<int64_t>& axes, bool keep_dim = false,
+                 std::optional<DataType> dtype = std::nullopt);
+//! The maximum (torch.amax): the result keeps the input's dtype unless `dtype` is given; a NaN
+//! anywhere in a row gives NaN; the identity is -inf (the lowest integer, false for Bool).
+TensorView* max(TensorView* tv, const std::vector<int64_t>& axes, bool keep_dim = false,
+                std::optional<DataType> dtype = std::nullopt);
+//! The minimum (torch.amin), as max; the identity is +inf (the largest integer, true for Bool).
+TensorView* min(TensorView* tv, const std::vector<int64_t>& axes, bool keep_dim = false,
+                std::optional<DataType> dtype = std::nullopt);
+
+//! The identity of the reduction `op` (Add, Mul, Maximum, Minimum) in `dtype`, as a constant.
+Val* reductionIdentity(BinaryOpType op, DataType dtype);
+
+}  // namespace mf
