@@ -4,6 +4,7 @@
 // (with the seed, which reproduces it) and a last line
 //   random_fusions: <count> fusions, <ran> ran, <refused> refused, <mismatches> mismatches
 // Exits 1 on a mismatch or an unexpected error. Without a GPU it prints why and exits 0.
+// `random_fusions describe SEED` prints one seed's fusion and inputs.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -31,6 +32,13 @@ bool close(double a, double b, mf::DataType t) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "describe") {
+    // random_fusions describe SEED: the fusion and inputs of one seed (no GPU needed).
+    fmt::print(
+        "{}\n",
+        mf::testing::makeRandomPointwiseFusion(std::strtoull(argv[2], nullptr, 10)).toString());
+    return 0;
+  }
   const uint64_t count = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10000;
   const uint64_t first = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 0;
   if (!mf::cuda::cudaAvailable()) {
