@@ -33,7 +33,7 @@ struct TensorMetadata {
   std::optional<ScalarValue> scalar;
 
   //! The metadata of `t`: its view's storage offset; the base alignment of a device tensor's
-//! allocation as its address says (a host tensor is copied to a fresh, aligned block).
+  //! allocation as its address says (a host tensor is copied to a fresh, aligned block).
   static TensorMetadata of(const Tensor& t);
   //! A fresh contiguous (row-major) allocation of `sizes`.
   static TensorMetadata contiguous(DataType dtype, std::vector<int64_t> sizes);
