@@ -154,5 +154,59 @@ TEST(FusionExecutorCache, SegmentsWhatNoSchedulerTakesWhole) {
   EXPECT_EQ(fec.countKernelsCompiled(), 2);
 }
 
+// The layout op whose offsets are computed in the fusion: the offsets' producer is an
+// earlier kernel, the offsets reach the layout op's kernel through global memory.
+TEST(FusionExecutorCache, LayoutOpWithComputedOffsetsRunsAsTwoKernels) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* in = makeContigTensor(2);
+    TensorView* in_off_minus_1 = makeContigTensor(1, DataType::Int32);
+    TensorView* out_off = makeContigTensor(1, DataType::Int32);
+    fusion->addInput(in);
+    fusion->addInput(in_off_minus_1);
+    fusion->addInput(out_off);
+    fusion->addOutput(preprocessGroupedMatmulInputSf(
+        mul(in, constFloat(2.0)), add(in_off_minus_1, constInt(1, DataType::Int32)), out_off));
+  }
+  FusionExecutorCache fec(std::move(fusion));
+  // Groups of 100, 150 and 262 rows: input offsets {0, 100, 250}, given minus one.
+  std::vector<Tensor> in = {Tensor::random({512, 9}, DataType::Float, 1),
+                            Tensor::fromVector<int32_t>({-1, 99, 249}, {3}),
+                            Tensor::fromVector<int32_t>({0, 128, 384}, {3})};
+  Tensor out = fec.runFusionWithInputs(in)[0];
+  Tensor ref = ReferenceEvaluator(fec.fusion()).run(in)[0];
+  for (int64_t p = 0; p < ref.allocationNumel(); ++p)
+    ASSERT_EQ(out.allocationItem(p), ref.allocationItem(p)) << "position " << p;
+  FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+  EXPECT_TRUE(rt->isSegmented());
+  EXPECT_EQ(fec.countKernelsCompiled(), 2);
+  EXPECT_THAT(rt->fusionSegments()->toString(), HasSubstr("edge group 0 -> group 1: T3"));
+  EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("mf_preprocessGroupedMatmulInputSf"));
+}
+
+// A consumer of the layout op's output is cut into a later kernel, whose construction
+// refuses it before anything runs.
+TEST(FusionExecutorCache, LayoutOpOutputWithAConsumerIsAUserError) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* in = makeContigTensor(2);
+    TensorView* in_off = makeContigTensor(1, DataType::Int32);
+    TensorView* out_off = makeContigTensor(1, DataType::Int32);
+    fusion->addInput(in);
+    fusion->addInput(in_off);
+    fusion->addInput(out_off);
+    fusion->addOutput(relu(preprocessGroupedMatmulInputSf(in, in_off, out_off)));
+  }
+  FusionExecutorCache fec(std::move(fusion));
+  std::vector<Tensor> in = {Tensor::random({10, 4}, DataType::Float, 1),
+                            Tensor::fromVector<int32_t>({0, 2, 5}, {3}),
+                            Tensor::fromVector<int32_t>({0, 128, 256}, {3})};
+  EXPECT_THAT([&] { fec.runFusionWithInputs(in); },
+              ThrowsMessage<UserError>(
+                  HasSubstr("unsafe use of the output of preprocessGroupedMatmulInputSf by")));
+}
+
 }  // namespace
 }  // namespace mf
