@@ -23,10 +23,6 @@ constexpr std::string_view kWho = "ReferenceEvaluator";
 // Operands of a pointwise expr: at most three (where, clamp).
 constexpr size_t kMaxOperands = 3;
 
-std::vector<IterDomain*> logicalNoReductions(const TensorView* tv) {
-  return TensorDomain::noReductions(tv->getLogicalDomain());
-}
-
 // "CeilDiv" -> "ceilDiv": the enumerator spelled as the API function that builds the op.
 std::string apiName(std::string_view enumerator) {
   std::string s(enumerator);
@@ -144,7 +140,7 @@ const Tensor& Run::valueOf(const Val* v, const Expr* use) const {
 
 std::vector<Operand> Run::alignOperands(const Expr* e, std::vector<int64_t>& out_sizes) {
   auto* out_tv = e->output(0)->as<TensorView>();
-  const size_t rank = logicalNoReductions(out_tv).size();
+  const size_t rank = TensorDomain::noReductions(out_tv->getLogicalDomain()).size();
   out_sizes.assign(rank, 1);
   std::vector<const Val*> owner(rank, nullptr);  // first operand with a real axis d
   std::vector<Operand> operands;
@@ -162,7 +158,8 @@ std::vector<Operand> Run::alignOperands(const Expr* e, std::vector<int64_t>& out
       continue;
     }
     const Tensor& t = valueOf(v, e);
-    const std::vector<IterDomain*> ids = logicalNoReductions(v->as<TensorView>());
+    const std::vector<IterDomain*> ids =
+        TensorDomain::noReductions(v->as<TensorView>()->getLogicalDomain());
     MF_ASSERT(ids.size() == rank && t.dim() == static_cast<int64_t>(rank),
               "{}: operand rank mismatch", e->toString());
     op.data = static_cast<const std::byte*>(t.rawData());

@@ -11,15 +11,8 @@
 namespace mf {
 namespace {
 
-std::vector<IterDomain*> noReductions(const std::vector<IterDomain*>& ids) {
-  std::vector<IterDomain*> out;
-  for (IterDomain* id : ids)
-    if (!id->isReduction()) out.push_back(id);
-  return out;
-}
-
 int64_t concreteAxes(const TensorView* tv) {
-  const std::vector<IterDomain*> ids = noReductions(tv->getLogicalDomain());
+  const std::vector<IterDomain*> ids = TensorDomain::noReductions(tv->getLogicalDomain());
   return std::count_if(ids.begin(), ids.end(), [](IterDomain* id) { return !id->isBroadcast(); });
 }
 
@@ -51,15 +44,15 @@ PointwiseDomainMap::PointwiseDomainMap(Fusion* fusion) {
 
   // Maps `in`'s axes, in order, to `out`'s axes at `positions`.
   auto mapAxes = [&](const TensorView* in, const TensorView* out, std::vector<size_t> positions) {
-    const std::vector<IterDomain*> a = noReductions(in->getLogicalDomain());
-    const std::vector<IterDomain*> b = noReductions(out->getLogicalDomain());
+    const std::vector<IterDomain*> a = TensorDomain::noReductions(in->getLogicalDomain());
+    const std::vector<IterDomain*> b = TensorDomain::noReductions(out->getLogicalDomain());
     MF_ASSERT(a.size() == positions.size(), "{} -> {}: rank mismatch", in->toString(),
               out->toString());
     for (size_t i = 0; i < a.size(); ++i)
       if (a[i]->isBroadcast() == b.at(positions[i])->isBroadcast()) map(a[i], b[positions[i]]);
   };
   auto identity = [](const TensorView* tv) {
-    std::vector<size_t> p(noReductions(tv->getLogicalDomain()).size());
+    std::vector<size_t> p(TensorDomain::noReductions(tv->getLogicalDomain()).size());
     for (size_t i = 0; i < p.size(); ++i) p[i] = i;
     return p;
   };
@@ -98,10 +91,10 @@ bool PointwiseDomainMap::areMapped(const IterDomain* a, const IterDomain* b) con
 
 bool PointwiseDomainMap::covers(const TensorView* tv, std::string* missing) const {
   std::vector<int64_t> have;
-  for (IterDomain* id : noReductions(tv->getLogicalDomain()))
+  for (IterDomain* id : TensorDomain::noReductions(tv->getLogicalDomain()))
     if (!id->isBroadcast()) have.push_back(classOf(id));
   for (const TensorView* other : inputs_outputs_)
-    for (IterDomain* id : noReductions(other->getLogicalDomain())) {
+    for (IterDomain* id : TensorDomain::noReductions(other->getLogicalDomain())) {
       if (id->isBroadcast() || std::count(have.begin(), have.end(), classOf(id)) > 0) continue;
       if (missing != nullptr)
         *missing = fmt::format("{} of {}", id->toString(), other->toInlineString());

@@ -17,14 +17,6 @@ std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes) {
   return strides;
 }
 
-// Logical axes without reductions: the axes an input's sizes and strides describe.
-std::vector<IterDomain*> noReductions(const std::vector<IterDomain*>& ids) {
-  std::vector<IterDomain*> out;
-  for (IterDomain* id : ids)
-    if (!id->isReduction()) out.push_back(id);
-  return out;
-}
-
 }  // namespace
 
 TensorMetadata TensorMetadata::of(const Tensor& t) {
@@ -110,7 +102,7 @@ DataType SchedulerRuntimeInfo::computeIndexType() {
     auto* tv = dynamic_cast<TensorView*>(v);
     if (tv == nullptr) continue;
     int64_t numel = 1;
-    for (IterDomain* id : noReductions(tv->getMaybeAllocationDomain())) {
+    for (IterDomain* id : TensorDomain::noReductions(tv->getMaybeAllocationDomain())) {
       std::optional<ScalarValue> e = ee_.evaluate(id->extent());
       if (!e) return DataType::Int64;  // unknown: the safe choice
       numel *= asInt(*e);
@@ -137,7 +129,7 @@ int64_t SchedulerRuntimeInfo::alignment(const TensorView* tv) const {
 
 std::optional<std::vector<AllocationAxis>> SchedulerRuntimeInfo::allocationLayout(
     const TensorView* tv) {
-  const std::vector<IterDomain*> logical = noReductions(tv->getLogicalDomain());
+  const std::vector<IterDomain*> logical = TensorDomain::noReductions(tv->getLogicalDomain());
   const std::vector<IterDomain*>& alloc_all = tv->getMaybeAllocationDomain();
   const Contiguity& contiguity = tv->getContiguity();
   std::vector<AllocationAxis> axes;

@@ -14,13 +14,6 @@ namespace {
 
 constexpr int64_t kRowTile = 128;
 
-std::vector<IterDomain*> logicalNoReductions(const TensorView* tv) {
-  std::vector<IterDomain*> ids;
-  for (IterDomain* id : tv->getLogicalDomain())
-    if (!id->isReduction()) ids.push_back(id);
-  return ids;
-}
-
 void bindScalar(const Val* s, size_t i, const Tensor& t, ExpressionEvaluator& ee,
                 std::string_view who) {
   const bool ok =
@@ -57,7 +50,7 @@ void checkContiguity(const TensorView* tv, size_t i, const Tensor& t, std::strin
 }  // namespace
 
 std::vector<int64_t> allocationPermutation(const TensorView* tv, std::string_view who) {
-  const std::vector<IterDomain*> logical = logicalNoReductions(tv);
+  const std::vector<IterDomain*> logical = TensorDomain::noReductions(tv->getLogicalDomain());
   std::vector<int64_t> perm;
   for (IterDomain* id : tv->getMaybeAllocationDomain()) {
     if (id->isReduction()) continue;
@@ -94,7 +87,7 @@ void bindFusionInputs(const Fusion& fusion, const std::vector<Tensor>& inputs,
       continue;
     }
     auto* tv = fins[i]->as<TensorView>();
-    const std::vector<IterDomain*> ids = logicalNoReductions(tv);
+    const std::vector<IterDomain*> ids = TensorDomain::noReductions(tv->getLogicalDomain());
     MF_CHECK(t.dim() == static_cast<int64_t>(ids.size()),
              "{}: input {} {}: expected rank {}, got a tensor of rank {} [{}]", who, i,
              tv->toString(), ids.size(), t.dim(), fmt::join(t.sizes(), ", "));
