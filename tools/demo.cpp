@@ -10,8 +10,6 @@
 #include <minifuser/minifuser.h>
 
 #include "cuda/driver.h"
-// TODO(lead): drop this once the umbrella header includes it (constFloat).
-#include "ir/builder.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

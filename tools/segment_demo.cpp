@@ -7,9 +7,6 @@
 
 #include <fmt/format.h>
 
-// TODO(lead): drop this once the umbrella header includes it (constFloat, constInt).
-#include "ir/builder.h"
-
 int main() {
   mf::Fusion fusion;
   mf::FusionGuard guard(&fusion);

@@ -25,16 +25,15 @@ struct FusionKernelRuntime::Group {
 
 FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, const std::vector<Tensor>& inputs,
                                          const DeviceDescription& device) {
-  Fusion copy(fusion);
+  Fusion copy(fusion);  // SchedulerRuntimeInfo takes a mutable fusion
   SchedulerRuntimeInfo info(&copy, inputs, device);
   segments_ = SegmentCandidateFinder::segment(copy, info);
-  SchedulerRuntimeInfo complete_info(segments_->completeFusion(), inputs, device);
   for (SegmentedGroup* segment : segments_->groups()) {
     auto group = std::make_unique<Group>();
     group->segment = segment;
     group->fusion = segments_->makeFusion(segment);
     std::unique_ptr<SchedulerRuntimeInfo> group_info =
-        segments_->groupRuntimeInfo(segment, group->fusion.get(), complete_info);
+        segments_->groupRuntimeInfo(segment, group->fusion.get(), info);
     group->params = segments_->computeHeuristics(segment, group->fusion.get(), *group_info);
     MF_ASSERT(group->params != nullptr, "the segmenter's scheduler refused its own group {}",
               segment->id());

@@ -5,8 +5,8 @@
 //! broadcast (the input's axes to the output's non-broadcast positions) and through the
 //! layout op (its data input to its output; its offsets map to nothing, as in nvFuser).
 //! A broadcast axis never maps to a concrete one, so one broadcast concretized to two
-//! different axes leaves them distinct. TODO(#7): rebase on the exact IterDomain map of
-//! scheduler/tools once it exists; the interface stays.
+//! different axes leaves them distinct. TODO(#7): rebase on IdModel's exact map
+//! (ir/id_model.h), which now exists; the interface stays.
 #pragma once
 
 #include <string>

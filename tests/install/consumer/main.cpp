@@ -1,8 +1,6 @@
 // Uses the installed minifuser as a user would: builds relu(T0 * T1 + 1.5), prints its math,
 // evaluates it on the CPU and checks one element. run_consumer_test.sh checks the output.
 #include <minifuser/minifuser.h>
-// TODO(lead): drop this once the umbrella header includes it (constFloat).
-#include <minifuser/ir/builder.h>
 
 #include <algorithm>
 #include <cmath>
