@@ -91,7 +91,7 @@ void moveBroadcastsToInputs(Fusion& fusion) {
 }
 
 TensorView* TensorView::cacheAfter(std::vector<Expr*> cached_uses) {
-  MF_CHECK(!domain()->hasAllocation() || !domain()->allocationDeclared(),
+  MF_CHECK(!domain()->allocationDeclared(),
            "cacheAfter: {} has a declared (padded) allocation domain; nothing can read it "
            "element by element",
            toString());
