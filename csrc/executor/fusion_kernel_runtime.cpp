@@ -1,7 +1,9 @@
 #include "executor/fusion_kernel_runtime.h"
 
 #include <algorithm>
+#include <exception>
 #include <ostream>
+#include <thread>
 #include <unordered_map>
 
 #include "cuda/driver.h"
@@ -52,12 +54,52 @@ FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, const std::vector
       if (isDumpEnabled(DumpOption::FusionIrScheduled))
         dumpStream() << "=== fusion_ir_scheduled (" << toString(type) << ") ===\n"
                      << group->scheduled->mathString() << group->scheduled->transformsString();
-      group->executor = std::make_unique<KernelExecutor>();
-      group->executor->compile(group->scheduled.get(), {},
-                               {.index_type = group->params->index_type});
     }
     groups_.push_back(std::move(group));
   }
+  compileGroups();
+}
+
+void FusionKernelRuntime::compileGroups() {
+  std::vector<Group*> to_compile;
+  for (const auto& g : groups_)
+    if (g->scheduled) to_compile.push_back(g.get());
+  auto compile = [](Group* g) {
+    auto executor = std::make_unique<KernelExecutor>();
+    executor->compile(g->scheduled.get(), {}, {.index_type = g->params->index_type});
+    g->executor = std::move(executor);
+  };
+  // Lowering, codegen and NVRTC of one group touch nothing another group's do (the active
+  // fusion is per thread, the kernel cache locks, NVRTC is thread-safe): a few threads
+  // compile the groups at once. With a dump enabled, in run order, so the dump reads as one
+  // group after another.
+  const std::vector<bool>& dumps = options().dump;
+  const bool dumping = std::find(dumps.begin(), dumps.end(), true) != dumps.end();
+  const size_t threads =
+      dumping ? 1
+              : std::min<size_t>({to_compile.size(), kCompileThreads,
+                                  std::max(1u, std::thread::hardware_concurrency())});
+  if (threads <= 1) {
+    for (Group* g : to_compile) compile(g);
+    return;
+  }
+  // Worker w compiles groups w, w + threads, ...; the first error (in group order) is
+  // rethrown once every worker has finished.
+  std::vector<std::exception_ptr> errors(to_compile.size());
+  std::vector<std::thread> workers;
+  for (size_t w = 0; w < threads; ++w)
+    workers.emplace_back([&, w] {
+      for (size_t i = w; i < to_compile.size(); i += threads) {
+        try {
+          compile(to_compile[i]);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      }
+    });
+  for (std::thread& t : workers) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 FusionKernelRuntime::~FusionKernelRuntime() = default;

@@ -5,6 +5,7 @@
 //! sizes are `sameAs` its own.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,12 +19,15 @@ namespace mf {
 class FusionKernelRuntime {
  public:
   //! Segments `fusion` for `inputs` (SegmentCandidateFinder::segment), computes each group's
-  //! heuristics in run order, schedules a copy of each group and compiles it (NVRTC; no GPU
-  //! needed). Dumps: fusion_ir_presched, scheduler_params, fusion_ir_scheduled.
+  //! heuristics in run order, schedules a copy of each group, then compiles the groups (NVRTC;
+  //! no GPU needed), up to kCompileThreads at once. Dumps: fusion_ir_presched,
+  //! scheduler_params, fusion_ir_scheduled.
   FusionKernelRuntime(const Fusion& fusion, const std::vector<Tensor>& inputs,
                       const DeviceDescription& device);
   ~FusionKernelRuntime();
   FusionKernelRuntime(const FusionKernelRuntime&) = delete;
+  //! Groups compiled at once (NVRTC is thread-safe; a few threads cover the usual 2-4 groups).
+  static constexpr size_t kCompileThreads = 4;
   FusionKernelRuntime& operator=(const FusionKernelRuntime&) = delete;
 
   //! True when the fusion runs as more than one kernel.
@@ -54,6 +58,8 @@ class FusionKernelRuntime {
 
  private:
   struct Group;
+  void compileGroups();
+
   std::unique_ptr<SegmentedFusion> segments_;
   std::vector<std::unique_ptr<Group>> groups_;
 };

@@ -51,8 +51,9 @@ IdModel::IdModel(const Fusion& fusion) : tvs_(fusion.allTvs()) {
   for (TensorView* tv : tvs_)
     for (IterDomain* id : tv->domain()->allIds())
       if (seen.insert(id).second) ids_.push_back(id);
-  build(exact_, /*map_broadcast=*/false);
-  build(permissive_, /*map_broadcast=*/true);
+  build(exact_, /*map_broadcast=*/false, /*forward_broadcast_merges=*/false);
+  build(permissive_, /*map_broadcast=*/true, /*forward_broadcast_merges=*/false);
+  build(forwarded_, /*map_broadcast=*/true, /*forward_broadcast_merges=*/true);
 }
 
 namespace {
@@ -65,7 +66,7 @@ bool sameFactor(Val* a, Val* b) {
 
 }  // namespace
 
-void IdModel::build(DisjointSets& sets, bool map_broadcast) const {
+void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadcast_merges) const {
   for (IterDomain* id : ids_) sets.add(id);
   for (TensorView* c : tvs_)
     for (TensorView* p : producerTvsOf(c))
@@ -83,6 +84,11 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast) const {
     if (auto* s = dynamic_cast<Split*>(def)) splits.push_back(s);
     if (auto* m = dynamic_cast<Merge*>(def)) merges.push_back(m);
   }
+  if (forward_broadcast_merges)
+    for (Merge* m : merges) {
+      if (m->inner()->isBroadcast()) sets.unite(m->out(), m->outer());
+      if (m->outer()->isBroadcast()) sets.unite(m->out(), m->inner());
+    }
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t i = 0; i < splits.size(); ++i)

@@ -21,6 +21,11 @@ enum class IdMappingMode {
   //! Exact, plus a producer's broadcast axis with the consumer axis it is broadcast to: the
   //! two can share one loop (over the consumer's extent).
   Permissive,
+  //! Permissive, plus the output of a merge with a broadcast input mapped to its other input
+  //! (nvFuser's forwarding of broadcast merges): `[i0]` split by 128 and `[i0, b]` merged then
+  //! split by 128 (itself mapped to `[i0, i1]` merged then split) may take the same thread
+  //! bindings. Not one loop: they differ in extent; parallelizeAllLike alone asks this.
+  PermissiveForwarded,
 };
 
 class IdModel {
@@ -48,15 +53,24 @@ class IdModel {
     mutable std::unordered_map<const IterDomain*, const IterDomain*> parent_;
   };
 
-  void build(DisjointSets& sets, bool map_broadcast) const;
+  void build(DisjointSets& sets, bool map_broadcast, bool forward_broadcast_merges) const;
   const DisjointSets& sets(IdMappingMode mode) const {
-    return mode == IdMappingMode::Exact ? exact_ : permissive_;
+    switch (mode) {
+      case IdMappingMode::Exact:
+        return exact_;
+      case IdMappingMode::Permissive:
+        return permissive_;
+      case IdMappingMode::PermissiveForwarded:
+        break;
+    }
+    return forwarded_;
   }
 
   std::vector<TensorView*> tvs_;
   std::vector<IterDomain*> ids_;
   DisjointSets exact_;
   DisjointSets permissive_;
+  DisjointSets forwarded_;
 };
 
 //! Why loop axis `axis` of `producer` cannot be the same loop as axis `axis` of `consumer`

@@ -15,12 +15,17 @@ namespace {
 // The reference's logical axes still present in one tensor: reference axis -> its axis.
 using PreservedAxes = IdMap;
 
+// Across one producer/consumer edge.
+IdMap stepMap(const TensorView* from, const TensorView* to, bool to_is_producer) {
+  return to_is_producer ? PairwiseLogicalDomainMap(to, from).mapConsumerToProducer()
+                        : PairwiseLogicalDomainMap(from, to).mapProducerToConsumer();
+}
+
 // What of `from`'s preserved axes reaches `to` across one producer/consumer edge. An axis
 // that becomes a broadcast (extent 1 where the reference iterates) is not preserved.
 PreservedAxes preservedAcross(const PreservedAxes& from_axes, const TensorView* from,
                               const TensorView* to, bool to_is_producer) {
-  IdMap step = to_is_producer ? PairwiseLogicalDomainMap(to, from).mapConsumerToProducer()
-                              : PairwiseLogicalDomainMap(from, to).mapProducerToConsumer();
+  IdMap step = stepMap(from, to, to_is_producer);
   PreservedAxes out;
   for (auto [ref_id, id] : from_axes) {
     auto it = step.find(id);
@@ -35,8 +40,22 @@ struct Edge {
   TensorView* to;
   bool to_is_producer;
   PreservedAxes axes;
+  // Second weight: the axes of `to` the edge maps at all, broadcasts included, so that
+  // `[i0, b] = broadcast([i0])` takes its loop from a consumer `[i0, b]` (the broadcast axis
+  // merged in, as the reference's) rather than from its producer `[i0]`.
+  size_t mapped;
   size_t order;  // ties go to the edge found first, so the tree is deterministic
 };
+
+Edge makeEdge(const PreservedAxes& from_axes, TensorView* from, TensorView* to, bool to_is_producer,
+              size_t order) {
+  return {from,
+          to,
+          to_is_producer,
+          preservedAcross(from_axes, from, to, to_is_producer),
+          stepMap(from, to, to_is_producer).size(),
+          order};
+}
 
 }  // namespace
 
@@ -54,11 +73,9 @@ void propagateTransforms(TensorView* reference) {
   auto expand = [&](TensorView* tv) {
     if (tv->domain()->loopFromAllocation()) return;  // its loop maps to nothing
     for (TensorView* p : producerTvsOf(tv))
-      if (!visited.count(p))
-        frontier.push_back({tv, p, true, preservedAcross(preserved[tv], tv, p, true), order++});
+      if (!visited.count(p)) frontier.push_back(makeEdge(preserved[tv], tv, p, true, order++));
     for (TensorView* c : consumerTvsOf(tv))
-      if (!visited.count(c))
-        frontier.push_back({tv, c, false, preservedAcross(preserved[tv], tv, c, false), order++});
+      if (!visited.count(c)) frontier.push_back(makeEdge(preserved[tv], tv, c, false, order++));
   };
   expand(reference);
   // Prim's algorithm for a maximum spanning tree, the weight being the preserved axes.
@@ -66,6 +83,7 @@ void propagateTransforms(TensorView* reference) {
     auto best =
         std::min_element(frontier.begin(), frontier.end(), [](const Edge& a, const Edge& b) {
           if (a.axes.size() != b.axes.size()) return a.axes.size() > b.axes.size();
+          if (a.mapped != b.mapped) return a.mapped > b.mapped;
           return a.order < b.order;
         });
     Edge edge = std::move(*best);
@@ -99,7 +117,8 @@ void parallelizeAllLike(TensorView* reference, const std::vector<TensorView*>& t
     for (IterDomain* id : tv->getLoopDomain()) {
       for (IterDomain* ref_id : reference->getLoopDomain()) {
         ParallelType p = ref_id->parallelType();
-        if (!selected(p) || !model.areMapped(id, ref_id, IdMappingMode::Permissive)) continue;
+        if (!selected(p) || !model.areMapped(id, ref_id, IdMappingMode::PermissiveForwarded))
+          continue;
         if (p == ParallelType::Vectorize && (!vectorizable || id->isBroadcast())) continue;
         id->parallelize(p);
         break;

@@ -208,5 +208,45 @@ TEST(FusionExecutorCache, LayoutOpOutputWithAConsumerIsAUserError) {
                   HasSubstr("unsafe use of the output of preprocessGroupedMatmulInputSf by")));
 }
 
+// 1-D outputs [M] beside the 2-D reference [M, N] (group 1 of a random segmentation that
+// once failed to lower): the [M] tensors take the reference's thread bindings (their loops
+// are split like the merged reference's, not mapped to it), and a broadcast of the [M]
+// input takes its loop from its [M, N] consumer, so it is inlined, not a buffer of symbolic
+// size.
+TEST(FusionExecutorCache, OneDimensionalOutputsBesideATwoDimensionalReference) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* x = makeContigTensor(2);
+    TensorView* v = makeContigTensor(1);
+    fusion->addInput(v);
+    fusion->addInput(x);
+    TensorView* d = sub(sub(x, broadcast(v, {false, true})), broadcast(v, {false, true}));
+    fusion->addOutput(neg(d));
+    TensorView* nv = neg(v);
+    fusion->addOutput(nv);
+    fusion->addOutput(add(v, nv));
+    TensorView* half = mul(nv, constFloat(0.5));
+    fusion->addOutput(sub(x, broadcast(mul(half, constFloat(0.5)), {false, true})));
+    fusion->addOutput(add(nv, half));
+  }
+  FusionExecutorCache fec(std::move(fusion));
+  std::vector<Tensor> inputs = {Tensor::random({7}, DataType::Float, 1),
+                                Tensor::random({7, 5}, DataType::Float, 2)};
+  std::vector<Tensor> outs = fec.runFusionWithInputs(inputs);
+  EXPECT_FALSE(fec.getMostRecentKernelRuntime()->isSegmented());
+  std::vector<Tensor> ref = ReferenceEvaluator(fec.fusion()).run(inputs);
+  ASSERT_EQ(outs.size(), ref.size());
+  for (size_t o = 0; o < ref.size(); ++o)
+    for (int64_t i = 0; i < ref[o].numel(); ++i) EXPECT_EQ(outs[o].item(i), ref[o].item(i));
+  // Every loop axis of every tensor (as the math section prints them) is bound to
+  // blockIdx.x or threadIdx.x.
+  const std::string ir = fec.getMostRecentScheduledIr();
+  const std::string math = ir.substr(0, ir.find("%kernel_transforms"));
+  EXPECT_THAT(math, HasSubstr("[iblockIdx.x"));
+  EXPECT_THAT(math, ::testing::Not(HasSubstr("[iS"))) << math;
+  EXPECT_THAT(math, ::testing::Not(HasSubstr(", iS"))) << math;
+}
+
 }  // namespace
 }  // namespace mf

@@ -183,5 +183,31 @@ TEST(IdModel, BroadcastMapsPermissively) {
             "{iS7{i2}, iS8{( i0 * i1 )}}\n");
 }
 
+// [i1] split by 128 and [i1, b] merged then split by 128 are different loops (other extents),
+// but, the merge with a broadcast forwarded, they may take the same thread bindings as the
+// reference [i0, i1] merged then split.
+TEST(IdModel, BroadcastMergesForwardOnlyInPermissiveForwarded) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(2);
+  TensorView* t1 = makeSymbolicTensor(1);
+  fusion.addInput(t0);
+  fusion.addInput(t1);
+  TensorView* t2 = broadcast(t1, {false, true});
+  TensorView* t3 = add(t0, t2);
+  fusion.addOutput(t3);
+  fusion.addOutput(neg(t1));
+  t3->merge(0, 1)->split(0, 128);
+  t2->merge(0, 1)->split(0, 128);
+  t1->split(0, 128);
+  IdModel model(fusion);
+  for (int64_t i : {0, 1}) {
+    EXPECT_TRUE(model.areMapped(t2->axis(i), t3->axis(i), IdMappingMode::Permissive));
+    EXPECT_FALSE(model.areMapped(t1->axis(i), t3->axis(i), IdMappingMode::Permissive));
+    EXPECT_TRUE(model.areMapped(t1->axis(i), t3->axis(i), IdMappingMode::PermissiveForwarded));
+  }
+  EXPECT_FALSE(model.areMapped(t1->axis(0), t3->axis(1), IdMappingMode::PermissiveForwarded));
+}
+
 }  // namespace
 }  // namespace mf

@@ -1,13 +1,20 @@
-// Helpers for the segmentation tests: what a group holds, in words a test can compare, and
-// running a segmentation group by group on the CPU reference.
+// Helpers for the segmentation tests: what a group holds, in words a test can compare,
+// running a segmentation group by group on the CPU reference, and running the fusion
+// through FusionExecutorCache. The segmentation tests build twice: test_segmenter (CPU;
+// the cache schedules, lowers and compiles every segment, the CPU reference computes the
+// outputs) and test_segmenter_gpu (label gpu, MF_SEGMENTATION_ON_GPU: the segments run on
+// the device with poisoned outputs, from host and from device inputs).
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "cuda/driver.h"
 #include "minifuser.h"
 
 namespace mf::segtest {
@@ -65,6 +72,53 @@ inline void expectSameTensor(const Tensor& actual, const Tensor& expected) {
       EXPECT_TRUE(std::isnan(a)) << "element " << i;
     } else {
       EXPECT_EQ(a, e) << "element " << i;
+    }
+  }
+}
+
+//! Runs a copy of `fusion` through a FusionExecutorCache and checks that the runtime cut it
+//! as `sf` and that its outputs match the reference: exactly on the CPU; on the GPU within
+//! a few ulps of fp32 (transcendentals differ from the host libm), with poisoned outputs and
+//! zero-filled layout pads, once from host and once from device inputs.
+inline void expectCacheMatchesReference(const Fusion& fusion, const SegmentedFusion& sf,
+                                        const std::vector<Tensor>& inputs) {
+#ifdef MF_SEGMENTATION_ON_GPU
+  if (!cuda::cudaAvailable()) GTEST_SKIP() << cuda::noDeviceReason();
+#endif
+  FusionExecutorCache fec(std::make_unique<Fusion>(fusion));
+  const std::vector<Tensor> expected = ReferenceEvaluator(fec.fusion()).run(inputs);
+#ifdef MF_SEGMENTATION_ON_GPU
+  const std::vector<bool> on_device = {false, true};
+#else
+  const std::vector<bool> on_device = {false};
+#endif
+  for (bool device : on_device) {
+    SCOPED_TRACE(device ? "device inputs" : "host inputs");
+    std::vector<Tensor> in = inputs;
+    if (device)
+      for (Tensor& t : in) t = t.toDevice();
+    std::vector<Tensor> actual =
+        fec.runFusionWithInputs(in, {.poison_outputs = true, .zero_fill_layout_pads = true});
+    ASSERT_NE(fec.getMostRecentKernelRuntime(), nullptr);
+    EXPECT_EQ(fec.getMostRecentKernelRuntime()->fusionSegments()->toString(), sf.toString());
+    EXPECT_EQ(fec.getMostRecentKernelRuntime()->isSegmented(), sf.isSegmented());
+    ASSERT_EQ(actual.size(), expected.size());
+    for (size_t o = 0; o < expected.size(); ++o) {
+      Tensor a = actual[o].toHost();
+#ifdef MF_SEGMENTATION_ON_GPU
+      ASSERT_EQ(a.sizes(), expected[o].sizes());
+      for (int64_t i = 0; i < a.numel(); ++i) {
+        const double x = a.item(i), e = expected[o].item(i);
+        if (std::isnan(e)) {
+          EXPECT_TRUE(std::isnan(x)) << "output " << o << " element " << i;
+        } else {
+          EXPECT_LE(std::abs(x - e), 1e-5 * (1 + std::abs(e)))
+              << "output " << o << " element " << i << ": " << x << " vs " << e;
+        }
+      }
+#else
+      expectSameTensor(a, expected[o]);
+#endif
     }
   }
 }

@@ -129,6 +129,7 @@ TEST_P(RandomSegmentation, AcyclicCoveringAndReproducesTheReference) {
   std::vector<Tensor> actual = segtest::runGroupByGroup(*sf, rc.inputs);
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) segtest::expectSameTensor(actual[i], expected[i]);
+  segtest::expectCacheMatchesReference(fusion, *sf, rc.inputs);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomSegmentation, ::testing::Range<uint64_t>(0, kFusions),

@@ -18,13 +18,15 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
-// The whole fusion's reference outputs equal those of its groups run one after another.
+// The whole fusion's reference outputs equal those of its groups run one after another,
+// and FusionExecutorCache cuts the fusion the same way and computes the same outputs.
 void expectGroupsReproduceFusion(Fusion& fusion, const SegmentedFusion& sf,
                                  const std::vector<Tensor>& inputs) {
   std::vector<Tensor> expected = ReferenceEvaluator(&fusion).run(inputs);
   std::vector<Tensor> actual = segtest::runGroupByGroup(sf, inputs);
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) segtest::expectSameTensor(actual[i], expected[i]);
+  segtest::expectCacheMatchesReference(fusion, sf, inputs);
 }
 
 // A segment_set prints by its name and the reference evaluates it as a copy.
@@ -324,6 +326,7 @@ TEST(Segmentation, LayoutOpWithComputedOffsets) {
   std::unique_ptr<Fusion> f1 = sf->makeFusion(g1);
   auto info = sf->groupRuntimeInfo(g1, f1.get(), SchedulerRuntimeInfo(&fusion, inputs));
   EXPECT_NE(sf->computeHeuristics(g1, f1.get(), *info), nullptr);
+  segtest::expectCacheMatchesReference(fusion, *sf, inputs);
 }
 
 // The layout op's output read by relu: relu is cut into a later segment, and building that
