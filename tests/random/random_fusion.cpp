@@ -31,7 +31,9 @@ struct Value {
 
 class Generator {
  public:
-  explicit Generator(uint64_t seed) : rng_(seed) { result_.seed = seed; }
+  Generator(uint64_t seed, RandomFusionOptions options) : rng_(seed), options_(options) {
+    result_.seed = seed;
+  }
 
   RandomFusion run();
 
@@ -54,10 +56,13 @@ class Generator {
   bool tryScalarBinary(Value& a);
   bool tryWhere();
   bool tryCast(Value& a);
+  bool tryReduction(Value& a);
   TensorView* combineSinks();
 
   std::mt19937_64 rng_;
+  RandomFusionOptions options_;
   RandomFusion result_;
+  std::vector<TensorView*> reduced_outputs_;  // reductions without keep_dim, outputs
   int64_t rank_ = 1;
   std::vector<int64_t> sizes_;
   std::vector<Value> pool_;
@@ -304,9 +309,34 @@ bool Generator::tryCast(Value& a) {
   return true;
 }
 
+bool Generator::tryReduction(Value& a) {
+  const DataType t = a.tv->dtype();
+  if (t == DataType::Float8_e4m3fn) return false;  // no fp8 reductions in the API's dtypes
+  // Reduce a random non-empty subset of the axes that are not broadcasts in `a`.
+  std::vector<int64_t> candidates, axes;
+  const std::vector<IterDomain*> logical = TensorDomain::noReductions(a.tv->getLogicalDomain());
+  for (int64_t i = 0; i < static_cast<int64_t>(logical.size()); ++i)
+    if (!logical[i]->isBroadcast()) candidates.push_back(i);
+  if (candidates.empty()) return false;
+  for (int64_t i : candidates)
+    if (chance(40)) axes.push_back(i);
+  if (axes.empty()) axes.push_back(candidates[pick(static_cast<int64_t>(candidates.size()))]);
+  const int64_t op = t == DataType::Bool ? 0 : pick(3);
+  auto reduce = [&](bool keep_dim) {
+    return op == 0   ? sum(a.tv, axes, keep_dim)
+           : op == 1 ? max(a.tv, axes, keep_dim)
+                     : min(a.tv, axes, keep_dim);
+  };
+  const bool exact = a.exact && (op != 0 || !isFloatingType(a.tv->dtype()));
+  if (chance(25)) reduced_outputs_.push_back(reduce(false));
+  pool_.push_back({reduce(true), exact});
+  return true;
+}
+
 void Generator::addOp() {
   // Retry until an op fits its operands' dtypes (each try draws fresh operands).
   for (int attempt = 0; attempt < 20; ++attempt) {
+    if (options_.reductions && chance(15) && tryReduction(operand())) return;
     const int64_t r = pick(100);
     bool ok = false;
     if (r < 25)
@@ -354,6 +384,7 @@ RandomFusion Generator::run() {
   result_.fusion->addOutput(out0);
   for (TensorView* tv : extra)
     if (tv != out0) result_.fusion->addOutput(tv);
+  for (TensorView* tv : reduced_outputs_) result_.fusion->addOutput(tv);
 
   // One fusion in ten also computes something unrelated to the rest.
   if (chance(10)) {
@@ -390,8 +421,12 @@ std::string RandomFusion::toString() const {
   return s + fusion->mathString();
 }
 
+RandomFusion makeRandomFusion(uint64_t seed, RandomFusionOptions options) {
+  return Generator(seed, options).run();
+}
+
 RandomFusion makeRandomPointwiseFusion(uint64_t seed) {
-  return Generator(seed).run();
+  return makeRandomFusion(seed, {});
 }
 
 }  // namespace mf::testing

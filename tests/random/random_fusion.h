@@ -13,6 +13,13 @@
 //     difference there could flip the result. +, -, *, /, sqrt, max, min and casts are
 //     correctly rounded everywhere, so values built from them alone compare exactly;
 //   - arithmetic on two Bool operands (only logicalAnd/Or, logicalNot and comparisons).
+//
+// With reductions (RandomFusionOptions): some ops are sum, max or min over a random non-empty
+// set of axes, kept as size-1 axes (keep_dim) so the result broadcasts back over the shape in
+// later ops (the normalization pattern: one kernel for the persistent scheduler, or a
+// Reduction and a PointWise segment), sometimes also an output of its own, reduced rank. A
+// floating sum is inexact (its rounding depends on the order); max and min of exact values
+// and integer sums (two's-complement wraparound on both sides) stay exact.
 #pragma once
 
 #include <cstdint>
@@ -42,7 +49,15 @@ struct RandomFusion {
   std::string toString() const;
 };
 
-//! The fusion of `seed`; the same seed always gives the same fusion and inputs.
+struct RandomFusionOptions {
+  //! Also draw reductions (sum, max, min) among the ops.
+  bool reductions = false;
+};
+
+//! The fusion of `seed`; the same seed (and options) always gives the same fusion and inputs.
+RandomFusion makeRandomFusion(uint64_t seed, RandomFusionOptions options = {});
+
+//! makeRandomFusion without reductions.
 RandomFusion makeRandomPointwiseFusion(uint64_t seed);
 
 }  // namespace mf::testing

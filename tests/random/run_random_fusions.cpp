@@ -1,10 +1,11 @@
-// random_fusions [count [first_seed]]: runs `count` (default 10000) random pointwise fusions
-// (tests/random/random_fusion.h) through FusionExecutorCache on the GPU, device inputs, with
-// poisoned outputs, and compares every output with the CPU reference. Prints each mismatch
-// (with the seed, which reproduces it) and a last line
+// random_fusions [--reductions] [count [first_seed]]: runs `count` (default 10000) random
+// fusions (tests/random/random_fusion.h; pointwise, or with --reductions also sum/max/min)
+// through FusionExecutorCache on the GPU, device inputs, with poisoned outputs, and compares
+// every output with the CPU reference. Prints each mismatch (with the seed, which reproduces
+// it) and a last line
 //   random_fusions: <count> fusions, <ran> ran, <refused> refused, <mismatches> mismatches
 // Exits 1 on a mismatch or an unexpected error. Without a GPU it prints why and exits 0.
-// `random_fusions describe SEED` prints one seed's fusion and inputs.
+// `random_fusions [--reductions] describe SEED` prints one seed's fusion and inputs.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -32,11 +33,16 @@ bool close(double a, double b, mf::DataType t) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  mf::testing::RandomFusionOptions options;
+  if (argc > 1 && std::string(argv[1]) == "--reductions") {
+    options.reductions = true;
+    --argc, ++argv;
+  }
   if (argc == 3 && std::string(argv[1]) == "describe") {
     // random_fusions describe SEED: the fusion and inputs of one seed (no GPU needed).
     fmt::print(
         "{}\n",
-        mf::testing::makeRandomPointwiseFusion(std::strtoull(argv[2], nullptr, 10)).toString());
+        mf::testing::makeRandomFusion(std::strtoull(argv[2], nullptr, 10), options).toString());
     return 0;
   }
   const uint64_t count = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10000;
@@ -47,7 +53,7 @@ int main(int argc, char** argv) {
   }
   uint64_t ran = 0, refused = 0, mismatches = 0, errors = 0;
   for (uint64_t seed = first; seed < first + count; ++seed) {
-    mf::testing::RandomFusion rf = mf::testing::makeRandomPointwiseFusion(seed);
+    mf::testing::RandomFusion rf = mf::testing::makeRandomFusion(seed, options);
     std::vector<mf::Tensor> ref = mf::ReferenceEvaluator(rf.fusion.get()).run(rf.inputs);
     std::vector<mf::Tensor> device_inputs;
     for (const mf::Tensor& t : rf.inputs) device_inputs.push_back(t.toDevice());
