@@ -23,20 +23,24 @@ if [ "${MINIFUSER_SKIP_SANITIZER:-0}" = "0" ] && command -v compute-sanitizer >/
     done
   done
 fi
-# Random pointwise fusions (default 10,000) through FusionExecutorCache against the reference,
-# in 8 processes of consecutive seeds (each compiles its own kernels with NVRTC).
-count="${MINIFUSER_RANDOM_FUSIONS:-10000}"
-if [ "$count" -gt 0 ]; then
+# Random fusions (default 10,000 pointwise, then 10,000 with reductions) through
+# FusionExecutorCache against the reference, in 8 processes of consecutive seeds (each
+# compiles its own kernels with NVRTC).
+random_fusions() {  # random_fusions <name> <count> [--reductions]
+  local name=$1 count=$2 flag=${3:-} chunk p
+  [ "$count" -gt 0 ] || return 0
   chunk=$(( (count + 7) / 8 ))
   for p in 0 1 2 3 4 5 6 7; do
-    "$build/tests/random_fusions" "$chunk" $((p * chunk)) > "$build/random_fusions.$p.log" 2>&1 &
+    "$build/tests/random_fusions" $flag "$chunk" $((p * chunk)) > "$build/$name.$p.log" 2>&1 &
   done
   wait || true
-  { grep -h "^seed" "$build"/random_fusions.*.log || true; } | head -n 40 || true
-  awk '/^random_fusions:/ {n+=$2; r+=$4; f+=$6; m+=$8; e+=$10}
-       END {printf "random_fusions: %d fusions, %d ran, %d refused, %d mismatches, %d errors\n", n, r, f, m, e;
-            exit (m + e > 0)}' "$build"/random_fusions.*.log || status=1
-fi
+  { grep -h "^seed" "$build"/$name.*.log || true; } | head -n 40 || true
+  awk -v name="$name" '/^random_fusions:/ {n+=$2; r+=$4; f+=$6; m+=$8; e+=$10}
+       END {printf "%s: %d fusions, %d ran, %d refused, %d mismatches, %d errors\n", name, n, r, f, m, e;
+            exit (m + e > 0)}' "$build"/$name.*.log || status=1
+}
+random_fusions random_fusions "${MINIFUSER_RANDOM_FUSIONS:-10000}"
+random_fusions random_fusions_reductions "${MINIFUSER_RANDOM_REDUCTION_FUSIONS:-10000}" --reductions
 # Counted separately, so a skip is never mistaken for a pass.
 skipped=$(grep -c "Skipped" "$build/gpu_ctest.log" || true)
 echo "tools/gpu_test.sh: gpu tests skipped: $skipped"
