@@ -25,7 +25,7 @@ bool isLayoutOffset(const Val* v) {
 
 }  // namespace
 
-PointwiseDomainMap::PointwiseDomainMap(Fusion* fusion) {
+PointwiseDomainMap::PointwiseDomainMap(Fusion* fusion) : model_(*fusion) {
   auto add = [&](TensorView* tv) {
     if (std::find(inputs_outputs_.begin(), inputs_outputs_.end(), tv) == inputs_outputs_.end())
       inputs_outputs_.push_back(tv);
@@ -35,67 +35,17 @@ PointwiseDomainMap::PointwiseDomainMap(Fusion* fusion) {
       add(tv);
   for (Val* v : fusion->outputs())
     if (auto* tv = dynamic_cast<TensorView*>(v)) add(tv);
-
-  for (TensorView* tv : fusion->allTvs())
-    for (IterDomain* id : tv->getLogicalDomain()) {
-      index_.emplace(id, static_cast<int64_t>(parent_.size()));
-      parent_.push_back(static_cast<int64_t>(parent_.size()));
-    }
-
-  // Maps `in`'s axes, in order, to `out`'s axes at `positions`.
-  auto mapAxes = [&](const TensorView* in, const TensorView* out, std::vector<size_t> positions) {
-    const std::vector<IterDomain*> a = TensorDomain::noReductions(in->getLogicalDomain());
-    const std::vector<IterDomain*> b = TensorDomain::noReductions(out->getLogicalDomain());
-    MF_ASSERT(a.size() == positions.size(), "{} -> {}: rank mismatch", in->toString(),
-              out->toString());
-    for (size_t i = 0; i < a.size(); ++i)
-      if (a[i]->isBroadcast() == b.at(positions[i])->isBroadcast()) map(a[i], b[positions[i]]);
-  };
-  auto identity = [](const TensorView* tv) {
-    std::vector<size_t> p(TensorDomain::noReductions(tv->getLogicalDomain()).size());
-    for (size_t i = 0; i < p.size(); ++i) p[i] = i;
-    return p;
-  };
-  for (Expr* e : fusion->exprs()) {
-    auto* out = dynamic_cast<TensorView*>(e->output(0));
-    if (out == nullptr) continue;
-    if (auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) {
-      mapAxes(layout->in()->as<TensorView>(), out, identity(out));
-    } else if (auto* bcast = dynamic_cast<BroadcastOp*>(e)) {
-      std::vector<size_t> positions;
-      for (size_t i = 0; i < bcast->isBroadcastDims().size(); ++i)
-        if (!bcast->isBroadcastDims()[i]) positions.push_back(i);
-      mapAxes(bcast->in()->as<TensorView>(), out, positions);
-    } else {
-      for (Val* in : e->inputs())
-        if (auto* in_tv = dynamic_cast<TensorView*>(in)) mapAxes(in_tv, out, identity(out));
-    }
-  }
-}
-
-int64_t PointwiseDomainMap::classOf(const IterDomain* id) const {
-  auto it = index_.find(id);
-  MF_ASSERT(it != index_.end(), "{} is not a logical axis of this fusion", id->toString());
-  int64_t i = it->second;
-  while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
-  return i;
-}
-
-void PointwiseDomainMap::map(const IterDomain* a, const IterDomain* b) {
-  parent_[classOf(a)] = classOf(b);
-}
-
-bool PointwiseDomainMap::areMapped(const IterDomain* a, const IterDomain* b) const {
-  return classOf(a) == classOf(b);
 }
 
 bool PointwiseDomainMap::covers(const TensorView* tv, std::string* missing) const {
-  std::vector<int64_t> have;
+  std::vector<IterDomain*> have;
   for (IterDomain* id : TensorDomain::noReductions(tv->getLogicalDomain()))
-    if (!id->isBroadcast()) have.push_back(classOf(id));
+    if (!id->isBroadcast()) have.push_back(id);
   for (const TensorView* other : inputs_outputs_)
     for (IterDomain* id : TensorDomain::noReductions(other->getLogicalDomain())) {
-      if (id->isBroadcast() || std::count(have.begin(), have.end(), classOf(id)) > 0) continue;
+      if (id->isBroadcast() ||
+          std::any_of(have.begin(), have.end(), [&](IterDomain* h) { return areMapped(h, id); }))
+        continue;
       if (missing != nullptr)
         *missing = fmt::format("{} of {}", id->toString(), other->toInlineString());
       return false;

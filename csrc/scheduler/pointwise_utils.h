@@ -1,18 +1,17 @@
 //! Which axes of a pointwise fusion are the same, and the reference tensor a pointwise
 //! schedule is built around (nvFuser's PointwiseDomainMap / findReferenceTensor).
 //!
-//! Axes map by position through pointwise ops (operands of equal rank), through a
-//! broadcast (the input's axes to the output's non-broadcast positions) and through the
-//! layout op (its data input to its output; its offsets map to nothing, as in nvFuser).
-//! A broadcast axis never maps to a concrete one, so one broadcast concretized to two
-//! different axes leaves them distinct. TODO(#7): rebase on IdModel's exact map
-//! (ir/id_model.h), which now exists; the interface stays.
+//! Two axes are the same when IdModel's exact graph maps them (ir/id_model.h): by position
+//! through pointwise ops, through a broadcast (the input's axes to the output's
+//! non-broadcast positions) and through the layout op (its data input to its output; its
+//! offsets map to nothing, as in nvFuser). A broadcast axis never maps to a concrete one, so
+//! one broadcast concretized to two different axes leaves them distinct.
 #pragma once
 
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "ir/id_model.h"
 #include "ir/tensor_view.h"
 
 namespace mf {
@@ -24,7 +23,9 @@ class PointwiseDomainMap {
   explicit PointwiseDomainMap(Fusion* fusion);
 
   //! True when `a` and `b` are the same axis of the fusion.
-  bool areMapped(const IterDomain* a, const IterDomain* b) const;
+  bool areMapped(const IterDomain* a, const IterDomain* b) const {
+    return model_.areMapped(a, b, IdMappingMode::Exact);
+  }
   //! The tensors a reference must cover: every output, and every input with a use except
   //! the layout op's offsets (read by index, not per element). Deduplicated, inputs first.
   const std::vector<TensorView*>& inputsAndOutputs() const { return inputs_outputs_; }
@@ -34,12 +35,8 @@ class PointwiseDomainMap {
   bool covers(const TensorView* tv, std::string* missing = nullptr) const;
 
  private:
-  int64_t classOf(const IterDomain* id) const;
-  void map(const IterDomain* a, const IterDomain* b);
-
+  IdModel model_;
   std::vector<TensorView*> inputs_outputs_;
-  std::unordered_map<const IterDomain*, int64_t> index_;
-  mutable std::vector<int64_t> parent_;
 };
 
 //! The output a pointwise schedule starts from: one whose logical domain covers every axis
