@@ -3,6 +3,8 @@
 //! inputs (host or device tensors, tensor/arguments.h), computes launch parameters,
 //! allocates outputs on the device (from their allocation domains, caching allocator),
 //! launches on minifuser's stream, and copies results back when the inputs were on the host.
+//! Everything derived from the inputs is cached per input signature (executor/launch_cache.h):
+//! a run with a signature seen before allocates the outputs, patches pointers and launches.
 //!
 //!   KernelExecutor ke;
 //!   ke.compile(&fusion, inputs);
@@ -10,6 +12,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,9 +20,12 @@
 #include "codegen/codegen.h"
 #include "cuda/module.h"
 #include "cuda/nvrtc.h"
+#include "executor/launch_cache.h"
 #include "tensor/tensor.h"
 
 namespace mf {
+
+class LaunchParams;
 
 struct CompileOptions {
   //! Int32 or Int64; unset: Int32 when every extent and offset of the inputs given to
@@ -53,8 +59,14 @@ class KernelExecutor {
   //! surfaces at the next synchronization, e.g. toHost()); otherwise outputs are host tensors,
   //! read after one synchronization. Throws mf::UserError for bad inputs (count, dtype, rank,
   //! sizes, strides vs declared contiguity, vectorization divisibility and alignment) and,
-  //! without a GPU, the no-device error.
-  std::vector<Tensor> run(const std::vector<Tensor>& inputs, const RunOptions& options = {});
+  //! without a GPU, the no-device error. The launch is prepared (and cached for this input
+  //! signature) before the device is needed, so a run without a GPU fills the launch cache.
+  //! `launch_constraints`: the heuristics' launch parameters (FusionKernelRuntime passes
+  //! them); every dimension they bind is the launch's, and must equal the kernel's parallel
+  //! extent for these inputs (an internal error otherwise: the schedule does not match its
+  //! heuristics). Safe to call from several threads (one lock around the cache and launch).
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, const RunOptions& options = {},
+                          const LaunchParams* launch_constraints = nullptr);
 
   //! Times the kernel alone: inputs are copied to the device once, then `warmup` untimed
   //! and `iterations` timed launches (CUDA events); returns each launch's milliseconds.
@@ -72,16 +84,36 @@ class KernelExecutor {
   const Kernel& kernel() const { return *kernel_; }
   //! Grid/block of the last run.
   const cuda::LaunchDims& lastLaunch() const { return last_launch_; }
+  //! Input signatures with a prepared launch (at most LaunchCache::kCapacity).
+  int64_t launchCacheSize() const;
+  //! Runs served from a prepared launch since compile().
+  int64_t launchCacheHits() const;
 
  private:
-  struct PreparedLaunch;
-  //! Checks inputs, computes launch dims, allocates and fills device buffers, packs args.
-  PreparedLaunch prepare(const std::vector<Tensor>& inputs, const RunOptions& options);
+  struct BoundLaunch;
+  //! The launch for `inputs`' signature, prepared on a miss; launch_mutex_ held.
+  PreparedLaunch& preparedFor(const std::vector<Tensor>& inputs,
+                              const LaunchParams* launch_constraints);
+  //! The miss path, no device needed: checks inputs, evaluates launch dims and output
+  //! layouts, packs the arguments with null data pointers.
+  PreparedLaunch prepare(const std::vector<Tensor>& inputs,
+                         const LaunchParams* launch_constraints) const;
+  //! Allocates the buffers `launch` needs (outputs, intermediates, the error flag, device
+  //! copies of host inputs) and patches their pointers into its arguments.
+  BoundLaunch bind(PreparedLaunch& launch, const std::vector<Tensor>& inputs,
+                   const RunOptions& options);
+  //! Loads the kernel on first use (needs a device).
+  void ensureLoaded();
 
   std::unique_ptr<Kernel> kernel_;
   GeneratedKernel generated_;
   cuda::CompiledKernel compiled_;
   std::unique_ptr<cuda::LoadedKernel> loaded_;
+  std::vector<SignatureInput> signature_inputs_;  // per fusion input, from compile()
+
+  mutable std::mutex launch_mutex_;  // guards everything below and loaded_'s creation
+  LaunchCache launch_cache_;
+  std::vector<int64_t> key_;  // the signature of the current run (capacity reused)
   cuda::LaunchDims last_launch_;
 };
 
