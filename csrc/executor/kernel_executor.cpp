@@ -6,6 +6,7 @@
 #include <chrono>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <ostream>
 
 #include "cuda/device_memory.h"
@@ -233,11 +234,11 @@ struct KernelExecutor::BoundLaunch {
 
 namespace {
 
-// Calls `f` with `v` as the C++ type of a kernel parameter of `dtype`. The element is read
-// exactly (an int64 past 2^53 must not go through double); the dtype was checked against
-// the parameter's.
+// Calls `f` with `v` as the C++ type of a kernel parameter of `dtype` (an Index parameter
+// is the kernel's mf_index_t). The element is read exactly (an int64 past 2^53 must not go
+// through double); the dtype was checked against the parameter's.
 template <typename F>
-void withScalarArg(DataType dtype, const ScalarValue& v, F&& f) {
+void withScalarArg(DataType dtype, bool index32, const ScalarValue& v, F&& f) {
   switch (dtype) {
     case DataType::Bool:
       return f(asBool(v));
@@ -245,6 +246,8 @@ void withScalarArg(DataType dtype, const ScalarValue& v, F&& f) {
       return f(static_cast<int32_t>(asInt(v)));
     case DataType::Int64:
       return f(asInt(v));
+    case DataType::Index:
+      return index32 ? f(static_cast<int32_t>(asInt(v))) : f(asInt(v));
     case DataType::Float:
       return f(static_cast<float>(asDouble(v)));
     case DataType::Double:
@@ -339,9 +342,17 @@ PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>& inputs,
     auto* tv = dynamic_cast<TensorView*>(p.val);
     const size_t index = static_cast<size_t>(p.index);
     if (tv == nullptr) {
-      withScalarArg(p.val->dtype(), scalarValue(inputs[index]),
-                    [&](auto value) { args.addScalar(value); });
-      launch.scalar_inputs.push_back({arg, index, p.val->dtype()});
+      const ScalarValue value = scalarValue(inputs[index]);
+      const DataType dtype = p.val->dtype();
+      if (dtype == DataType::Index && index32)
+        MF_CHECK(asInt(value) >= std::numeric_limits<int32_t>::min() &&
+                     asInt(value) <= std::numeric_limits<int32_t>::max(),
+                 "kernel {} was compiled with 32-bit indices but its scalar input {} is {}; "
+                 "compile with CompileOptions::index_type = Int64",
+                 generated_.name, p.val->toString(), asInt(value));
+      withScalarArg(dtype, index32, value, [&](auto v) { args.addScalar(v); });
+      // An integer's value is part of the signature (launchSignature): packed once.
+      if (!isIntegralType(dtype)) launch.scalar_inputs.push_back({arg, index, dtype});
       continue;
     }
     if (p.kind == KernelParameter::Kind::Input) {
@@ -396,7 +407,7 @@ KernelExecutor::BoundLaunch KernelExecutor::bind(PreparedLaunch& launch,
                                 : bound.staged_inputs.emplace_back(t.toDevice()).devicePtr());
   }
   for (const PreparedLaunch::InputArg& in : launch.scalar_inputs)
-    withScalarArg(in.dtype, scalarValue(inputs[in.input]),
+    withScalarArg(in.dtype, /*index32=*/false, scalarValue(inputs[in.input]),
                   [&](auto value) { args.setScalar(in.arg, value); });
   auto allocate = [&](const PreparedLaunch::Buffer& b) {
     Tensor buffer = allocateOutput(b.tv, b.layout, Device::Cuda);

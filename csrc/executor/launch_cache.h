@@ -51,7 +51,8 @@ struct PreparedLaunch {
   //! Packed in kernel-parameter order; data pointers are patched by every run.
   cuda::KernelArgs args;
 
-  //! A tensor input's data pointer or a scalar input's value (of `dtype`).
+  //! A tensor input's data pointer or a floating or bool scalar input's value (of
+  //! `dtype`; an integer's is part of the signature, packed once).
   struct InputArg {
     size_t arg;
     size_t input;
