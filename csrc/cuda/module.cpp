@@ -126,6 +126,10 @@ void LoadedKernel::launchAsync(const LaunchDims& dims, std::vector<void*>& args)
   driver::launchKernel(function_, dims, args.data(), name_);
 }
 
+void LoadedKernel::launchUnchecked(const LaunchDims& dims, std::vector<void*>& args) const {
+  driver::launchKernel(function_, dims, args.data(), name_);
+}
+
 void LoadedKernel::launch(const LaunchDims& dims, std::vector<void*>& args) const {
   launchAsync(dims, args);
   // Execution errors (an illegal address, a trap) surface only when we wait for the kernel.

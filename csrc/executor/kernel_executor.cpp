@@ -485,6 +485,22 @@ std::vector<float> KernelExecutor::benchmark(const std::vector<Tensor>& inputs, 
   return ms;
 }
 
+double KernelExecutor::benchmarkBareLaunchUs(const std::vector<Tensor>& inputs, int warmup,
+                                             int iterations) {
+  MF_CHECK(isCompiled(), "KernelExecutor::run: call compile() first");
+  std::lock_guard lock(launch_mutex_);
+  PreparedLaunch& launch = preparedFor(inputs, nullptr);
+  MF_CHECK(!launch.empty, "KernelExecutor::benchmark: the inputs are empty; nothing to time");
+  BoundLaunch bound = bind(launch, inputs, {});
+  std::vector<void*>& args = launch.args.pointers();
+  for (int i = 0; i < warmup; ++i) loaded_->launchUnchecked(launch.dims, args);
+  cuda::synchronize("bare launches of " + generated_.name);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < iterations; ++i) loaded_->launchUnchecked(launch.dims, args);
+  cuda::synchronize("bare launches of " + generated_.name);
+  return 1000.0 * msSince(start) / iterations;
+}
+
 int64_t KernelExecutor::launchCacheSize() const {
   std::lock_guard lock(launch_mutex_);
   return static_cast<int64_t>(launch_cache_.size());

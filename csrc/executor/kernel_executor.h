@@ -73,6 +73,12 @@ class KernelExecutor {
   std::vector<float> benchmark(const std::vector<Tensor>& inputs, int warmup = 5,
                                int iterations = 50);
 
+  //! Host cost of a bare launch of this kernel: inputs bound and arguments packed once, then
+  //! `iterations` back-to-back cuLaunchKernel calls alone (no checks) after `warmup`, and
+  //! one synchronization; returns the wall-clock microseconds per call.
+  double benchmarkBareLaunchUs(const std::vector<Tensor>& inputs, int warmup = 100,
+                               int iterations = 2000);
+
   bool isCompiled() const { return kernel_ != nullptr; }
   const std::string& kernelName() const { return generated_.name; }
   //! The generated kernel function (cuda_kernel dump).
