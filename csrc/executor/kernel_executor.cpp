@@ -373,6 +373,9 @@ PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>& inputs,
     buffer->arg = arg;
     args.addTensor(0, buffer->layout.sizes, buffer->layout.alloc_strides, index32);
   }
+  for (const PreparedLaunch::Buffer& out : launch.outputs)
+    MF_ASSERT(out.arg || out.alias_input >= 0, "kernel {}: output {} is no kernel parameter",
+              generated_.name, out.tv->toString());
   return launch;
 }
 
@@ -471,34 +474,40 @@ std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
   return outputs;
 }
 
-std::vector<float> KernelExecutor::benchmark(const std::vector<Tensor>& inputs, int warmup,
-                                             int iterations) {
+void KernelExecutor::withBoundLaunch(const std::vector<Tensor>& inputs,
+                                     const std::function<void(PreparedLaunch&)>& launches) {
   MF_CHECK(isCompiled(), "KernelExecutor::run: call compile() first");
   std::lock_guard lock(launch_mutex_);
   PreparedLaunch& launch = preparedFor(inputs, nullptr);
   MF_CHECK(!launch.empty, "KernelExecutor::benchmark: the inputs are empty; nothing to time");
   BoundLaunch bound = bind(launch, inputs, {});
-  for (int i = 0; i < warmup; ++i) loaded_->launch(launch.dims, launch.args.pointers());
+  launches(launch);
+}
+
+std::vector<float> KernelExecutor::benchmark(const std::vector<Tensor>& inputs, int warmup,
+                                             int iterations) {
   std::vector<float> ms;
-  for (int i = 0; i < iterations; ++i)
-    ms.push_back(loaded_->launchTimed(launch.dims, launch.args.pointers()));
+  withBoundLaunch(inputs, [&](PreparedLaunch& launch) {
+    for (int i = 0; i < warmup; ++i) loaded_->launch(launch.dims, launch.args.pointers());
+    for (int i = 0; i < iterations; ++i)
+      ms.push_back(loaded_->launchTimed(launch.dims, launch.args.pointers()));
+  });
   return ms;
 }
 
 double KernelExecutor::benchmarkBareLaunchUs(const std::vector<Tensor>& inputs, int warmup,
                                              int iterations) {
-  MF_CHECK(isCompiled(), "KernelExecutor::run: call compile() first");
-  std::lock_guard lock(launch_mutex_);
-  PreparedLaunch& launch = preparedFor(inputs, nullptr);
-  MF_CHECK(!launch.empty, "KernelExecutor::benchmark: the inputs are empty; nothing to time");
-  BoundLaunch bound = bind(launch, inputs, {});
-  std::vector<void*>& args = launch.args.pointers();
-  for (int i = 0; i < warmup; ++i) loaded_->launchUnchecked(launch.dims, args);
-  cuda::synchronize("bare launches of " + generated_.name);
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < iterations; ++i) loaded_->launchUnchecked(launch.dims, args);
-  cuda::synchronize("bare launches of " + generated_.name);
-  return 1000.0 * msSince(start) / iterations;
+  double us = 0;
+  withBoundLaunch(inputs, [&](PreparedLaunch& launch) {
+    std::vector<void*>& args = launch.args.pointers();
+    for (int i = 0; i < warmup; ++i) loaded_->launchUnchecked(launch.dims, args);
+    cuda::synchronize("bare launches of " + generated_.name);
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < iterations; ++i) loaded_->launchUnchecked(launch.dims, args);
+    cuda::synchronize("bare launches of " + generated_.name);
+    us = 1000.0 * msSince(start) / iterations;
+  });
+  return us;
 }
 
 int64_t KernelExecutor::launchCacheSize() const {

@@ -11,6 +11,7 @@
 //!   std::vector<Tensor> outputs = ke.run(inputs);
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -108,6 +109,10 @@ class KernelExecutor {
   //! copies of host inputs) and patches their pointers into its arguments.
   BoundLaunch bind(PreparedLaunch& launch, const std::vector<Tensor>& inputs,
                    const RunOptions& options);
+  //! Prepares and binds the launch for `inputs` once and calls `launches` with it, under
+  //! the lock: the benchmarks' repeated launches.
+  void withBoundLaunch(const std::vector<Tensor>& inputs,
+                       const std::function<void(PreparedLaunch&)>& launches);
   //! Loads the kernel on first use (needs a device).
   void ensureLoaded();
 
