@@ -64,8 +64,9 @@ class KernelExecutor {
   //! signature) before the device is needed, so a run without a GPU fills the launch cache.
   //! `launch_constraints`: the heuristics' launch parameters (FusionKernelRuntime passes
   //! them); every dimension they bind is the launch's, and must equal the kernel's parallel
-  //! extent for these inputs (an internal error otherwise: the schedule does not match its
-  //! heuristics). Safe to call from several threads (one lock around the cache and launch).
+  //! extent for these inputs (checked when the launch is prepared, i.e. on a cache miss; an
+  //! internal error otherwise: the schedule does not match its heuristics). Safe to call from
+  //! several threads (one lock around the cache and launch).
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, const RunOptions& options = {},
                           const LaunchParams* launch_constraints = nullptr);
 
