@@ -17,6 +17,12 @@ void KernelArgs::add(const void* data, size_t bytes) {
   pointers_.push_back(arg.words.data());
 }
 
+void KernelArgs::set(size_t i, const void* data, size_t bytes) {
+  MF_ASSERT(i < arguments_.size() && bytes <= arguments_[i].bytes,
+            "setting {} bytes of argument {} of {}", bytes, i, arguments_.size());
+  std::memcpy(arguments_[i].words.data(), data, bytes);
+}
+
 void KernelArgs::addTensor(uint64_t data_ptr, std::span<const int64_t> sizes,
                            std::span<const int64_t> strides, bool index32) {
   const size_t width = index32 ? 4 : 8;

@@ -1,5 +1,7 @@
 //! Kernel arguments packed as the device expects them, for cuLaunchKernel's `void**`. The
-//! executor adds one argument per kernel parameter, in the order codegen declared them.
+//! executor adds one argument per kernel parameter, in the order codegen declared them, once
+//! per input signature; later runs of that signature only overwrite the data pointers (and
+//! scalar values) in place (setPointer, setScalar) and launch.
 #pragma once
 
 #include <cstddef>
@@ -35,16 +37,29 @@ class KernelArgs {
   //! A raw device pointer parameter (`T*`).
   void addPointer(uint64_t ptr) { add(&ptr, sizeof(ptr)); }
 
+  //! Overwrites the data pointer of argument `i`: a tensor's `data` field or a pointer
+  //! argument (added with addTensor or addPointer).
+  void setPointer(size_t i, uint64_t ptr) { set(i, &ptr, sizeof(ptr)); }
+
+  //! Overwrites scalar argument `i`, added with addScalar<T>.
+  template <typename T>
+  void setScalar(size_t i, T value) {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8);
+    set(i, &value, sizeof(T));
+  }
+
   size_t size() const { return arguments_.size(); }
 
   //! The bytes of argument `i`, exactly as the kernel receives them.
   std::span<const std::byte> bytes(size_t i) const;
 
   //! One pointer per argument, for LoadedKernel::launch; valid until the next add.
+  //! Moving a KernelArgs keeps them valid (each argument's words stay where they are).
   std::vector<void*>& pointers() { return pointers_; }
 
  private:
   void add(const void* data, size_t bytes);
+  void set(size_t i, const void* data, size_t bytes);
 
   struct Argument {
     std::vector<uint64_t> words;  // uint64_t storage: 8-byte alignment for any argument

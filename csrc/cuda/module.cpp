@@ -122,7 +122,12 @@ void LoadedKernel::checkAndDump(const LaunchDims& dims) const {
 
 void LoadedKernel::launchAsync(const LaunchDims& dims, std::vector<void*>& args) const {
   checkAndDump(dims);
-  driver::launchKernel(function_, dims, args.data(), "launching " + name_);
+  // The kernel's name as the context: no string is built on the hot path.
+  driver::launchKernel(function_, dims, args.data(), name_);
+}
+
+void LoadedKernel::launchUnchecked(const LaunchDims& dims, std::vector<void*>& args) const {
+  driver::launchKernel(function_, dims, args.data(), name_);
 }
 
 void LoadedKernel::launch(const LaunchDims& dims, std::vector<void*>& args) const {

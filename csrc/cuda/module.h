@@ -60,6 +60,10 @@ class LoadedKernel {
   //! at the next synchronize().
   void launchAsync(const LaunchDims& dims, std::vector<void*>& args) const;
 
+  //! The driver call alone (cuLaunchKernel on minifuser's stream), without the limit checks
+  //! and the dump: the bare launch benchmarks compare the executor's host cost against.
+  void launchUnchecked(const LaunchDims& dims, std::vector<void*>& args) const;
+
   //! launch() timed with CUDA events; returns the kernel's time in milliseconds.
   float launchTimed(const LaunchDims& dims, std::vector<void*>& args) const;
 

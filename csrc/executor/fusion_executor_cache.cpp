@@ -53,9 +53,10 @@ std::vector<int64_t> structuralSignature(const std::vector<Tensor>& inputs) {
   return key;
 }
 
-// Everything the heuristics read: exact sizes, strides, alignment, and scalar values.
-std::vector<int64_t> exactSignature(const std::vector<Tensor>& inputs) {
-  std::vector<int64_t> key;
+// Everything the heuristics read: exact sizes, strides, alignment, and scalar values. Written
+// into `key` (cleared first, capacity kept).
+void exactSignature(const std::vector<Tensor>& inputs, std::vector<int64_t>& key) {
+  key.clear();
   for (const Tensor& t : inputs) {
     key.push_back(static_cast<int64_t>(t.dtype()) | int64_t{t.isCuda()} << 8);
     key.push_back(t.dim());
@@ -69,7 +70,12 @@ std::vector<int64_t> exactSignature(const std::vector<Tensor>& inputs) {
                                                       : asInt(v));
     }
   }
-  return key;
+}
+
+std::vector<LaunchParams> launchParamsOf(const std::vector<const HeuristicParams*>& params) {
+  std::vector<LaunchParams> out;
+  for (const HeuristicParams* p : params) out.push_back(p->lparams);
+  return out;
 }
 
 DeviceDescription deviceDescription() {
@@ -107,19 +113,23 @@ std::vector<Tensor> FusionExecutorCache::runFusionWithInputs(const std::vector<T
 
 std::vector<Tensor> FusionExecutorCache::runFusionWithInputs(const std::vector<Tensor>& inputs,
                                                              const RunOptions& options) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  FusionKernelRuntime* runtime = runtimeFor(inputs);
-  most_recent_ = runtime;
+  // Per thread, so the key is built outside the lock and its buffer is reused.
+  thread_local std::vector<int64_t> exact;
+  exactSignature(inputs, exact);
+  std::unique_lock lock(mutex_);
+  const ExactEntry& entry = entryFor(inputs, exact);
+  most_recent_ = entry.runtime;
   if (!cuda::cudaAvailable()) {
     noticeCpuFallback();
     return ReferenceEvaluator(fusion_.get()).run(inputs);
   }
-  return runtime->run(inputs, options);
+  lock.unlock();
+  return entry.runtime->run(inputs, options, entry.launch_params);
 }
 
-FusionKernelRuntime* FusionExecutorCache::runtimeFor(const std::vector<Tensor>& inputs) {
-  std::vector<int64_t> exact = exactSignature(inputs);
-  if (auto it = exact_.find(exact); it != exact_.end()) {
+const FusionExecutorCache::ExactEntry& FusionExecutorCache::entryFor(
+    const std::vector<Tensor>& inputs, const std::vector<int64_t>& exact) {
+  if (auto it = exact_.find(exact); it != exact_.end()) [[likely]] {
     if (isDumpEnabled(DumpOption::FecCache)) dumpStream() << "fec_cache: hit\n";
     return it->second;
   }
@@ -145,8 +155,9 @@ FusionKernelRuntime* FusionExecutorCache::runtimeFor(const std::vector<Tensor>& 
     if (params && runtime->canReuse(*params)) {
       if (isDumpEnabled(DumpOption::FecCache))
         dumpStream() << "fec_cache: miss; reusing a runtime with the same heuristics\n";
-      exact_.emplace(std::move(exact), runtime.get());
-      return runtime.get();
+      std::vector<const HeuristicParams*> views;
+      for (const auto& p : *params) views.push_back(p.get());
+      return exact_.emplace(exact, ExactEntry{runtime.get(), launchParamsOf(views)}).first->second;
     }
   }
   candidates.push_back(std::make_unique<FusionKernelRuntime>(*fusion_, inputs, device));
@@ -157,8 +168,8 @@ FusionKernelRuntime* FusionExecutorCache::runtimeFor(const std::vector<Tensor>& 
                                 runtime->heuristics().size() == 1 ? "" : "s");
   ++runtime_count_;
   kernels_compiled_ += runtime->kernelCount();
-  exact_.emplace(std::move(exact), runtime);
-  return runtime;
+  return exact_.emplace(exact, ExactEntry{runtime, launchParamsOf(runtime->heuristics())})
+      .first->second;
 }
 
 std::string FusionExecutorCache::getMostRecentCode() const {

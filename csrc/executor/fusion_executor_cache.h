@@ -14,7 +14,8 @@
 //! copy, lowers and compiles it. Exact input metadata seen before skip all of that.
 //! Without a GPU every kernel is still scheduled, lowered and compiled with NVRTC, and the
 //! outputs come from the CPU reference evaluator (one notice per process on stderr).
-//! Safe to call from several threads (one lock per cache).
+//! Safe to call from several threads: one lock per cache, held for the lookup (and, on a
+//! miss, the compile); the cached run itself (FusionKernelRuntime::run) runs unlocked.
 #pragma once
 
 #include <cstdint>
@@ -65,7 +66,14 @@ class FusionExecutorCache {
   int64_t countKernelsCompiled() const;
 
  private:
-  FusionKernelRuntime* runtimeFor(const std::vector<Tensor>& inputs);
+  //! A runtime and the launch parameters of the heuristics for one exact signature.
+  struct ExactEntry {
+    FusionKernelRuntime* runtime = nullptr;
+    std::vector<LaunchParams> launch_params;  // one per group
+  };
+  //! The entry for `inputs`, whose exact signature is `exact`; mutex_ held. Entries are
+  //! never erased, so the reference stays valid after the lock is released.
+  const ExactEntry& entryFor(const std::vector<Tensor>& inputs, const std::vector<int64_t>& exact);
 
   mutable std::mutex mutex_;
   std::unique_ptr<Fusion> fusion_;
@@ -74,7 +82,7 @@ class FusionExecutorCache {
                      detail::SignatureHash>
       runtimes_;
   // Exact input metadata -> runtime (skips the registry and the heuristics).
-  std::unordered_map<std::vector<int64_t>, FusionKernelRuntime*, detail::SignatureHash> exact_;
+  std::unordered_map<std::vector<int64_t>, ExactEntry, detail::SignatureHash> exact_;
   FusionKernelRuntime* most_recent_ = nullptr;
   int64_t runtime_count_ = 0;
   int64_t kernels_compiled_ = 0;

@@ -23,6 +23,9 @@ struct FusionKernelRuntime::Group {
   std::unique_ptr<Fusion> scheduled;  // after the scheduler's schedule()
   std::unique_ptr<HeuristicParams> params;
   std::unique_ptr<KernelExecutor> executor;
+  std::vector<size_t> input_slots;   // per segment input
+  std::vector<size_t> output_slots;  // per segment output
+  std::vector<size_t> release;       // slots whose last reader this group is
 };
 
 FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, const std::vector<Tensor>& inputs,
@@ -58,6 +61,7 @@ FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, const std::vector
     groups_.push_back(std::move(group));
   }
   compileGroups();
+  assignSlots();
 }
 
 void FusionKernelRuntime::compileGroups() {
@@ -100,6 +104,37 @@ void FusionKernelRuntime::compileGroups() {
   for (std::thread& t : workers) t.join();
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+void FusionKernelRuntime::assignSlots() {
+  const Fusion& complete = *segments_->completeFusion();
+  std::unordered_map<const Val*, size_t> slot;
+  for (Val* v : complete.inputs()) slot.emplace(v, slot.size());
+  for (const auto& g : groups_)
+    for (Val* v : g->segment->outputs()) slot.emplace(v, slot.size());
+  slot_count_ = slot.size();
+  for (Val* v : complete.outputs()) output_slots_.push_back(slot.at(v));
+  // The last group reading a slot releases it, unless it is a fusion output.
+  std::vector<Group*> last_reader(slot_count_, nullptr);
+  for (const auto& g : groups_) {
+    for (Val* v : g->segment->inputs()) {
+      g->input_slots.push_back(slot.at(v));
+      last_reader[g->input_slots.back()] = g.get();
+    }
+    for (Val* v : g->segment->outputs()) g->output_slots.push_back(slot.at(v));
+  }
+  for (size_t s : output_slots_) last_reader[s] = nullptr;
+  for (size_t s = 0; s < slot_count_; ++s)
+    if (last_reader[s] != nullptr) last_reader[s]->release.push_back(s);
+  const size_t n_inputs = complete.inputs().size();
+  auto identity = [](const std::vector<size_t>& slots, size_t first) {
+    for (size_t i = 0; i < slots.size(); ++i)
+      if (slots[i] != first + i) return false;
+    return true;
+  };
+  direct_ = groups_.size() == 1 && groups_[0]->input_slots.size() == n_inputs &&
+            identity(groups_[0]->input_slots, 0) && groups_[0]->output_slots == output_slots_ &&
+            identity(output_slots_, n_inputs);
 }
 
 FusionKernelRuntime::~FusionKernelRuntime() = default;
@@ -159,35 +194,42 @@ std::vector<Tensor> runNoOp(const Fusion& fusion, const std::vector<Tensor>& inp
 }  // namespace
 
 std::vector<Tensor> FusionKernelRuntime::run(const std::vector<Tensor>& inputs,
-                                             const RunOptions& options) {
+                                             const RunOptions& options,
+                                             std::span<const LaunchParams> launch_params) {
   const Fusion& complete = *segments_->completeFusion();
+  MF_CHECK(inputs.size() == complete.inputs().size(),
+           "FusionExecutorCache: expected {} inputs, got {}", complete.inputs().size(),
+           inputs.size());
+  MF_ASSERT(launch_params.empty() || launch_params.size() == groups_.size(),
+            "{} launch parameters for {} groups", launch_params.size(), groups_.size());
+  auto runGroup = [&](const Group& g, size_t i, const std::vector<Tensor>& group_inputs) {
+    if (!g.executor) return runNoOp(*g.fusion, group_inputs);
+    return g.executor->run(group_inputs, options,
+                           launch_params.empty() ? nullptr : &launch_params[i]);
+  };
+  if (direct_) return runGroup(*groups_[0], 0, inputs);
+
   // Several kernels on a GPU with host inputs: the inputs go to the device once and
   // intermediates stay there. One kernel: KernelExecutor puts outputs where inputs are.
   const bool stage =
       groups_.size() > 1 && cuda::cudaAvailable() &&
       std::none_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.isCuda(); });
-  std::unordered_map<const Val*, Tensor> values;
-  std::unordered_map<const Val*, int64_t> readers;
-  for (const auto& g : groups_)
-    for (Val* v : g->segment->inputs()) ++readers[v];
-  for (Val* v : complete.outputs()) ++readers[v];  // kept to the end
-  MF_CHECK(inputs.size() == complete.inputs().size(),
-           "FusionExecutorCache: expected {} inputs, got {}", complete.inputs().size(),
-           inputs.size());
+  std::vector<std::optional<Tensor>> values(slot_count_);
   for (size_t i = 0; i < inputs.size(); ++i)
-    values[complete.inputs()[i]] = stage && inputs[i].dim() > 0 ? inputs[i].toDevice() : inputs[i];
-  for (const auto& g : groups_) {
-    std::vector<Tensor> group_inputs;
-    for (Val* v : g->segment->inputs()) group_inputs.push_back(values.at(v));
-    std::vector<Tensor> outs =
-        g->executor ? g->executor->run(group_inputs, options) : runNoOp(*g->fusion, group_inputs);
-    for (size_t i = 0; i < outs.size(); ++i) values[g->segment->outputs()[i]] = std::move(outs[i]);
+    values[i] = stage && inputs[i].dim() > 0 ? inputs[i].toDevice() : inputs[i];
+  std::vector<Tensor> group_inputs;
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    const Group& g = *groups_[i];
+    group_inputs.clear();
+    for (size_t s : g.input_slots) group_inputs.push_back(*values[s]);
+    std::vector<Tensor> outs = runGroup(g, i, group_inputs);
+    for (size_t k = 0; k < outs.size(); ++k) values[g.output_slots[k]] = std::move(outs[k]);
     // Intermediates go back to the caching allocator after their last reader.
-    for (Val* v : g->segment->inputs())
-      if (--readers[v] == 0) values.erase(v);
+    group_inputs.clear();
+    for (size_t s : g.release) values[s].reset();
   }
   std::vector<Tensor> outputs;
-  for (Val* v : complete.outputs()) outputs.push_back(stage ? values.at(v).toHost() : values.at(v));
+  for (size_t s : output_slots_) outputs.push_back(stage ? values[s]->toHost() : *values[s]);
   return outputs;
 }
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -44,8 +45,13 @@ class FusionKernelRuntime {
 
   //! Runs the groups in order (host or device tensors, as KernelExecutor::run). With host
   //! inputs on a GPU the inputs go to the device once, intermediates stay there (freed after
-  //! their last use) and only the fusion's outputs come back.
-  std::vector<Tensor> run(const std::vector<Tensor>& inputs, const RunOptions& options = {});
+  //! their last use) and only the fusion's outputs come back. `launch_params`: one per group
+  //! (in run order), the launch parameters of heuristics computed for these inputs
+  //! (heuristicsFor, or heuristics() for the inputs this runtime was made with); each
+  //! kernel launches with them (KernelExecutor::run's launch constraints). Empty: the
+  //! kernels take their launch sizes from their parallel extents alone.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, const RunOptions& options = {},
+                          std::span<const LaunchParams> launch_params = {});
 
   //! Every kernel's CUDA source, in run order.
   std::string code() const;
@@ -59,9 +65,17 @@ class FusionKernelRuntime {
  private:
   struct Group;
   void compileGroups();
+  //! Numbers every value that crosses a kernel boundary once, so a run keeps its tensors in
+  //! a vector indexed by slot rather than a map of Val*.
+  void assignSlots();
 
   std::unique_ptr<SegmentedFusion> segments_;
   std::vector<std::unique_ptr<Group>> groups_;
+  size_t slot_count_ = 0;             // fusion inputs first (slot i is input i)
+  std::vector<size_t> output_slots_;  // per fusion output
+  // One group that reads the fusion's inputs and writes its outputs, both in order: a run
+  // hands the inputs straight to it.
+  bool direct_ = false;
 };
 
 }  // namespace mf

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <ostream>
 
 #include "cuda/device_memory.h"
@@ -16,6 +17,7 @@
 #include "ir/expr_evaluator.h"
 #include "ir/exprs.h"
 #include "lower/pipeline.h"
+#include "scheduler/heuristic_params.h"
 #include "support/options.h"
 #include "tensor/arguments.h"
 
@@ -199,6 +201,16 @@ void KernelExecutor::compile(Fusion* fusion, const std::vector<Tensor>& inputs,
     nvrtc.arch_minor = cuda::deviceInfo().minor;
   }
   compiled_ = cuda::compileCached(generated_.full_source, generated_.name, nvrtc);
+  const Fusion& ir = kernel_->ir();
+  signature_inputs_.assign(ir.inputs().size(), {});
+  for (size_t i = 0; i < ir.inputs().size(); ++i)
+    signature_inputs_[i].scalar = ir.inputs()[i]->kind() == ValKind::Scalar;
+  for (auto [tv, width] : kernel_->summary().vectorized)
+    if (tv->isFusionInput())
+      signature_inputs_[indexOf<Val*>(ir.inputs(), tv)].vector_bytes =
+          width * dataTypeSize(tv->dtype());
+  std::lock_guard lock(launch_mutex_);
+  launch_cache_.clear();
   loaded_.reset();
   if (isDumpEnabled(DumpOption::CompileTiming)) {
     // A cached kernel cost no NVRTC time now; its original compile_ms would mislead.
@@ -210,55 +222,68 @@ void KernelExecutor::compile(Fusion* fusion, const std::vector<Tensor>& inputs,
   }
 }
 
-// Everything one launch needs. The device tensors its arguments point at live here until
-// the launch's results are read (blocks return to the caching allocator in stream order).
-struct KernelExecutor::PreparedLaunch {
-  cuda::LaunchDims dims;
-  bool empty = false;  // some parallel extent is 0: nothing to launch
-  cuda::KernelArgs args;
-  std::vector<Tensor> device_inputs;  // host inputs copied, device inputs as given
-  std::vector<Tensor> intermediates;  // global buffers between kernel-internal exprs
-  std::optional<Tensor> error_flag;   // the layout op's, zeroed before the launch
-  std::vector<Tensor> outputs;        // on the device, in ir.outputs() order
-  std::vector<TensorLayout> out_layouts;
-  bool outputs_on_device = false;  // else run() copies them to the host
+// The device tensors one launch's arguments point at, alive until its results are read
+// (blocks return to the caching allocator in stream order).
+struct KernelExecutor::BoundLaunch {
+  std::vector<Tensor> outputs;         // in ir.outputs() order; an output that is an input is it
+  std::vector<Tensor> intermediates;   // global buffers between kernel-internal exprs
+  std::vector<Tensor> staged_inputs;   // device copies of host inputs
+  std::vector<Tensor> unused_outputs;  // written by the kernel, but the output is an input
+  std::optional<Tensor> error_flag;    // the layout op's, zeroed before the launch
 };
 
 namespace {
 
-// The element read exactly (value(), not item(): an int64 past 2^53 must not go through
-// double); the dtype was checked against the parameter's.
-void addScalarArg(cuda::KernelArgs& args, const Val* param, const Tensor& t) {
-  const ScalarValue v = t.value(0);
-  switch (param->dtype()) {
+// Calls `f` with `v` as the C++ type of a kernel parameter of `dtype` (an Index parameter
+// is the kernel's mf_index_t). The element is read exactly (an int64 past 2^53 must not go
+// through double); the dtype was checked against the parameter's.
+template <typename F>
+void withScalarArg(DataType dtype, bool index32, const ScalarValue& v, F&& f) {
+  switch (dtype) {
     case DataType::Bool:
-      return args.addScalar<bool>(asBool(v));
+      return f(asBool(v));
     case DataType::Int32:
-      return args.addScalar<int32_t>(static_cast<int32_t>(asInt(v)));
+      return f(static_cast<int32_t>(asInt(v)));
     case DataType::Int64:
-      return args.addScalar<int64_t>(asInt(v));
+      return f(asInt(v));
+    case DataType::Index:
+      return index32 ? f(static_cast<int32_t>(asInt(v))) : f(asInt(v));
     case DataType::Float:
-      return args.addScalar<float>(static_cast<float>(asDouble(v)));
+      return f(static_cast<float>(asDouble(v)));
     case DataType::Double:
-      return args.addScalar<double>(asDouble(v));
+      return f(asDouble(v));
     default:
-      MF_THROW("scalar input {} of dtype {} is not supported", param->toString(), param->dtype());
+      MF_THROW("scalar input of dtype {} is not supported", dtype);
   }
 }
 
-// Grid and block sizes from the summary's parallel dimensions (1 where unused).
-cuda::LaunchDims launchDims(const KernelSummary& summary, ExpressionEvaluator& ee, bool& empty) {
+ScalarValue scalarValue(const Tensor& t) {
+  return t.isCuda() ? t.toHost().value(0) : t.value(0);
+}
+
+// Grid and block sizes from the summary's parallel dimensions (1 where unused). A
+// dimension the heuristics bind is theirs; the kernel's extent must agree, or the kernel
+// would index past (or short of) what the schedule meant.
+cuda::LaunchDims launchDims(const KernelSummary& summary, ExpressionEvaluator& ee,
+                            const LaunchParams* constraints, std::string_view kernel, bool& empty) {
+  constexpr ParallelType kOrder[] = {ParallelType::BIDx, ParallelType::BIDy, ParallelType::BIDz,
+                                     ParallelType::TIDx, ParallelType::TIDy, ParallelType::TIDz};
   cuda::LaunchDims dims;
-  std::vector<int64_t> sizes = summary.launchSizes(ee);
+  uint32_t* slot[] = {&dims.grid_x,  &dims.grid_y,  &dims.grid_z,
+                      &dims.block_x, &dims.block_y, &dims.block_z};
+  const std::vector<int64_t> sizes = summary.launchSizes(ee);
   empty = std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    uint32_t* slot[] = {&dims.grid_x,  &dims.grid_y,  &dims.grid_z,
-                        &dims.block_x, &dims.block_y, &dims.block_z};
-    ParallelType order[] = {ParallelType::BIDx, ParallelType::BIDy, ParallelType::BIDz,
-                            ParallelType::TIDx, ParallelType::TIDy, ParallelType::TIDz};
-    for (int d = 0; d < 6; ++d)
-      if (order[d] == summary.parallel_dims[i].type)
-        *slot[d] = static_cast<uint32_t>(std::max<int64_t>(sizes[i], 1));
+  for (int d = 0; d < 6; ++d) {
+    int64_t size = 1;
+    for (size_t i = 0; i < sizes.size(); ++i)
+      if (summary.parallel_dims[i].type == kOrder[d]) size = sizes[i];
+    if (constraints != nullptr && constraints->hasDim(kOrder[d]) && !empty)
+      MF_ASSERT(constraints->getDim(kOrder[d]) == size,
+                "kernel {}: the heuristics launch {} = {}, but the kernel's {} extent is {} for "
+                "these inputs ({})",
+                kernel, toString(kOrder[d]), constraints->getDim(kOrder[d]), toString(kOrder[d]),
+                size, constraints->toString());
+    *slot[d] = static_cast<uint32_t>(std::max<int64_t>(size, 1));
   }
   // The launch passes dynamic shared memory only; static is part of the compiled kernel.
   if (summary.dynamic_smem_bytes != nullptr)
@@ -269,9 +294,8 @@ cuda::LaunchDims launchDims(const KernelSummary& summary, ExpressionEvaluator& e
 
 }  // namespace
 
-KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>& inputs,
-                                                       const RunOptions& options) {
-  MF_CHECK(isCompiled(), "KernelExecutor::run: call compile() first");
+PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>& inputs,
+                                       const LaunchParams* launch_constraints) const {
   Fusion& ir = kernel_->ir();
   const KernelSummary& summary = kernel_->summary();
   ExpressionEvaluator ee;
@@ -282,7 +306,7 @@ KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>
       checkVectorizable(tv, width, t.sizes(), t.strides());
       checkVectorAligned(tv, width, t);
     }
-  bool index32 = kernel_->indexType() == DataType::Int32;
+  const bool index32 = kernel_->indexType() == DataType::Int32;
   if (index32)
     MF_CHECK(fitsInt32(ir, inputs, ee),
              "kernel {} was compiled with 32-bit indices but these inputs need 64-bit; "
@@ -290,96 +314,210 @@ KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>
              generated_.name);
 
   PreparedLaunch launch;
-  launch.dims = launchDims(summary, ee, launch.empty);
-  last_launch_ = launch.dims;
-  std::vector<TensorLayout>& out_layouts = launch.out_layouts;
-  for (Val* v : ir.outputs()) out_layouts.push_back(layoutOf(v->as<TensorView>(), ee));
+  launch.dims = launchDims(summary, ee, launch_constraints, generated_.name, launch.empty);
+  launch.outputs_on_device = outputsOnDevice(ir, inputs);
+  for (Val* v : ir.outputs()) {
+    auto* tv = v->as<TensorView>();
+    PreparedLaunch::Buffer& out = launch.outputs.emplace_back();
+    out.tv = tv;
+    out.layout = layoutOf(tv, ee);
+    if (size_t in = indexOf(ir.inputs(), v); in < ir.inputs().size())
+      out.alias_input = static_cast<int64_t>(in);
+  }
   for (auto [tv, width] : summary.vectorized)
     if (tv->isFusionOutput() && !tv->isFusionInput()) {
-      const TensorLayout& layout = out_layouts[indexOf<Val*>(ir.outputs(), tv)];
+      const TensorLayout& layout = launch.outputs[indexOf<Val*>(ir.outputs(), tv)].layout;
       checkVectorizable(tv, width, layout.sizes, layout.logical_strides);
     }
 
-  cuda::requireDevice();
-  auto [major, minor] = summary.min_compute_capability;
-  MF_CHECK(std::pair(cuda::deviceInfo().major, cuda::deviceInfo().minor) >= std::pair(major, minor),
-           "kernel {} needs compute capability {}.{} or newer; this device has {}.{}",
-           generated_.name, major, minor, cuda::deviceInfo().major, cuda::deviceInfo().minor);
-  if (!loaded_) loaded_ = std::make_unique<cuda::LoadedKernel>(compiled_);
-  launch.outputs_on_device = outputsOnDevice(ir, inputs);
-  launch.outputs.resize(ir.outputs().size());
+  // Data pointers are 0 here; bind() patches them for every run.
+  cuda::KernelArgs& args = launch.args;
   for (const KernelParameter& p : summary.params) {
+    const size_t arg = args.size();
     if (p.kind == KernelParameter::Kind::ErrorFlag) {
-      launch.error_flag = Tensor::emptyDevice({1}, DataType::Int32);
-      cuda::fillAsync(launch.error_flag->devicePtr(), 0, sizeof(int32_t));
-      launch.args.addPointer(launch.error_flag->devicePtr());
+      args.addPointer(0);
+      launch.error_flag_arg = arg;
       continue;
     }
     auto* tv = dynamic_cast<TensorView*>(p.val);
+    const size_t index = static_cast<size_t>(p.index);
     if (tv == nullptr) {
-      const Tensor& t = inputs[p.index];
-      addScalarArg(launch.args, p.val, t.isCuda() ? t.toHost() : t);
+      const ScalarValue value = scalarValue(inputs[index]);
+      const DataType dtype = p.val->dtype();
+      if (dtype == DataType::Index && index32)
+        MF_CHECK(asInt(value) >= std::numeric_limits<int32_t>::min() &&
+                     asInt(value) <= std::numeric_limits<int32_t>::max(),
+                 "kernel {} was compiled with 32-bit indices but its scalar input {} is {}; "
+                 "compile with CompileOptions::index_type = Int64",
+                 generated_.name, p.val->toString(), asInt(value));
+      withScalarArg(dtype, index32, value, [&](auto v) { args.addScalar(v); });
+      // An integer's value is part of the signature (launchSignature): packed once.
+      if (!isIntegralType(dtype)) launch.scalar_inputs.push_back({arg, index, dtype});
       continue;
     }
     if (p.kind == KernelParameter::Kind::Input) {
       // A view keeps its storage offset and strides: the kernel gets its real first element.
-      const Tensor& t = launch.device_inputs.emplace_back(inputs[p.index].toDevice());
-      launch.args.addTensor(t.devicePtr(), t.sizes(), allocationStrides(tv, t), index32);
+      const Tensor& t = inputs[index];
+      args.addTensor(0, t.sizes(), allocationStrides(tv, t), index32);
+      launch.tensor_inputs.push_back({arg, index, t.dtype()});
       continue;
     }
-    const bool is_output = p.kind == KernelParameter::Kind::Output;
-    const TensorLayout layout = is_output ? out_layouts[p.index] : layoutOf(tv, ee);
-    Tensor buffer = allocateOutput(tv, layout, Device::Cuda);
-    if (options.poison_outputs) cuda::fillAsync(buffer.devicePtr(), 0xFF, buffer.nbytes());
-    if (layout.declared_allocation && options.zero_fill_layout_pads)
-      cuda::fillAsync(buffer.devicePtr(), 0, buffer.nbytes());
-    launch.args.addTensor(buffer.devicePtr(), layout.sizes, layout.alloc_strides, index32);
-    (is_output ? launch.outputs[p.index] : launch.intermediates.emplace_back()) = std::move(buffer);
+    PreparedLaunch::Buffer* buffer = nullptr;
+    if (p.kind == KernelParameter::Kind::Output) {
+      buffer = &launch.outputs[index];
+    } else {
+      buffer = &launch.intermediates.emplace_back();
+      buffer->tv = tv;
+      buffer->layout = layoutOf(tv, ee);
+    }
+    buffer->arg = arg;
+    args.addTensor(0, buffer->layout.sizes, buffer->layout.alloc_strides, index32);
   }
+  for (const PreparedLaunch::Buffer& out : launch.outputs)
+    MF_ASSERT(out.arg || out.alias_input >= 0, "kernel {}: output {} is no kernel parameter",
+              generated_.name, out.tv->toString());
   return launch;
 }
 
+PreparedLaunch& KernelExecutor::preparedFor(const std::vector<Tensor>& inputs,
+                                            const LaunchParams* launch_constraints) {
+  launchSignature(inputs, signature_inputs_, key_);
+  if (PreparedLaunch* hit = launch_cache_.find(key_)) return *hit;
+  return launch_cache_.insert(key_, prepare(inputs, launch_constraints));
+}
+
+void KernelExecutor::ensureLoaded() {
+  if (loaded_) [[likely]]
+    return;
+  cuda::requireDevice();
+  auto [major, minor] = kernel_->summary().min_compute_capability;
+  MF_CHECK(std::pair(cuda::deviceInfo().major, cuda::deviceInfo().minor) >= std::pair(major, minor),
+           "kernel {} needs compute capability {}.{} or newer; this device has {}.{}",
+           generated_.name, major, minor, cuda::deviceInfo().major, cuda::deviceInfo().minor);
+  loaded_ = std::make_unique<cuda::LoadedKernel>(compiled_);
+}
+
+KernelExecutor::BoundLaunch KernelExecutor::bind(PreparedLaunch& launch,
+                                                 const std::vector<Tensor>& inputs,
+                                                 const RunOptions& options) {
+  ensureLoaded();
+  cuda::KernelArgs& args = launch.args;
+  BoundLaunch bound;
+  for (const PreparedLaunch::InputArg& in : launch.tensor_inputs) {
+    const Tensor& t = inputs[in.input];
+    args.setPointer(in.arg, t.isCuda()
+                                ? t.devicePtr()
+                                : bound.staged_inputs.emplace_back(t.toDevice()).devicePtr());
+  }
+  for (const PreparedLaunch::InputArg& in : launch.scalar_inputs)
+    withScalarArg(in.dtype, /*index32=*/false, scalarValue(inputs[in.input]),
+                  [&](auto value) { args.setScalar(in.arg, value); });
+  auto allocate = [&](const PreparedLaunch::Buffer& b) {
+    Tensor buffer = allocateOutput(b.tv, b.layout, Device::Cuda);
+    if (options.poison_outputs) cuda::fillAsync(buffer.devicePtr(), 0xFF, buffer.nbytes());
+    if (b.layout.declared_allocation && options.zero_fill_layout_pads)
+      cuda::fillAsync(buffer.devicePtr(), 0, buffer.nbytes());
+    args.setPointer(*b.arg, buffer.devicePtr());
+    return buffer;
+  };
+  bound.outputs.reserve(launch.outputs.size());
+  for (const PreparedLaunch::Buffer& out : launch.outputs) {
+    // An output that is an input is the input itself, as the reference evaluator returns it.
+    if (out.alias_input < 0) {
+      bound.outputs.push_back(allocate(out));
+      continue;
+    }
+    bound.outputs.push_back(inputs[out.alias_input]);
+    if (out.arg) bound.unused_outputs.push_back(allocate(out));
+  }
+  for (const PreparedLaunch::Buffer& b : launch.intermediates)
+    bound.intermediates.push_back(allocate(b));
+  if (launch.error_flag_arg) {
+    bound.error_flag = Tensor::emptyDevice({1}, DataType::Int32);
+    cuda::fillAsync(bound.error_flag->devicePtr(), 0, sizeof(int32_t));
+    args.setPointer(*launch.error_flag_arg, bound.error_flag->devicePtr());
+  }
+  return bound;
+}
+
 std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
-                                        const RunOptions& options) {
-  PreparedLaunch launch = prepare(inputs, options);
+                                        const RunOptions& options,
+                                        const LaunchParams* launch_constraints) {
+  MF_CHECK(isCompiled(), "KernelExecutor::run: call compile() first");
+  std::lock_guard lock(launch_mutex_);
+  PreparedLaunch& launch = preparedFor(inputs, launch_constraints);
+  last_launch_ = launch.dims;
+  BoundLaunch bound = bind(launch, inputs, options);
   if (!launch.empty) loaded_->launchAsync(launch.dims, launch.args.pointers());
+  // Device outputs without an error flag (nor layout-op rows to read) are done: later work
+  // is ordered after the kernel on the same stream, and toHost() waits.
+  const KernelSummary& summary = kernel_->summary();
+  if (launch.outputs_on_device && !bound.error_flag && summary.padded_outputs.empty()) [[likely]]
+    return std::move(bound.outputs);
 
   // Everything below is enqueued after the kernel; one synchronization covers it all.
-  const Fusion& ir = kernel_->ir();
-  const KernelSummary& summary = kernel_->summary();
   int32_t flag = 0;
-  if (launch.error_flag) cuda::copyToHostAsync(&flag, launch.error_flag->devicePtr(), sizeof(flag));
+  if (bound.error_flag) cuda::copyToHostAsync(&flag, bound.error_flag->devicePtr(), sizeof(flag));
   std::vector<Tensor> outputs;
   for (size_t i = 0; i < launch.outputs.size(); ++i) {
-    // An output that is an input is the input itself, as the reference evaluator returns it.
-    if (size_t in = indexOf(ir.inputs(), ir.outputs()[i]); in < ir.inputs().size()) {
-      outputs.push_back(inputs[in]);
-    } else if (launch.outputs_on_device) {
-      outputs.push_back(std::move(launch.outputs[i]));
-    } else {
-      auto* tv = ir.outputs()[i]->as<TensorView>();
-      Tensor& host = outputs.emplace_back(allocateOutput(tv, launch.out_layouts[i], Device::Host));
-      cuda::copyToHostAsync(host.rawData(), launch.outputs[i].devicePtr(), host.nbytes());
+    const PreparedLaunch::Buffer& out = launch.outputs[i];
+    if (launch.outputs_on_device || out.alias_input >= 0) {
+      outputs.push_back(bound.outputs[i]);
+      continue;
     }
+    Tensor& host = outputs.emplace_back(allocateOutput(out.tv, out.layout, Device::Host));
+    cuda::copyToHostAsync(host.rawData(), bound.outputs[i].devicePtr(), host.nbytes());
   }
-  // Device outputs without an error flag need no wait: later work is ordered after the
-  // kernel on the same stream, and toHost() waits.
-  if (!launch.outputs_on_device || launch.error_flag)
-    cuda::synchronize("after launching " + generated_.name);
+  cuda::synchronize("after launching " + generated_.name);
   MF_CHECK(flag == 0, "{}", summary.describeError(flag));
   setLayoutUsedRows(summary, inputs, outputs);
   return outputs;
 }
 
+void KernelExecutor::withBoundLaunch(const std::vector<Tensor>& inputs,
+                                     const std::function<void(PreparedLaunch&)>& launches) {
+  MF_CHECK(isCompiled(), "KernelExecutor::run: call compile() first");
+  std::lock_guard lock(launch_mutex_);
+  PreparedLaunch& launch = preparedFor(inputs, nullptr);
+  MF_CHECK(!launch.empty, "KernelExecutor::benchmark: the inputs are empty; nothing to time");
+  BoundLaunch bound = bind(launch, inputs, {});
+  launches(launch);
+}
+
 std::vector<float> KernelExecutor::benchmark(const std::vector<Tensor>& inputs, int warmup,
                                              int iterations) {
-  PreparedLaunch launch = prepare(inputs, {});
-  MF_CHECK(!launch.empty, "KernelExecutor::benchmark: the inputs are empty; nothing to time");
-  for (int i = 0; i < warmup; ++i) loaded_->launch(launch.dims, launch.args.pointers());
   std::vector<float> ms;
-  for (int i = 0; i < iterations; ++i)
-    ms.push_back(loaded_->launchTimed(launch.dims, launch.args.pointers()));
+  withBoundLaunch(inputs, [&](PreparedLaunch& launch) {
+    for (int i = 0; i < warmup; ++i) loaded_->launch(launch.dims, launch.args.pointers());
+    for (int i = 0; i < iterations; ++i)
+      ms.push_back(loaded_->launchTimed(launch.dims, launch.args.pointers()));
+  });
   return ms;
+}
+
+double KernelExecutor::benchmarkBareLaunchUs(const std::vector<Tensor>& inputs, int warmup,
+                                             int iterations) {
+  double us = 0;
+  withBoundLaunch(inputs, [&](PreparedLaunch& launch) {
+    std::vector<void*>& args = launch.args.pointers();
+    for (int i = 0; i < warmup; ++i) loaded_->launchUnchecked(launch.dims, args);
+    cuda::synchronize("bare launches of " + generated_.name);
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < iterations; ++i) loaded_->launchUnchecked(launch.dims, args);
+    cuda::synchronize("bare launches of " + generated_.name);
+    us = 1000.0 * msSince(start) / iterations;
+  });
+  return us;
+}
+
+int64_t KernelExecutor::launchCacheSize() const {
+  std::lock_guard lock(launch_mutex_);
+  return static_cast<int64_t>(launch_cache_.size());
+}
+
+int64_t KernelExecutor::launchCacheHits() const {
+  std::lock_guard lock(launch_mutex_);
+  return launch_cache_.hits();
 }
 
 }  // namespace mf

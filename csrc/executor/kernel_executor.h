@@ -3,13 +3,17 @@
 //! inputs (host or device tensors, tensor/arguments.h), computes launch parameters,
 //! allocates outputs on the device (from their allocation domains, caching allocator),
 //! launches on minifuser's stream, and copies results back when the inputs were on the host.
+//! Everything derived from the inputs is cached per input signature (executor/launch_cache.h):
+//! a run with a signature seen before allocates the outputs, patches pointers and launches.
 //!
 //!   KernelExecutor ke;
 //!   ke.compile(&fusion, inputs);
 //!   std::vector<Tensor> outputs = ke.run(inputs);
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,9 +21,12 @@
 #include "codegen/codegen.h"
 #include "cuda/module.h"
 #include "cuda/nvrtc.h"
+#include "executor/launch_cache.h"
 #include "tensor/tensor.h"
 
 namespace mf {
+
+class LaunchParams;
 
 struct CompileOptions {
   //! Int32 or Int64; unset: Int32 when every extent and offset of the inputs given to
@@ -53,13 +60,26 @@ class KernelExecutor {
   //! surfaces at the next synchronization, e.g. toHost()); otherwise outputs are host tensors,
   //! read after one synchronization. Throws mf::UserError for bad inputs (count, dtype, rank,
   //! sizes, strides vs declared contiguity, vectorization divisibility and alignment) and,
-  //! without a GPU, the no-device error.
-  std::vector<Tensor> run(const std::vector<Tensor>& inputs, const RunOptions& options = {});
+  //! without a GPU, the no-device error. The launch is prepared (and cached for this input
+  //! signature) before the device is needed, so a run without a GPU fills the launch cache.
+  //! `launch_constraints`: the heuristics' launch parameters (FusionKernelRuntime passes
+  //! them); every dimension they bind is the launch's, and must equal the kernel's parallel
+  //! extent for these inputs (checked when the launch is prepared, i.e. on a cache miss; an
+  //! internal error otherwise: the schedule does not match its heuristics). Safe to call from
+  //! several threads (one lock around the cache and launch).
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, const RunOptions& options = {},
+                          const LaunchParams* launch_constraints = nullptr);
 
   //! Times the kernel alone: inputs are copied to the device once, then `warmup` untimed
   //! and `iterations` timed launches (CUDA events); returns each launch's milliseconds.
   std::vector<float> benchmark(const std::vector<Tensor>& inputs, int warmup = 5,
                                int iterations = 50);
+
+  //! Host cost of a bare launch of this kernel: inputs bound and arguments packed once, then
+  //! `iterations` back-to-back cuLaunchKernel calls alone (no checks) after `warmup`, and
+  //! one synchronization; returns the wall-clock microseconds per call.
+  double benchmarkBareLaunchUs(const std::vector<Tensor>& inputs, int warmup = 100,
+                               int iterations = 2000);
 
   bool isCompiled() const { return kernel_ != nullptr; }
   const std::string& kernelName() const { return generated_.name; }
@@ -72,16 +92,40 @@ class KernelExecutor {
   const Kernel& kernel() const { return *kernel_; }
   //! Grid/block of the last run.
   const cuda::LaunchDims& lastLaunch() const { return last_launch_; }
+  //! Input signatures with a prepared launch (at most LaunchCache::kCapacity).
+  int64_t launchCacheSize() const;
+  //! Runs served from a prepared launch since compile().
+  int64_t launchCacheHits() const;
 
  private:
-  struct PreparedLaunch;
-  //! Checks inputs, computes launch dims, allocates and fills device buffers, packs args.
-  PreparedLaunch prepare(const std::vector<Tensor>& inputs, const RunOptions& options);
+  struct BoundLaunch;
+  //! The launch for `inputs`' signature, prepared on a miss; launch_mutex_ held.
+  PreparedLaunch& preparedFor(const std::vector<Tensor>& inputs,
+                              const LaunchParams* launch_constraints);
+  //! The miss path, no device needed: checks inputs, evaluates launch dims and output
+  //! layouts, packs the arguments with null data pointers.
+  PreparedLaunch prepare(const std::vector<Tensor>& inputs,
+                         const LaunchParams* launch_constraints) const;
+  //! Allocates the buffers `launch` needs (outputs, intermediates, the error flag, device
+  //! copies of host inputs) and patches their pointers into its arguments.
+  BoundLaunch bind(PreparedLaunch& launch, const std::vector<Tensor>& inputs,
+                   const RunOptions& options);
+  //! Prepares and binds the launch for `inputs` once and calls `launches` with it, under
+  //! the lock: the benchmarks' repeated launches.
+  void withBoundLaunch(const std::vector<Tensor>& inputs,
+                       const std::function<void(PreparedLaunch&)>& launches);
+  //! Loads the kernel on first use (needs a device).
+  void ensureLoaded();
 
   std::unique_ptr<Kernel> kernel_;
   GeneratedKernel generated_;
   cuda::CompiledKernel compiled_;
   std::unique_ptr<cuda::LoadedKernel> loaded_;
+  std::vector<SignatureInput> signature_inputs_;  // per fusion input, from compile()
+
+  mutable std::mutex launch_mutex_;  // guards everything below and loaded_'s creation
+  LaunchCache launch_cache_;
+  std::vector<int64_t> key_;  // the signature of the current run (capacity reused)
   cuda::LaunchDims last_launch_;
 };
 

@@ -218,5 +218,93 @@ TEST_F(FecGpu, ThreadsShareOneCache) {
   EXPECT_EQ(ok, std::vector<int>(6, 5));
 }
 
+// The hot path: a cached run patches new data pointers into its prepared launch. Every run
+// gets fresh random inputs (new blocks: the earlier ones are still held) and poisoned
+// outputs; all but the first are served from the launch cache.
+TEST_F(FecGpu, CachedRunsPatchNewPointers) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* x = makeContigTensor(2);
+    TensorView* y = makeContigTensor(2);
+    fusion->addInput(x);
+    fusion->addInput(y);
+    fusion->addOutput(mul(add(x, y), constFloat(2.0)));
+  }
+  FusionExecutorCache fec(std::move(fusion));
+  std::vector<std::vector<Tensor>> held;
+  for (uint64_t run = 0; run < 4; ++run) {
+    std::vector<Tensor> in = randoms({{129, 1000}, {129, 1000}}, DataType::Float, 10 * run);
+    std::vector<Tensor> ref = ReferenceEvaluator(fec.fusion()).run(in);
+    for (Tensor& t : in) t = t.toDevice();
+    expectMatches(fec.runFusionWithInputs(in, {.poison_outputs = true}), ref, 1e-6,
+                  fmt::format("run {}", run));
+    held.push_back(in);
+  }
+  KernelExecutor* ke = fec.getMostRecentKernelRuntime()->executor();
+  EXPECT_EQ(ke->launchCacheSize(), 1);
+  EXPECT_EQ(ke->launchCacheHits(), 3);
+  // The launch is the heuristics' for these sizes.
+  auto params = fec.getMostRecentKernelRuntime()->heuristicsFor(held[0], DeviceDescription{});
+  ASSERT_TRUE(params.has_value());
+  EXPECT_EQ(ke->lastLaunch().grid_x, params->at(0)->lparams.getDim(ParallelType::BIDx));
+}
+
+// Strides and storage offsets changing between runs of one kernel: each stride pattern has
+// its own prepared launch (never a stale one), an offset only moves the patched pointer.
+TEST_F(FecGpu, StridesChangingBetweenRunsAreNotServedStale) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(2);
+  fusion.addInput(t0);
+  TensorView* t1 = neg(t0);
+  fusion.addOutput(t1);
+  t1->axis(0)->parallelize(ParallelType::BIDx);
+  t1->axis(1)->parallelize(ParallelType::TIDx);
+  KernelExecutor ke;
+  ke.compile(&fusion);
+  struct View {
+    std::vector<int64_t> strides;
+    int64_t offset;
+  };
+  const std::vector<View> views = {{{8, 1}, 0}, {{16, 1}, 0}, {{8, 1}, 3},
+                                   {{1, 4}, 0}, {{16, 1}, 5}, {{8, 1}, 0}};
+  uint64_t seed = 1;
+  for (const View& v : views) {
+    Tensor storage = Tensor::random({80}, DataType::Float, seed++);
+    Tensor in = storage.asStrided({4, 8}, v.strides, v.offset);
+    std::vector<Tensor> ref = ReferenceEvaluator(&fusion).run({in});
+    Tensor dev = storage.toDevice().asStrided({4, 8}, v.strides, v.offset);
+    expectMatches(ke.run({dev}, {.poison_outputs = true}), ref, 0,
+                  fmt::format("strides [{}] offset {}", fmt::join(v.strides, ", "), v.offset));
+  }
+  EXPECT_EQ(ke.launchCacheSize(), 3);
+  EXPECT_EQ(ke.launchCacheHits(), 3);
+}
+
+// A floating scalar is rewritten into the cached arguments by every run.
+TEST_F(FecGpu, CachedRunsTakeNewScalarValues) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  Val* s = newScalar(DataType::Double);
+  fusion.addInput(t0);
+  fusion.addInput(s);
+  TensorView* out = mul(t0, s);
+  fusion.addOutput(out);
+  out->axis(0)->parallelize(ParallelType::TIDx);
+  KernelExecutor ke;
+  ke.compile(&fusion);
+  const Tensor x = Tensor::random({64}, DataType::Float, 3);
+  for (double value : {2.5, -1.5, 0.75}) {
+    std::vector<Tensor> in = {x, Tensor::full({}, DataType::Double, value)};
+    std::vector<Tensor> ref = ReferenceEvaluator(&fusion).run(in);
+    in[0] = in[0].toDevice();
+    expectMatches(ke.run(in, {.poison_outputs = true}), ref, 1e-6, fmt::format("s={}", value));
+  }
+  EXPECT_EQ(ke.launchCacheSize(), 1);
+  EXPECT_EQ(ke.launchCacheHits(), 2);
+}
+
 }  // namespace
 }  // namespace mf

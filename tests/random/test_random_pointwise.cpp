@@ -3,7 +3,8 @@
 // generator made it disconnected, refused with the no-reference reason; the heuristics'
 // launch covers the reference; the reference evaluator computes every output.
 // Each accepted one then goes through FusionExecutorCache: scheduled, lowered and compiled
-// with NVRTC (tests/random/run_random_fusions runs them on a GPU against the reference).
+// with NVRTC (tests/random/run_random_fusions runs them on a GPU against the reference),
+// and its kernel's launch is prepared with the heuristics' launch parameters.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include <iostream>
 #include <map>
 
+#include "cuda/driver.h"
 #include "random/random_fusion.h"
 
 using ::testing::HasSubstr;
@@ -85,6 +87,22 @@ TEST_P(RandomPointwise, SchedulesOrRefusesWithReason) {
   fec.runFusionWithInputs(rf.inputs);
   EXPECT_EQ(fec.countKernelsCompiled(), 1);
   EXPECT_FALSE(fec.getMostRecentCode().empty());
+
+  // The kernel launches as its heuristics say: KernelExecutor asserts that every dimension
+  // they bind equals the kernel's parallel extent while it prepares the launch, before it
+  // needs a device.
+  FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+  const std::vector<LaunchParams> lparams = {rt->heuristics().at(0)->lparams};
+  if (cuda::cudaAvailable())
+    rt->run(rf.inputs, {}, lparams);
+  else
+    EXPECT_THAT([&] { rt->run(rf.inputs, {}, lparams); },
+                ::testing::ThrowsMessage<UserError>(HasSubstr("no CUDA device available")));
+  const cuda::LaunchDims& dims = rt->executor()->lastLaunch();
+  EXPECT_EQ(dims.grid_x, lparams[0].getDimOrOne(ParallelType::BIDx));
+  EXPECT_EQ(dims.grid_y, lparams[0].getDimOrOne(ParallelType::BIDy));
+  EXPECT_EQ(dims.block_x, lparams[0].getDimOrOne(ParallelType::TIDx));
+  EXPECT_EQ(dims.block_y, lparams[0].getDimOrOne(ParallelType::TIDy));
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomPointwise, ::testing::Range<uint64_t>(0, kFusions),

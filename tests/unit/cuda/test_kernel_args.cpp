@@ -134,5 +134,29 @@ TEST(KernelArgs, MatchesDeviceTensorLayout) {
   }
 }
 
+// setPointer and setScalar rewrite an argument in place (a cached launch's per-run patch):
+// the tensor's sizes and strides and every pointer stay as they were; moving keeps them.
+TEST(KernelArgs, PatchInPlace) {
+  KernelArgs args;
+  args.addTensor(kPtr, kSizes, kStrides, /*index32=*/true);
+  args.addScalar<float>(1.5f);
+  args.addPointer(0);
+  const std::vector<void*> before = args.pointers();
+  args.setPointer(0, kPtr + 64);
+  args.setScalar<float>(1, -2.25f);
+  args.setPointer(2, kPtr + 128);
+  KernelArgs moved = std::move(args);
+  EXPECT_EQ(moved.pointers(), before);
+  uint64_t ptr;
+  std::memcpy(&ptr, moved.pointers()[0], 8);
+  EXPECT_EQ(ptr, kPtr + 64);
+  const std::vector<int64_t> w = words(moved, 0, 4);  // the pointer's two halves, then 4 ints
+  EXPECT_EQ(std::vector<int64_t>(w.begin() + 2, w.end()), (std::vector<int64_t>{3, 5, 5, 1}));
+  float f;
+  std::memcpy(&f, moved.pointers()[1], 4);
+  EXPECT_EQ(f, -2.25f);
+  EXPECT_EQ(*static_cast<uint64_t*>(moved.pointers()[2]), kPtr + 128);
+}
+
 }  // namespace
 }  // namespace mf::cuda
