@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <bit>
 
 #include "ir/builder.h"
 #include "ir/exprs.h"
@@ -218,10 +219,13 @@ std::unique_ptr<HeuristicParams> InnerPersistentScheduler::computeHeuristics(
     params->rows_per_block = kBlockThreads;
     params->lparams.bind(kBlockThreads, ParallelType::TIDx);
   } else {
-    // A long row: the fewest whole warps that leave each thread about kTargetBatch vectors;
-    // rows share a block when a row takes less than kBlockThreads threads.
-    const int64_t threads = std::clamp(ceilDiv(ceilDiv(vectors, kTargetBatch), kWarp) * kWarp,
-                                       kWarp, kMaxThreadsPerBlock);
+    // A long row: about kTargetBatch vectors per thread, over a power of two of whole warps
+    // (a power of two, so that nvcc folds a register index `(i * threads + tid) / threads`
+    // to `i` and the persistent buffers stay in registers); rows share a block when a row
+    // takes less than kBlockThreads threads.
+    const int64_t threads = std::clamp<int64_t>(
+        static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(ceilDiv(vectors, kTargetBatch)))),
+        kWarp, kMaxThreadsPerBlock);
     params->threads_per_row = threads;
     params->persistent_batch = ceilDiv(vectors, threads);
     params->rows_per_block = std::max<int64_t>(1, kBlockThreads / threads);

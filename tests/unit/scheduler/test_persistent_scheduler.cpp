@@ -81,15 +81,16 @@ TEST(PersistentScheduler, SoftmaxFloatLongRows) {
 }
 
 TEST(PersistentScheduler, SoftmaxRowsOf1000ShareBlocks) {
-  // fp32: 250 vectors of 4 -> 64 threads x 4 (6 idle slots, predicated), 2 rows per block.
+  // fp32: 250 vectors of 4 -> 62.5 threads at 4 vectors each, rounded down to a power of two:
+  // one warp x 8 vectors (6 idle slots, predicated), 4 rows per block.
   auto f = make(softmax2d, DataType::Float);
   PersistentParams p = persistentParams(*f, {contiguous({7, 1000})});
   EXPECT_EQ(p.vectorization_factor, 4);
-  EXPECT_EQ(p.threads_per_row, 64);
-  EXPECT_EQ(p.persistent_batch, 4);
-  EXPECT_EQ(p.rows_per_block, 2);
-  EXPECT_EQ(p.lparams.getDim(ParallelType::TIDy), 2);
-  EXPECT_EQ(p.lparams.getDim(ParallelType::BIDx), 4);  // ceil(7 / 2)
+  EXPECT_EQ(p.threads_per_row, 32);
+  EXPECT_EQ(p.persistent_batch, 8);
+  EXPECT_EQ(p.rows_per_block, 4);
+  EXPECT_EQ(p.lparams.getDim(ParallelType::TIDy), 4);
+  EXPECT_EQ(p.lparams.getDim(ParallelType::BIDx), 2);  // ceil(7 / 4)
   // bf16: 125 vectors of 8 -> one warp x 4, 4 rows per block.
   auto g = make(softmax2d, DataType::BFloat16);
   PersistentParams q = persistentParams(*g, {contiguous({7, 1000}, DataType::BFloat16)});
