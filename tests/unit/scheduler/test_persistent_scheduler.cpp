@@ -17,6 +17,7 @@ namespace {
 using schedtest::contiguous;
 using schedtest::propose;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 using BuildFn = void (*)(Fusion&, DataType);
 
@@ -301,6 +302,10 @@ TEST_P(PersistentFec, OneKernelMatchesReference) {
     ASSERT_NE(dynamic_cast<const PersistentParams*>(rt->heuristics().at(0)), nullptr);
     // The data input is read from global memory once: one load statement in the kernel.
     EXPECT_EQ(globalReads(fec.getMostRecentCode(), "T0"), 1) << fec.getMostRecentCode();
+    // The persistent buffers stay in registers: no local memory in the PTX.
+    const std::string& ptx = rt->executor()->ptx();
+    ASSERT_FALSE(ptx.empty());
+    EXPECT_THAT(ptx, Not(HasSubstr(".local"))) << fec.getMostRecentCode();
   }
 }
 
