@@ -112,6 +112,12 @@ TEST(PersistentScheduler, ShortRowsOneThreadEach) {
   EXPECT_EQ(p.rows_per_block, 128);
   EXPECT_EQ(p.lparams.getDim(ParallelType::TIDx), 128);
   EXPECT_EQ(p.lparams.getDim(ParallelType::BIDx), 1);
+  auto g = make(softmax2d, DataType::BFloat16);
+  PersistentParams q = persistentParams(*g, {contiguous({5, 13}, DataType::BFloat16)});
+  EXPECT_EQ(q.vectorization_factor, 1);
+  EXPECT_EQ(q.threads_per_row, 1);
+  EXPECT_EQ(q.persistent_batch, 13);
+  EXPECT_EQ(persistentParams(*g, {contiguous({1, 1}, DataType::BFloat16)}).persistent_batch, 1);
   PersistentParams one = persistentParams(*f, {contiguous({1, 1})});
   EXPECT_EQ(one.vectorization_factor, 1);
   EXPECT_EQ(one.threads_per_row, 1);
@@ -253,6 +259,35 @@ TEST(PersistentScheduler, RefusesEmptyRows) {
   ASSERT_TRUE(s.canScheduleCompileTime(f.get()));
   EXPECT_FALSE(s.canScheduleRunTime(f.get(), info));
   EXPECT_THAT(s.rejectReason(), HasSubstr("is empty (0 rows of 64)"));
+}
+
+// The schedule of bf16 softmax over rows of 4096, as the rules say: the input's register copy
+// T10 is a vector load (iV{8}) inside the loops of its cast T1; T1 (x) and T5 (exp) are the
+// persistent buffers, computed at position 1 (after BIDx) so that each holds 4 x 8 floats per
+// thread; each reduction is a serial rfactor (T12, T13: [TIDx, r batch, r vector]) and a
+// block reduction over TIDx (T2, T6); the output is stored by a vector copy.
+TEST(PersistentScheduler, SoftmaxScheduleKeepsTheRowInRegisters) {
+  FusionExecutorCache fec(make(softmax2d, DataType::BFloat16));
+  fec.runFusionWithInputs({Tensor::random({3, 4096}, DataType::BFloat16, 1)});
+  const std::string ir = fec.getMostRecentScheduledIr();
+  const std::string math = ir.substr(ir.find("%kernel_math {"),
+                                     ir.find("} // %kernel_math") - ir.find("%kernel_math {"));
+  EXPECT_EQ(math,
+            R"(%kernel_math {
+T10_l_bfloat16[iblockIdx.x28{i0}, ithreadIdx.x43{128}, iS42{4}, iV41{8}] ca_pos( 3 ) = set(T0)
+T1_l_float[iblockIdx.x2{i0}, ithreadIdx.x39{128}, iS38{4}, iS37{8}] ca_pos( 1 ) = cast<float>(T10)
+T12_l_float[iblockIdx.x72{i0}, ithreadIdx.x77{128}, rS76{4}, rS75{8}] ca_pos( 2 ) = reduction(T1, op = max, initial = -INFINITY)
+T2_l_float[iblockIdx.x4{i0}, rthreadIdx.x78{128}] ca_pos( 1 ) = reduction(T12, op = max, initial = -INFINITY)
+T3_l_float[iblockIdx.x6{i0}, bS7{1}] ca_pos( 1 ) = broadcast(T2, {false, true})
+T4_l_float[iblockIdx.x8{i0}, ithreadIdx.x47{128}, iS46{4}, iS45{8}] ca_pos( 4 ) = T1 - T3
+T5_l_float[iblockIdx.x10{i0}, ithreadIdx.x55{128}, iS54{4}, iS53{8}] ca_pos( 1 ) = exp(T4)
+T13_l_float[iblockIdx.x79{i0}, ithreadIdx.x84{128}, rS83{4}, rS82{8}] ca_pos( 2 ) = reduction(T5, op = add, initial = 0.0)
+T6_l_float[iblockIdx.x12{i0}, rthreadIdx.x85{128}] ca_pos( 1 ) = reduction(T13, op = add, initial = 0.0)
+T7_l_float[iblockIdx.x14{i0}, bS15{1}] ca_pos( 1 ) = broadcast(T6, {false, true})
+T8_l_float[iblockIdx.x16{i0}, ithreadIdx.x63{128}, iS62{4}, iS61{8}] ca_pos( 4 ) = T5 / T7
+T11_l_bfloat16[iblockIdx.x30{i0}, ithreadIdx.x67{128}, iS66{4}, iS65{8}] ca_pos( 3 ) = cast<bfloat16>(T8)
+T9_g_bfloat16[iblockIdx.x18{i0}, ithreadIdx.x71{128}, iS70{4}, iV69{8}] = set(T11)
+)");
 }
 
 // Each normalization through FusionExecutorCache: one InnerPersistent kernel, outputs equal
