@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "bench_timing.h"
+#include "bench_utils.h"
 #include "cuda/driver.h"
 #include "minifuser/minifuser.h"
 #include "unit/scheduler/normalization_fusions.h"
@@ -58,13 +58,7 @@ bool checkSmall(const Case& c, int64_t row) {
     fmt::print(stderr, "persistent_bench: {} is not one InnerPersistent kernel\n", c.name);
     return false;
   }
-  for (int64_t i = 0; i < ref.numel(); ++i)
-    if (std::abs(out.item(i) - ref.item(i)) > (1 + std::abs(ref.item(i))) / 64) {
-      fmt::print(stderr, "persistent_bench: {}: wrong result at {}: {} vs {}\n", c.name, i,
-                 out.item(i), ref.item(i));
-      return false;
-    }
-  return true;
+  return mf::bench::matchesReference("persistent_bench", c.name, out, ref, 1.0 / 64);
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 #include <cstdio>
 #include <functional>
 
-#include "bench_timing.h"
+#include "bench_utils.h"
 #include "cuda/driver.h"
 #include "cuda/kernel_cache.h"
 #include "cuda/module.h"
@@ -67,13 +67,7 @@ bool checkSmall(const Case& c) {
   }
   mf::Tensor out = fec.runFusionWithInputs(inputs)[0].toHost();
   mf::Tensor ref = mf::ReferenceEvaluator(fec.fusion()).run(inputs)[0];
-  for (int64_t i = 0; i < ref.numel(); ++i)
-    if (std::abs(out.item(i) - ref.item(i)) > 1e-2 * (1 + std::abs(ref.item(i)))) {
-      fmt::print(stderr, "pointwise_bench: {}: wrong result at {}: {} vs {}\n", c.name, i,
-                 out.item(i), ref.item(i));
-      return false;
-    }
-  return true;
+  return mf::bench::matchesReference("pointwise_bench", c.name, out, ref, 1e-2);
 }
 
 }  // namespace
