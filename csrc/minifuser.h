@@ -16,6 +16,7 @@
 #include "reference/reference_evaluator.h"
 #include "scheduler/no_op.h"
 #include "scheduler/normalization_inner.h"
+#include "scheduler/normalization_utils.h"
 #include "scheduler/pointwise.h"
 #include "scheduler/registry.h"
 #include "scheduler/tools/inlining.h"

@@ -61,6 +61,7 @@ std::vector<TensorView*> persistentBuffers(Fusion* fusion) {
 int64_t InnerNormalization::persistentBytesPerElement() const {
   int64_t bytes = 0;
   for (TensorView* tv : persistent_buffers) bytes += dataTypeSize(tv->dtype());
+  for (TensorView* tv : row_buffers) bytes += dataTypeSize(tv->dtype());
   return bytes;
 }
 
@@ -139,6 +140,11 @@ std::variant<InnerNormalization, std::string> analyzeInnerNormalization(Fusion* 
 
   for (TensorView* tv : persistentBuffers(fusion))
     if (isFull(tv)) norm.persistent_buffers.push_back(tv);
+  for (Expr* e : exprs)
+    if (auto* bcast = dynamic_cast<BroadcastOp*>(e)) {
+      auto* in = bcast->in()->as<TensorView>();
+      if (mapsToReference(dataAxes(in), rank - norm.row_rank)) norm.row_buffers.push_back(in);
+    }
   return norm;
 }
 

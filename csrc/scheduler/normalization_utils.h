@@ -44,7 +44,10 @@ struct InnerNormalization {
   int64_t row_rank = 0;
   //! persistentBuffers(fusion): what a thread keeps in registers for its part of the row.
   std::vector<TensorView*> persistent_buffers;
-  //! Register bytes per row element: the sum of the persistent buffers' element sizes.
+  //! Row-shaped tensors broadcast over the rows (a norm's weight, as its broadcast reads it):
+  //! a thread keeps its part of each in registers for all its rows.
+  std::vector<TensorView*> row_buffers;
+  //! Register bytes per row element: the element sizes of the persistent and row buffers.
   int64_t persistentBytesPerElement() const;
 };
 

@@ -55,7 +55,8 @@ inline void buildRmsNorm(Fusion& f, DataType dtype, double eps = 1e-6) {
   TensorView* x = asFloat(in);
   TensorView* ms = div(sum(mul(x, x), {-1}), in->axis(1)->extent());
   TensorView* inv = rsqrt(add(ms, constFloat(eps, DataType::Float)));
-  TensorView* y = mul(mul(x, backOverRow(inv, 2)), broadcast(asFloat(w), {true, false}));
+  TensorView* wb = broadcast(asFloat(w), {true, false});
+  TensorView* y = mul(mul(x, backOverRow(inv, 2)), wb);
   f.addOutput(asDtype(y, dtype));
 }
 
@@ -72,8 +73,9 @@ inline void buildLayerNorm(Fusion& f, DataType dtype, double eps = 1e-5) {
   TensorView* d = sub(x, backOverRow(div(sum(x, {-1}), n), 2));
   TensorView* var = div(sum(mul(d, d), {-1}), n);
   TensorView* inv = rsqrt(add(var, constFloat(eps, DataType::Float)));
-  TensorView* y = add(mul(mul(d, backOverRow(inv, 2)), broadcast(asFloat(w), {true, false})),
-                      broadcast(asFloat(b), {true, false}));
+  TensorView* wb = broadcast(asFloat(w), {true, false});
+  TensorView* bb = broadcast(asFloat(b), {true, false});
+  TensorView* y = add(mul(mul(d, backOverRow(inv, 2)), wb), bb);
   f.addOutput(asDtype(y, dtype));
 }
 

@@ -25,6 +25,13 @@ void softmax2d(Fusion& f, DataType t) {
   testing::buildSoftmax(f, t);
 }
 
+void buildRmsNormDefault(Fusion& f, DataType t) {
+  testing::buildRmsNorm(f, t);
+}
+void buildLayerNormDefault(Fusion& f, DataType t) {
+  testing::buildLayerNorm(f, t);
+}
+
 std::unique_ptr<Fusion> make(BuildFn build, DataType t) {
   auto fusion = std::make_unique<Fusion>();
   FusionGuard fg(fusion.get());
@@ -54,6 +61,37 @@ std::string persistentRejection(Fusion& fusion, std::vector<TensorMetadata> inpu
     if (type == SchedulerType::InnerPersistent) return reason;
   ADD_FAILURE() << "InnerPersistent did not refuse; the registry chose " << toString(p.type);
   return {};
+}
+
+std::vector<std::string> names(const std::vector<TensorView*>& tvs) {
+  std::vector<std::string> out;
+  for (TensorView* tv : tvs) out.push_back(tv->toInlineString());
+  return out;
+}
+
+// The registers a row takes: softmax keeps x (T0, read by max and by sub) and exp (T4, read
+// by sum and by div); RMS norm keeps x as float (T2, read by x * x and by x * inv) and its
+// weight as float (T8, broadcast over the rows).
+TEST(PersistentScheduler, AnalysisFindsTheBuffers) {
+  auto f = make(softmax2d, DataType::Float);
+  auto softmax = analyzeInnerNormalization(f.get());
+  ASSERT_TRUE(std::holds_alternative<InnerNormalization>(softmax));
+  const InnerNormalization& s = std::get<InnerNormalization>(softmax);
+  EXPECT_EQ(s.reference->toInlineString(), "T0");
+  EXPECT_EQ(names(s.reductions), (std::vector<std::string>{"T1", "T5"}));
+  EXPECT_EQ(s.row_rank, 1);
+  EXPECT_EQ(names(s.persistent_buffers), (std::vector<std::string>{"T0", "T4"}));
+  EXPECT_TRUE(s.row_buffers.empty());
+  EXPECT_EQ(s.persistentBytesPerElement(), 8);
+
+  auto g = make(buildRmsNormDefault, DataType::BFloat16);
+  auto rms = analyzeInnerNormalization(g.get());
+  ASSERT_TRUE(std::holds_alternative<InnerNormalization>(rms));
+  const InnerNormalization& r = std::get<InnerNormalization>(rms);
+  EXPECT_EQ(names(r.persistent_buffers), std::vector<std::string>{"T2"});
+  EXPECT_EQ(names(r.row_buffers), std::vector<std::string>{"T8"});
+  EXPECT_EQ(r.persistentBytesPerElement(), 8);
+  EXPECT_NE(findBroadcastAfterReduction(g.get()), nullptr);
 }
 
 TEST(PersistentScheduler, SoftmaxBf16LongRows) {
@@ -251,6 +289,33 @@ TEST(PersistentScheduler, RefusalsSayWhy) {
   }
 }
 
+TEST(PersistentScheduler, RefusalsOfOpsAndShapes) {
+  {
+    // The layout op is no pointwise op.
+    Fusion f;
+    FusionGuard fg(&f);
+    schedtest::LayoutInputs l = schedtest::layoutInputs(f);
+    f.addOutput(preprocessGroupedMatmulInputSf(l.in, l.in_off, l.out_off));
+    EXPECT_THAT(compileTimeRejection(f),
+                HasSubstr("is not a pointwise, broadcast or reduction op"));
+  }
+  {
+    // The first reduction reads a tensor with a broadcast axis ([M, 1] reduced over 1).
+    Fusion f;
+    FusionGuard fg(&f);
+    TensorView* c = makeConcreteTensor({-1, 1});
+    f.addInput(c);
+    f.addOutput(div(c, broadcast(sum(c, {1}), {false, true})));
+    EXPECT_THAT(compileTimeRejection(f), HasSubstr("which has broadcast axes"));
+  }
+  {
+    Fusion f;
+    FusionGuard fg(&f);
+    f.addInput(makeContigTensor(2));
+    EXPECT_THAT(compileTimeRejection(f), HasSubstr("the fusion has no outputs"));
+  }
+}
+
 // A fusion whose rows are empty is NoOp's; the persistent scheduler says why it refuses.
 TEST(PersistentScheduler, RefusesEmptyRows) {
   auto f = make(softmax2d, DataType::Float);
@@ -300,13 +365,6 @@ struct NormCase {
 };
 
 class PersistentFec : public ::testing::TestWithParam<NormCase> {};
-
-void buildRmsNormDefault(Fusion& f, DataType t) {
-  testing::buildRmsNorm(f, t);
-}
-void buildLayerNormDefault(Fusion& f, DataType t) {
-  testing::buildLayerNorm(f, t);
-}
 
 // Counts the kernel's reads of global tensor `name` (`T0[` indexed or vector-copied).
 int64_t globalReads(const std::string& code, const std::string& name) {
