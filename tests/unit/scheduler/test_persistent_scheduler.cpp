@@ -416,5 +416,40 @@ INSTANTIATE_TEST_SUITE_P(
                  {{3, 5, 16}, {1, 1, 16}}}),
     [](const ::testing::TestParamInfo<NormCase>& info) { return info.param.name; });
 
+// A new number of rows reuses the kernel (the grid changes); a new row length is a new
+// kernel, since the row's extents are constants of it.
+TEST(PersistentScheduler, KernelServesOneRowLength) {
+  FusionExecutorCache fec(make(softmax2d, DataType::Float));
+  fec.runFusionWithInputs({Tensor::random({3, 1024}, DataType::Float, 1)});
+  fec.runFusionWithInputs({Tensor::random({9, 1024}, DataType::Float, 2)});
+  EXPECT_EQ(fec.countKernelsCompiled(), 1);
+  fec.runFusionWithInputs({Tensor::random({3, 2048}, DataType::Float, 3)});
+  EXPECT_EQ(fec.countKernelsCompiled(), 2);
+}
+
+// Softmax that also outputs exp(x - max), which the sum and the division read too: the
+// output is forked from the persistent buffer and written element by element; still one
+// kernel reading the input once.
+TEST(PersistentScheduler, IntermediateOutputWithReaders) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* x = makeContigTensor(2);
+    fusion->addInput(x);
+    TensorView* e = exp(sub(x, testing::backOverRow(max(x, {1}), 2)));
+    fusion->addOutput(e);
+    fusion->addOutput(div(e, testing::backOverRow(sum(e, {1}), 2)));
+  }
+  FusionExecutorCache fec(std::move(fusion));
+  std::vector<Tensor> in = {Tensor::random({5, 1000}, DataType::Float, 4)};
+  std::vector<Tensor> out = fec.runFusionWithInputs(in);
+  ASSERT_EQ(out.size(), 2u);
+  FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+  EXPECT_FALSE(rt->isSegmented());
+  EXPECT_EQ(rt->heuristics().at(0)->schedulerType(), SchedulerType::InnerPersistent);
+  EXPECT_EQ(globalReads(fec.getMostRecentCode(), "T0"), 1) << fec.getMostRecentCode();
+  EXPECT_THAT(rt->executor()->ptx(), Not(HasSubstr(".local")));
+}
+
 }  // namespace
 }  // namespace mf
