@@ -93,16 +93,20 @@ std::variant<InnerNormalization, std::string> analyzeInnerNormalization(Fusion* 
 
   IdModel model(*fusion);
   const std::vector<IterDomain*> ref_axes = dataAxes(norm.reference);
-  // True when `axes` are concrete and map, in order, to the reference's axes from `begin`.
-  auto mapsToReference = [&](const std::vector<IterDomain*>& axes, int64_t begin) {
-    if (static_cast<int64_t>(axes.size()) + begin != rank) return false;
+  // True when `axes` are concrete and map, in order, to the reference's axes [begin, end).
+  auto mapsToReference = [&](const std::vector<IterDomain*>& axes, int64_t begin, int64_t end) {
+    if (static_cast<int64_t>(axes.size()) != end - begin) return false;
     for (size_t i = 0; i < axes.size(); ++i)
       if (axes[i]->isBroadcast() ||
           !model.areMapped(axes[i], ref_axes[begin + i], IdMappingMode::Exact))
         return false;
     return true;
   };
-  auto isFull = [&](const TensorView* tv) { return mapsToReference(dataAxes(tv), 0); };
+  const int64_t first_row_axis = rank - norm.row_rank;
+  auto isFull = [&](const TensorView* tv) { return mapsToReference(dataAxes(tv), 0, rank); };
+  auto isRowShaped = [&](const TensorView* tv) {
+    return mapsToReference(dataAxes(tv), first_row_axis, rank);
+  };
   if (!isFull(norm.reference))
     return fmt::format("{} reduces {}, which has broadcast axes", first->toString(),
                        norm.reference->toString());
@@ -131,20 +135,34 @@ std::variant<InnerNormalization, std::string> analyzeInnerNormalization(Fusion* 
           out->toString(), norm.reference->toString());
   for (Val* in : fusion->inputs()) {
     auto* tv = dynamic_cast<TensorView*>(in);
-    if (tv == nullptr || tv->uses().empty() || isFull(tv) ||
-        mapsToReference(dataAxes(tv), rank - norm.row_rank))
-      continue;
+    if (tv == nullptr || tv->uses().empty() || isFull(tv) || isRowShaped(tv)) continue;
     return fmt::format("input {} has neither the shape of {} nor that of its row", tv->toString(),
                        norm.reference->toString());
   }
 
+  // A broadcast takes a row's result back over the row, or a row-shaped tensor over the rows.
+  for (Expr* e : exprs) {
+    auto* bcast = dynamic_cast<BroadcastOp*>(e);
+    if (bcast == nullptr) continue;
+    auto* in = bcast->in()->as<TensorView>();
+    const std::vector<bool>& flags = bcast->isBroadcastDims();
+    auto flagsAre = [&](bool row) {
+      if (static_cast<int64_t>(flags.size()) != rank) return false;
+      for (int64_t i = 0; i < rank; ++i)
+        if (flags[i] != ((i >= first_row_axis) == row)) return false;
+      return true;
+    };
+    if (flagsAre(false) && isRowShaped(in)) {
+      norm.row_buffers.push_back(in);
+      continue;
+    }
+    if (!flagsAre(true) || !mapsToReference(dataAxes(in), 0, first_row_axis))
+      return fmt::format(
+          "{} broadcasts neither a result over the row of {} nor a row over its rows",
+          e->toString(), norm.reference->toString());
+  }
   for (TensorView* tv : persistentBuffers(fusion))
     if (isFull(tv)) norm.persistent_buffers.push_back(tv);
-  for (Expr* e : exprs)
-    if (auto* bcast = dynamic_cast<BroadcastOp*>(e)) {
-      auto* in = bcast->in()->as<TensorView>();
-      if (mapsToReference(dataAxes(in), rank - norm.row_rank)) norm.row_buffers.push_back(in);
-    }
   return norm;
 }
 

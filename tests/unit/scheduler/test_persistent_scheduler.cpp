@@ -314,6 +314,20 @@ TEST(PersistentScheduler, RefusalsOfOpsAndShapes) {
     f.addInput(makeContigTensor(2));
     EXPECT_THAT(compileTimeRejection(f), HasSubstr("the fusion has no outputs"));
   }
+  {
+    // [M, G, 16] reduced over 16, the [M, G] result broadcast in the middle ([M, 1, G]) and
+    // used with a [M, 16, G]-shaped tensor: not back over the row.
+    Fusion f;
+    FusionGuard fg(&f);
+    TensorView* x = makeContigTensor(3);
+    TensorView* y = makeContigTensor(3);
+    f.addInput(x);
+    f.addInput(y);
+    TensorView* m = broadcast(max(x, {2}), {false, true, false});
+    f.addOutput(add(x, div(y, m)));
+    EXPECT_THAT(compileTimeRejection(f),
+                HasSubstr("broadcasts neither a result over the row of T0"));
+  }
 }
 
 // A fusion whose rows are empty is NoOp's; the persistent scheduler says why it refuses.
