@@ -15,6 +15,8 @@
 #include "ops/tensor_factories.h"
 #include "reference/reference_evaluator.h"
 #include "scheduler/no_op.h"
+#include "scheduler/normalization_inner.h"
+#include "scheduler/normalization_utils.h"
 #include "scheduler/pointwise.h"
 #include "scheduler/registry.h"
 #include "scheduler/tools/inlining.h"

@@ -85,6 +85,7 @@ class CudaPrinter final : public KirVisitor {
     }
     out_ += fmt::format("extern \"C\" __global__ void {}({}) {{\n", name, fmt::join(params, ", "));
     indent_ = 1;
+    emitBlockSizeAssumptions();
     emitScope(kernel_.body().exprs());
     out_ += "}\n";
     return out_;
@@ -92,6 +93,26 @@ class CudaPrinter final : public KirVisitor {
 
  private:
   void line(const std::string& s) { out_ += std::string(2 * indent_, ' ') + s + "\n"; }
+
+  // A kernel with a block reduction has constant thread extents (validateSchedule), and the
+  // launch's block is their largest. Saying so lets nvcc fold `(i * 128 + threadIdx.x) / 128`
+  // to `i`: a register array read at such an index (a persistent buffer read by another
+  // loop over the row) then stays in registers instead of local memory.
+  void emitBlockSizeAssumptions() {
+    bool block_reduction = false;
+    for (TensorView* tv : kernel_.ir().allTvs())
+      for (IterDomain* id : tv->getLoopDomain())
+        block_reduction |= id->isReduction() && id->parallelType() == ParallelType::TIDx;
+    if (!block_reduction) return;
+    for (const ParallelDimension& dim : kernel_.summary().parallel_dims) {
+      if (!isThreadDim(dim.type)) continue;
+      int64_t size = 0;
+      for (Val* e : dim.extents) size = std::max(size, e->constInt().value_or(-1));
+      if (size > 0 &&
+          std::all_of(dim.extents.begin(), dim.extents.end(), [](Val* e) { return e->isConst(); }))
+        line(fmt::format("__builtin_assume({} < {});", toString(dim.type), size));
+    }
+  }
 
   // Loops printed as a `for`; the others index by thread/block or are one vector copy.
   static bool isSerialLoop(const ForLoop* loop) {

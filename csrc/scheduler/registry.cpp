@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "scheduler/no_op.h"
+#include "scheduler/normalization_inner.h"
 #include "scheduler/pointwise.h"
 
 namespace mf {
@@ -13,9 +14,10 @@ std::unique_ptr<SchedulerEntry> SchedulerEntry::makeSchedulerInstance(SchedulerT
       return std::make_unique<NoOpScheduler>();
     case SchedulerType::PointWise:
       return std::make_unique<PointWiseScheduler>();
+    case SchedulerType::InnerPersistent:
+      return std::make_unique<InnerPersistentScheduler>();
     case SchedulerType::None:
     case SchedulerType::Reduction:
-    case SchedulerType::InnerPersistent:
       return nullptr;
   }
   return nullptr;

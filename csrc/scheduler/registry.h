@@ -49,7 +49,7 @@ class SchedulerEntry {
 };
 
 //! The schedulers tried, first to last: NoOp, Reduction, PointWise, InnerPersistent. Types
-//! without an implementation (Reduction, InnerPersistent until issue 9) are skipped.
+//! without an implementation are skipped.
 const std::vector<SchedulerType>& schedulersInPriorityOrder();
 
 //! The registry's answer: the first scheduler that accepted and its parameters, or

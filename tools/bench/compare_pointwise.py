@@ -49,15 +49,22 @@ def cases():
     yield "col_mul_fp32", (lambda a, b: a * b), (X, torch.randn(M, 1, device="cuda"))
 
 
-def main():
+def read_ours(stream):
+    """minifuser's lines "case <name> <us> <bytes>" as {name: (us, bytes)}."""
     ours = {}
-    for line in sys.stdin:
+    for line in stream:
         parts = line.split()
         if len(parts) == 4 and parts[0] == "case":
             ours[parts[1]] = (float(parts[2]), int(parts[3]))
+    return ours
+
+
+def report(ours, cases):
+    """One line per case of `cases` (name, fn, args) that minifuser timed: the copy of the same
+    bytes, ours, PyTorch eager and torch.compile, with ratios."""
     print(f"{'case':<16}{'bytes MB':>9}{'copy us':>9}{'ours us':>9}{'ours GB/s':>10}"
           f"{'x copy':>8}{'eager us':>10}{'compile us':>11}{'compile/ours':>13}")
-    for name, fn, args in cases():
+    for name, fn, args in cases:
         if name not in ours:
             continue
         us, nbytes = ours[name]
@@ -70,6 +77,10 @@ def main():
         del src, dst
         print(f"{name:<16}{nbytes / 1e6:>9.0f}{copy:>9.1f}{us:>9.1f}{nbytes / us / 1e3:>10.0f}"
               f"{copy / us:>8.2f}{eager:>10.1f}{comp:>11.1f}{comp / us:>13.2f}")
+
+
+def main():
+    report(read_ours(sys.stdin), cases())
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "bench_utils.h"
 #include "cuda/driver.h"
 #include "cuda/kernel_cache.h"
 #include "cuda/module.h"
@@ -24,11 +25,7 @@ namespace {
 
 using mf::DataType;
 using mf::TensorView;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using mf::bench::medianUs;
 
 struct Case {
   std::string name;
@@ -61,14 +58,6 @@ TensorView* geluTanh(TensorView* x, TensorView* y) {
   return mf::castOp(DataType::BFloat16, g);
 }
 
-// Median of `iters` timed calls of `fn` (CUDA events around each call, after a warm-up).
-double medianUs(const std::function<void()>& fn, int warmup = 10, int iters = 100) {
-  for (int i = 0; i < warmup; ++i) fn();
-  std::vector<double> us;
-  for (int i = 0; i < iters; ++i) us.push_back(1000.0 * mf::cuda::timeOnStreamMs(fn));
-  return median(us);
-}
-
 // The fusion's outputs on a small problem of the same shape kinds, against the reference.
 bool checkSmall(const Case& c) {
   mf::FusionExecutorCache fec(makeFusion(c));
@@ -80,13 +69,7 @@ bool checkSmall(const Case& c) {
   }
   mf::Tensor out = fec.runFusionWithInputs(inputs)[0].toHost();
   mf::Tensor ref = mf::ReferenceEvaluator(fec.fusion()).run(inputs)[0];
-  for (int64_t i = 0; i < ref.numel(); ++i)
-    if (std::abs(out.item(i) - ref.item(i)) > 1e-2 * (1 + std::abs(ref.item(i)))) {
-      fmt::print(stderr, "pointwise_bench: {}: wrong result at {}: {} vs {}\n", c.name, i,
-                 out.item(i), ref.item(i));
-      return false;
-    }
-  return true;
+  return mf::bench::matchesReference("pointwise_bench", c.name, out, ref, 1e-2);
 }
 
 }  // namespace

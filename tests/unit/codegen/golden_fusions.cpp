@@ -4,6 +4,7 @@
 
 #include "scheduler/registry.h"
 #include "scheduler/tools/inlining.h"
+#include "unit/scheduler/normalization_fusions.h"
 
 namespace mf::testing {
 namespace {
@@ -371,6 +372,20 @@ const std::vector<GoldenFusion>& goldenFusions() {
          return std::vector<Tensor>{Tensor::random({n % 17 + 1, 1024}, DataType::Float, seed)};
        },
        1e-5},
+      // Softmax scheduled by the inner persistent scheduler (bf16 rows of 4096: a block of
+      // 128 threads per row, each holding 4 vectors of 8): the row is read from global memory
+      // once (one vector copy of T0), kept in registers as float across the max and the sum
+      // (two block all-reduces), and written with vector stores. Compare softmax_block, which
+      // reads its input twice.
+      {"auto_softmax_bf16",
+       [](Fusion& f) {
+         buildSoftmax(f, DataType::BFloat16);
+         autoSchedule(f, rows({{1000, 4096}}, DataType::BFloat16, 1));
+       },
+       [](int64_t n, uint64_t seed) {
+         return rows({{n, 4096}}, DataType::BFloat16, seed);
+       },
+       /*tolerance=*/0.02},
       // Threads exchange data through shared memory: 128 threads stage a tile, then 64
       // threads each read two neighbouring elements written by other threads (a barrier
       // between, from insertSyncs).

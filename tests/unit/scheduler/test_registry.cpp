@@ -22,7 +22,7 @@ TEST(SchedulerTypeTest, Names) {
   EXPECT_EQ(toString(SchedulerType::InnerPersistent), "inner_persistent");
 }
 
-// nvFuser's order; the reduction schedulers are listed but not implemented until issue 9.
+// nvFuser's order; the Reduction scheduler is listed but not implemented yet.
 TEST(Registry, PriorityOrder) {
   EXPECT_EQ(schedulersInPriorityOrder(),
             (std::vector<SchedulerType>{SchedulerType::NoOp, SchedulerType::Reduction,
@@ -30,7 +30,7 @@ TEST(Registry, PriorityOrder) {
   EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::NoOp), nullptr);
   EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::PointWise), nullptr);
   EXPECT_EQ(SchedulerEntry::makeSchedulerInstance(SchedulerType::Reduction), nullptr);
-  EXPECT_EQ(SchedulerEntry::makeSchedulerInstance(SchedulerType::InnerPersistent), nullptr);
+  EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::InnerPersistent), nullptr);
 }
 
 // ---------------------------------------------------------------- NoOp
@@ -122,11 +122,12 @@ TEST(PointwiseRefusal, NoReferenceForUnrelatedOutputs) {
   HeuristicsProposal p = propose(f, {contiguous({4, 8}), contiguous({8})});
   EXPECT_EQ(p.type, SchedulerType::None);
   EXPECT_EQ(p.params, nullptr);
-  ASSERT_EQ(p.rejections.size(), 2u);
+  ASSERT_EQ(p.rejections.size(), 3u);
   EXPECT_EQ(p.rejections[1].first, SchedulerType::PointWise);
   EXPECT_EQ(p.rejections[1].second,
             "no output covers every input and output axis (T2 lacks iS2{i2} of T1; T3 lacks "
             "iS0{i0} of T0)");
+  EXPECT_EQ(p.rejections[2].first, SchedulerType::InnerPersistent);
 }
 
 // One broadcast concretized to two different axes (M and K): no output covers both.
@@ -244,7 +245,8 @@ TEST(PointwiseRefusal, EmptyReferenceWithNonEmptyOutput) {
   EXPECT_EQ(p.type, SchedulerType::None);
   EXPECT_EQ(p.rejectionsString(),
             "no_op: output T3 has 8 elements (sizes [1, 8])\n"
-            "pointwise: the reference T2 is empty but output T3 is not\n");
+            "pointwise: the reference T2 is empty but output T3 is not\n"
+            "inner_persistent: the fusion has no reduction\n");
   EXPECT_EQ(propose(f, {contiguous({3, 8}), contiguous({1, 8})}).type, SchedulerType::PointWise);
 }
 

@@ -1,0 +1,169 @@
+#include "scheduler/normalization_utils.h"
+
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+#include "ir/exprs.h"
+#include "ir/fusion.h"
+#include "ir/id_model.h"
+
+namespace mf {
+namespace {
+
+std::vector<IterDomain*> dataAxes(const TensorView* tv) {
+  return TensorDomain::noReductions(tv->getLogicalDomain());
+}
+
+// Tensors some reduction reads, directly or through other exprs.
+std::unordered_set<const Val*> upstreamOfReductions(const std::vector<Expr*>& exprs) {
+  std::unordered_set<const Val*> up;
+  for (auto it = exprs.rbegin(); it != exprs.rend(); ++it) {
+    Expr* e = *it;
+    bool feeds = e->isA<ReductionOp>();
+    for (Val* out : e->outputs()) feeds = feeds || up.count(out) > 0;
+    if (!feeds) continue;
+    for (Val* in : e->inputs())
+      if (in->kind() == ValKind::TensorView) up.insert(in);
+  }
+  return up;
+}
+
+bool isSupportedExpr(const Expr* e) {
+  return e->isA<UnaryOp>() || e->isA<BinaryOp>() || e->isA<TernaryOp>() || e->isA<LoadStoreOp>() ||
+         e->isA<BroadcastOp>() || e->isA<ReductionOp>();
+}
+
+}  // namespace
+
+BroadcastOp* findBroadcastAfterReduction(Fusion* fusion) {
+  std::unordered_set<const Val*> reduced;
+  for (Expr* e : fusion->exprs()) {
+    if (auto* bcast = dynamic_cast<BroadcastOp*>(e); bcast && reduced.count(bcast->in()))
+      return bcast;
+    bool after = e->isA<ReductionOp>();
+    for (Val* in : e->inputs()) after = after || reduced.count(in) > 0;
+    if (after) reduced.insert(e->outputs().begin(), e->outputs().end());
+  }
+  return nullptr;
+}
+
+std::vector<TensorView*> persistentBuffers(Fusion* fusion) {
+  const std::unordered_set<const Val*> upstream = upstreamOfReductions(fusion->exprs());
+  std::vector<TensorView*> buffers;
+  for (TensorView* tv : fusion->allTvs()) {
+    std::unordered_set<const Expr*> readers(tv->uses().begin(), tv->uses().end());
+    if (readers.size() >= 2 && upstream.count(tv)) buffers.push_back(tv);
+  }
+  return buffers;
+}
+
+int64_t InnerNormalization::persistentBytesPerElement() const {
+  int64_t bytes = 0;
+  for (TensorView* tv : persistent_buffers) bytes += dataTypeSize(tv->dtype());
+  for (TensorView* tv : row_buffers) bytes += dataTypeSize(tv->dtype());
+  return bytes;
+}
+
+std::variant<InnerNormalization, std::string> analyzeInnerNormalization(Fusion* fusion) {
+  const std::vector<Expr*> exprs = fusion->exprs();
+  InnerNormalization norm;
+  for (Expr* e : exprs) {
+    if (!isSupportedExpr(e))
+      return fmt::format("{} is not a pointwise, broadcast or reduction op", e->toString());
+    if (e->isA<ReductionOp>()) norm.reductions.push_back(e->output(0)->as<TensorView>());
+  }
+  if (norm.reductions.empty()) return std::string("the fusion has no reduction");
+
+  // The row: the first reduction's reduced axes, which must be its innermost ones.
+  TensorView* first = norm.reductions.front();
+  const std::vector<IterDomain*>& first_axes = first->getLogicalDomain();
+  const int64_t rank = static_cast<int64_t>(first_axes.size());
+  for (IterDomain* id : first_axes) norm.row_rank += id->isReduction() ? 1 : 0;
+  for (int64_t i = 0; i < rank; ++i)
+    if (first_axes[i]->isReduction() != (i >= rank - norm.row_rank))
+      return fmt::format(
+          "{} reduces axes that are not the innermost ones; an inner normalization reduces "
+          "rows of contiguous innermost axes",
+          first->toString());
+  if (norm.row_rank == rank)
+    return fmt::format("{} reduces every axis: there are no rows to spread over blocks",
+                       first->toString());
+  norm.reference = first->definition()->as<ReductionOp>()->in()->as<TensorView>();
+
+  IdModel model(*fusion);
+  const std::vector<IterDomain*> ref_axes = dataAxes(norm.reference);
+  // True when `axes` are concrete and map, in order, to the reference's axes [begin, end).
+  auto mapsToReference = [&](const std::vector<IterDomain*>& axes, int64_t begin, int64_t end) {
+    if (static_cast<int64_t>(axes.size()) != end - begin) return false;
+    for (size_t i = 0; i < axes.size(); ++i)
+      if (axes[i]->isBroadcast() ||
+          !model.areMapped(axes[i], ref_axes[begin + i], IdMappingMode::Exact))
+        return false;
+    return true;
+  };
+  const int64_t first_row_axis = rank - norm.row_rank;
+  auto isFull = [&](const TensorView* tv) { return mapsToReference(dataAxes(tv), 0, rank); };
+  auto isRowShaped = [&](const TensorView* tv) {
+    return mapsToReference(dataAxes(tv), first_row_axis, rank);
+  };
+  if (!isFull(norm.reference))
+    return fmt::format("{} reduces {}, which has broadcast axes", first->toString(),
+                       norm.reference->toString());
+
+  for (TensorView* red : norm.reductions) {
+    const std::vector<IterDomain*>& axes = red->getLogicalDomain();
+    auto* in = red->definition()->as<ReductionOp>()->in()->as<TensorView>();
+    bool same = static_cast<int64_t>(axes.size()) == rank && isFull(in);
+    for (int64_t i = 0; same && i < rank; ++i)
+      same = axes[i]->isReduction() == first_axes[i]->isReduction();
+    if (!same)
+      return fmt::format(
+          "{} and {} reduce different axes or shapes; one persistent kernel "
+          "needs every reduction over the same rows",
+          first->toString(), red->toString());
+  }
+  if (findBroadcastAfterReduction(fusion) == nullptr)
+    return std::string(
+        "no reduction result is broadcast back over the row: nothing persists across a "
+        "reduction (the Reduction scheduler's case)");
+  for (Val* out : fusion->outputs())
+    if (!isFull(out->as<TensorView>()))
+      return fmt::format(
+          "output {} does not have the shape of {}; the inner persistent scheduler writes "
+          "only tensors of the normalized shape",
+          out->toString(), norm.reference->toString());
+  for (Val* in : fusion->inputs()) {
+    auto* tv = dynamic_cast<TensorView*>(in);
+    if (tv == nullptr || tv->uses().empty() || isFull(tv) || isRowShaped(tv)) continue;
+    return fmt::format("input {} has neither the shape of {} nor that of its row", tv->toString(),
+                       norm.reference->toString());
+  }
+
+  // A broadcast takes a row's result back over the row, or a row-shaped tensor over the rows.
+  for (Expr* e : exprs) {
+    auto* bcast = dynamic_cast<BroadcastOp*>(e);
+    if (bcast == nullptr) continue;
+    auto* in = bcast->in()->as<TensorView>();
+    const std::vector<bool>& flags = bcast->isBroadcastDims();
+    auto flagsAre = [&](bool row) {
+      if (static_cast<int64_t>(flags.size()) != rank) return false;
+      for (int64_t i = 0; i < rank; ++i)
+        if (flags[i] != ((i >= first_row_axis) == row)) return false;
+      return true;
+    };
+    if (flagsAre(false) && isRowShaped(in)) {
+      norm.row_buffers.push_back(in);
+      continue;
+    }
+    if (!flagsAre(true) || !mapsToReference(dataAxes(in), 0, first_row_axis))
+      return fmt::format(
+          "{} broadcasts neither a result over the row of {} nor a row over its rows",
+          e->toString(), norm.reference->toString());
+  }
+  for (TensorView* tv : persistentBuffers(fusion))
+    if (isFull(tv)) norm.persistent_buffers.push_back(tv);
+  return norm;
+}
+
+}  // namespace mf
