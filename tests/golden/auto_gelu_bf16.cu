@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_508b0c7ac9921644(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T1, Tensor<mf_bfloat16, 2, 2> T14) {
+extern "C" __global__ void kernel_d17f8270893e7e5c(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T1, Tensor<mf_bfloat16, 2, 2> T14) {
   const mf_index_t i49 = (T0.size[0] * T0.size[1]);
   const mf_index_t i108 = ((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x));
   const bool b266 = (i108 < (i49 / 8));
@@ -25,8 +25,8 @@ extern "C" __global__ void kernel_508b0c7ac9921644(Tensor<mf_bfloat16, 2, 2> T0,
     alignas(16) float T4[1];
     alignas(16) float T2[1];
     alignas(16) float T3[1];
-    T3[0] = mf_cast<float>(T15[i86]);
-    T2[0] = mf_cast<float>(T16[i86]);
+    T3[0] = mf_toFloatForArithmetic(T15[i86]);
+    T2[0] = mf_toFloatForArithmetic(T16[i86]);
     T4[0] = (T3[0] * T2[0]);
     T12[0] = (T4[0] * 0.5f);
     T5[0] = (T4[0] * T4[0]);

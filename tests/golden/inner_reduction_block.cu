@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_e8710ba8155135b3(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
+extern "C" __global__ void kernel_a2811192eba77c3f(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
   T1[((mf_index_t)blockIdx.x)] = 0.0f;
   alignas(16) float T2[1];
   T2[0] = 0.0f;

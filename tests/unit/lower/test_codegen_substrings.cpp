@@ -79,7 +79,8 @@ TEST(CodegenSubstrings, IndexTypedef) {
               HasSubstr("\ntypedef long long mf_index_t;\n"));
 }
 
-// bf16 is loaded and stored through mf_cast; the math runs in float.
+// bf16 is loaded and stored through casts; the math runs in float. A widening read only by
+// arithmetic (exp here) keeps a NaN's bits (mf_toFloatForArithmetic, no canonicalizing select).
 TEST(CodegenSubstrings, BFloat16Casts) {
   Fusion fusion;
   FusionGuard fg(&fusion);
@@ -92,9 +93,31 @@ TEST(CodegenSubstrings, BFloat16Casts) {
   inlineMost();
   std::string code = generate(fusion).kernel_code;
   EXPECT_THAT(code, HasSubstr("Tensor<mf_bfloat16, 1, 1> T0"));
-  EXPECT_THAT(code, HasSubstr("T1[0] = mf_cast<float>(T0[i"));
+  EXPECT_THAT(code, HasSubstr("T1[0] = mf_toFloatForArithmetic(T0[i"));
   EXPECT_THAT(code, HasSubstr("T2[0] = mf_exp(T1[0]);"));
   EXPECT_THAT(code, HasSubstr("] = mf_cast<mf_bfloat16>(T2[0]);"));
+}
+
+// A widened value whose bits can reach memory keeps the canonicalizing mf_cast: a fusion
+// output, or a register read by neg (a sign flip passes the NaN's bits on) or maximum (which
+// returns its NaN operand).
+TEST(CodegenSubstrings, WideningKeepsCanonicalNanWhereBitsAreVisible) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1, DataType::BFloat16);
+  fusion.addInput(t0);
+  TensorView* t1 = castOp(DataType::Float, t0);
+  TensorView* t2 = castOp(DataType::Float, t0);
+  TensorView* t3 = castOp(DataType::Float, t0);
+  fusion.addOutput(t1);
+  fusion.addOutput(neg(t2));
+  fusion.addOutput(maximum(t3, mul(t3, t3)));
+  inlineMost();
+  std::string code = generate(fusion).kernel_code;
+  EXPECT_THAT(code, HasSubstr("T1[i4] = mf_cast<float>(T0[i4]);")) << code;
+  EXPECT_THAT(code, HasSubstr("T2[0] = mf_cast<float>(T0[i5]);")) << code;
+  EXPECT_THAT(code, HasSubstr("T3[0] = mf_cast<float>(T0[i6]);")) << code;
+  EXPECT_THAT(code, Not(HasSubstr("mf_toFloatForArithmetic"))) << code;
 }
 
 // The layout op is one call of the runtime function with the output and offset types, the
