@@ -27,6 +27,8 @@ class Interpreter {
  public:
   Interpreter(Kernel& kernel, const std::vector<Tensor>& inputs) : kernel_(kernel) {
     const Fusion& ir = kernel.ir();
+    for (Expr* e : ir.exprs())
+      if (e->isA<PreprocessGroupedMatmulInputSf>()) throw Unsupported();
     for (size_t i = 0; i < ir.inputs().size(); ++i) {
       auto* tv = dynamic_cast<TensorView*>(ir.inputs()[i]);
       if (tv == nullptr) throw Unsupported();
