@@ -30,11 +30,6 @@ Val* promotedExtent(IterDomain* id, const IdModel* model) {
   return id->extent();
 }
 
-std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
-                                         const IdModel* model) {
-  return indicesFromLoop(tv, loop_indices, tv->domain()->loopSource(), model);
-}
-
 IndexMap indexMapFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
                           const IdModel* model) {
   FusionGuard fg(tv->fusion());
@@ -65,12 +60,6 @@ std::vector<Val*> indicesInMap(const IndexMap& walk, const std::vector<IterDomai
     out.push_back(it != walk.end() && !id->isBroadcast() ? it->second : constInt(0));
   }
   return out;
-}
-
-std::vector<Val*> indicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
-                                  const std::vector<IterDomain*>& targets, const IdModel* model) {
-  FusionGuard fg(tv->fusion());
-  return indicesInMap(indexMapFromLoop(tv, loop_indices, model), targets);
 }
 
 std::vector<Val*> indicesFromLogical(TensorView* tv, const std::vector<Val*>& logical_indices,

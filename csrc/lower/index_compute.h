@@ -13,18 +13,14 @@
 
 namespace mf {
 
-//! Logical indices of `tv` from the indices of its loop axes (`loop_indices[i]` for
-//! tv->axis(i)): Split: in = outer * inner_extent + inner; Merge: outer = out / inner_extent,
-//! inner = out % inner_extent. When the loop domain is derived from a declared allocation
-//! domain (TensorDomain::loopSource()), these are that domain's indices instead.
-//! With `model`, a merge whose inner input is (or contains) a broadcast axis that a consumer
+//! The index of every IterDomain the walk back from `tv`'s loop indices (`loop_indices[i]`
+//! for tv->axis(i)) reaches: its loop axes, each split/merge axis on the way, and the axes
+//! the loop domain is derived from (loopSource(): logical, or a declared allocation domain;
+//! and, through root -> logical splits/merges, the root domain). Split: in = outer *
+//! inner_extent + inner; Merge: outer = out / inner_extent, inner = out % inner_extent. With
+//! `model`, a merge whose inner input is (or contains) a broadcast axis that a consumer
 //! iterates divides by that iteration axis's extent instead of 1 (the loop it shares with
 //! the consumer runs over it; nvFuser's loop promotion).
-std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
-                                         const IdModel* model = nullptr);
-
-//! The index of every IterDomain the walk back from `tv`'s loop indices reaches: its loop
-//! axes, each split/merge axis on the way, and the axes the loop domain is derived from.
 IndexMap indexMapFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
                           const IdModel* model = nullptr);
 
@@ -37,13 +33,6 @@ std::vector<Val*> indicesInMap(const IndexMap& walk, const std::vector<IterDomai
 //! merge over the product of its inputs' (nvFuser's loop promotion). Without `model`, the
 //! extent itself.
 Val* promotedExtent(IterDomain* id, const IdModel* model);
-
-//! The same walk back from the loop indices, for `targets` (axes the loop domain is derived
-//! from: loopSource(), or the root domain, reached through root -> logical splits/merges).
-//! `model` promotes broadcasts in merges as logicalIndicesFromLoop does.
-std::vector<Val*> indicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
-                                  const std::vector<IterDomain*>& targets,
-                                  const IdModel* model = nullptr);
 
 //! Indices of `targets` (axes derived from tv's logical domain) given logical indices:
 //! Split: outer = in / inner_extent, inner = in % inner_extent; Merge: outer * inner_extent +

@@ -71,7 +71,7 @@ class DivisibleSplits {
 };
 
 // Whether the index of each axis of `tv`, computed from its loop indices the way
-// logicalIndicesFromLoop does, can reach past the axis's extent. Loop indices cannot (a
+// indexMapFromLoop does, can reach past the axis's extent. Loop indices cannot (a
 // parallel loop launched wider is guarded by its own predicate); a split's input can when
 // the split is not divisible or an output can; a merge's outer when the merge's output can;
 // a merge's inner never (it is a remainder).
