@@ -115,6 +115,31 @@ TEST_P(ReductionKernel, Compiles) {
   EXPECT_FALSE(compiled.cubin.empty()) << compiled.log;
 }
 
+// The serial schedules, run on the host kernel interpreter, compute what the reference
+// computes (floats within a relative 1e-3 for the different summation order; the block
+// schedule's all-reduce is not modelled).
+TEST_P(ReductionKernel, HostInterpreterMatchesReference) {
+  const testing::ReductionCase& c = GetParam();
+  if (c.schedule == testing::ReductionCase::Schedule::RowPerBlock)
+    GTEST_SKIP() << "the interpreter does not model block reductions";
+  Fusion fusion;
+  testing::buildScheduled(fusion, c);
+  std::unique_ptr<Kernel> kernel =
+      lowerFusion(fusion, {.index_type = DataType::Int64, .verify = true});
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1}, {5, 17}, {37, 3}, {130, 9}}) {
+    std::vector<Tensor> inputs = {Tensor::random({rows, cols}, c.dtype, 11)};
+    std::optional<std::vector<Tensor>> outputs = testing::interpretKernel(*kernel, inputs);
+    ASSERT_TRUE(outputs.has_value());
+    std::vector<Tensor> reference = ReferenceEvaluator(&fusion).run(inputs);
+    for (int64_t i = 0; i < reference[0].numel(); ++i) {
+      const double got = (*outputs)[0].item(i), want = reference[0].item(i);
+      const double tolerance = isFloatingType(reference[0].dtype()) ? 1e-3 : 0;
+      EXPECT_LE(std::abs(got - want), tolerance * (1 + std::abs(want)))
+          << rows << "x" << cols << " element " << i << ": got " << got << ", reference " << want;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Codegen, ReductionKernel, ::testing::ValuesIn(testing::reductionCases()),
                          [](const auto& info) { return info.param.name; });
 
