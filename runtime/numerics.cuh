@@ -45,6 +45,23 @@ __device__ inline float mf_toFloat(mf_fp8e4m3 v) {
   return mf_toFloat(low);
 }
 
+// Widening for a value that only arithmetic reads (codegen decides, widensForArithmeticOnly):
+// exact, and a NaN keeps its bits, which no arithmetic result's NaN is bound to; saves the
+// compare and select that make it canonical.
+__device__ inline float mf_toFloatForArithmetic(mf_half v) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v.bits));
+  return f;
+}
+
+__device__ inline float mf_toFloatForArithmetic(mf_bfloat16 v) {
+  return __uint_as_float(static_cast<unsigned int>(v.bits) << 16);
+}
+
+__device__ inline float mf_toFloatForArithmetic(mf_fp8e4m3 v) {
+  return mf_toFloat(v);
+}
+
 // ---- narrowing: round to nearest even, one rounding from the source type ----
 
 __device__ inline mf_half mf_toHalf(float v) {

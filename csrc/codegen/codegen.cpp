@@ -349,7 +349,11 @@ class CudaPrinter final : public KirVisitor {
   void handle(UnaryOp* op) override {
     DataType out = op->out()->dtype();
     if (op->opType() == UnaryOpType::Cast) {
-      line(fmt::format("{} = {};", target(op->out()), operand(op->in(), out)));
+      std::string value =
+          widensForArithmeticOnly(op)
+              ? fmt::format("mf_toFloatForArithmetic({})", operand(op->in(), op->in()->dtype()))
+              : operand(op->in(), out);
+      line(fmt::format("{} = {};", target(op->out()), value));
       return;
     }
     DataType compute = computeType(out);
@@ -418,6 +422,43 @@ class CudaPrinter final : public KirVisitor {
     if (guarded) line("}");
     --indent_;
     line("}");
+  }
+
+  // Whether a narrow float widened to float by `op` lands in a register read by arithmetic
+  // only (+ - * /, comparisons, transcendental functions): a NaN then need not be made
+  // canonical, since no arithmetic result's NaN bits are part of the contract
+  // (docs/numerics.md). A copy, neg/abs/relu, maximum/minimum, where or a cast would pass
+  // the bits on, and a fusion output keeps them.
+  static bool widensForArithmeticOnly(const UnaryOp* op) {
+    auto* out = op->out()->as<TensorIndex>()->view();
+    if (out->dtype() != DataType::Float || !isNarrowFloat(op->in()->dtype()) ||
+        out->getMemoryType() != MemoryType::Local || out->isFusionOutput() || out->uses().empty())
+      return false;
+    return std::all_of(out->uses().begin(), out->uses().end(), [](const Expr* use) {
+      if (auto* b = dynamic_cast<const BinaryOp*>(use)) {
+        BinaryOpType t = b->opType();
+        return t == BinaryOpType::Add || t == BinaryOpType::Sub || t == BinaryOpType::Mul ||
+               t == BinaryOpType::Div || isPredicateOp(t);
+      }
+      if (auto* u = dynamic_cast<const UnaryOp*>(use)) {
+        switch (u->opType()) {
+          case UnaryOpType::Exp:
+          case UnaryOpType::Log:
+          case UnaryOpType::Sqrt:
+          case UnaryOpType::Rsqrt:
+          case UnaryOpType::Reciprocal:
+          case UnaryOpType::Tanh:
+          case UnaryOpType::Sigmoid:
+          case UnaryOpType::Sin:
+          case UnaryOpType::Cos:
+          case UnaryOpType::LogicalNot:
+            return true;
+          default:
+            return false;
+        }
+      }
+      return false;
+    });
   }
 
   static std::string binaryValue(BinaryOpType t, DataType compute, const std::string& a,

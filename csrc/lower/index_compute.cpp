@@ -1,5 +1,7 @@
 #include "lower/index_compute.h"
 
+#include <algorithm>
+
 #include "ir/builder.h"
 
 namespace mf {
@@ -17,9 +19,6 @@ bool heldInBuffer(const TensorView* tv, int64_t i) {
 
 }  // namespace
 
-// The extent a loop over `id` really runs: a broadcast axis that a consumer iterates
-// (permissively mapped to an iteration axis) runs over that axis's extent, as the loop it
-// shares with the consumer does; a merge of such axes over the product.
 Val* promotedExtent(IterDomain* id, const IdModel* model) {
   if (model == nullptr) return id->extent();
   if (auto* m = dynamic_cast<Merge*>(id->definition()))
@@ -31,15 +30,10 @@ Val* promotedExtent(IterDomain* id, const IdModel* model) {
   return id->extent();
 }
 
-std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
-                                         const IdModel* model) {
-  return indicesFromLoop(tv, loop_indices, tv->domain()->loopSource(), model);
-}
-
-std::vector<Val*> indicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
-                                  const std::vector<IterDomain*>& targets, const IdModel* model) {
+IndexMap indexMapFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
+                          const IdModel* model) {
   FusionGuard fg(tv->fusion());
-  std::unordered_map<IterDomain*, Val*> idx;
+  IndexMap idx;
   for (size_t i = 0; i < loop_indices.size(); ++i)
     idx[tv->axis(static_cast<int64_t>(i))] = loop_indices[i];
   std::vector<Expr*> transforms = tv->domain()->allTransforms();
@@ -56,12 +50,14 @@ std::vector<Val*> indicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_
       idx[m->inner()] = SIB::mod(idx[m->out()], inner_extent);
     }
   }
+  return idx;
+}
+
+std::vector<Val*> indicesInMap(const IndexMap& walk, const std::vector<IterDomain*>& targets) {
   std::vector<Val*> out;
   for (IterDomain* id : targets) {
-    auto it = idx.find(id);
-    // A broadcast axis has index 0, also when merged away or when its loop is shared with a
-    // consumer that iterates there (inlined across the broadcast).
-    out.push_back(it != idx.end() && !id->isBroadcast() ? it->second : constInt(0));
+    auto it = walk.find(id);
+    out.push_back(it != walk.end() && !id->isBroadcast() ? it->second : constInt(0));
   }
   return out;
 }
@@ -91,12 +87,31 @@ std::vector<Val*> indicesFromLogical(TensorView* tv, const std::vector<Val*>& lo
   return out;
 }
 
-Val* globalOffset(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logical_indices) {
+std::vector<IterDomain*> mergedAxes(IterDomain* id) {
+  auto* m = dynamic_cast<Merge*>(id->definition());
+  if (m == nullptr) return {id};
+  std::vector<IterDomain*> axes = mergedAxes(m->outer());
+  std::vector<IterDomain*> inner = mergedAxes(m->inner());
+  axes.insert(axes.end(), inner.begin(), inner.end());
+  return axes;
+}
+
+Val* MergedIndexSource::find(size_t first, size_t end) const {
+  const std::vector<IterDomain*> run(consumer_axes.begin() + static_cast<int64_t>(first),
+                                     consumer_axes.begin() + static_cast<int64_t>(end));
+  if (std::find(run.begin(), run.end(), nullptr) != run.end()) return nullptr;
+  for (const auto& [id, index] : *walk)
+    if (id->definition() != nullptr && id->definition()->isA<Merge>() && mergedAxes(id) == run)
+      return index;
+  return nullptr;
+}
+
+Val* globalOffset(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logical_indices,
+                  const MergedIndexSource* merged) {
   FusionGuard fg(tv->fusion());
   const auto& alloc = tv->getMaybeAllocationDomain();
   std::vector<Val*> alloc_idx = indicesFromLogical(tv, logical_indices, alloc);
   const Contiguity& contig = tv->getContiguity();
-  Val* offset = constInt(0);
   // Reduction axes hold no data: the kernel's tensor argument has one stride per other axis.
   auto holdsData = [&](size_t j) { return !alloc[j]->isBroadcast() && !alloc[j]->isReduction(); };
   // The innermost non-broadcast allocation axis has stride 1 when contiguous.
@@ -106,12 +121,28 @@ Val* globalOffset(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logic
       innermost = j;
       break;
     }
+  const bool unit_inner = innermost >= 0 && contig[innermost].value_or(false);
+  // The longest run [run_begin, innermost] of contiguous data axes one merged index covers.
+  size_t run_begin = alloc.size();
+  Val* run_index = nullptr;
+  if (merged != nullptr && unit_inner) {
+    for (int64_t j = innermost - 1; j >= 0 && holdsData(j) && contig[j].value_or(false); --j)
+      if (Val* index = merged->find(static_cast<size_t>(j), static_cast<size_t>(innermost) + 1)) {
+        run_begin = static_cast<size_t>(j);
+        run_index = index;
+      }
+  }
+  Val* offset = constInt(0);
   int64_t stride_pos = 0;
   for (size_t j = 0; j < alloc.size(); ++j) {
     if (alloc[j]->isReduction()) continue;
     const int64_t pos = stride_pos++;
-    if (alloc[j]->isBroadcast()) continue;
-    bool unit = static_cast<int64_t>(j) == innermost && contig[j].value_or(false);
+    if (alloc[j]->isBroadcast() || j > run_begin) continue;
+    if (j == run_begin) {
+      offset = SIB::add(offset, run_index);
+      continue;
+    }
+    bool unit = static_cast<int64_t>(j) == innermost && unit_inner;
     Val* stride = unit ? constInt(1) : kernel.strideOf(tv, pos);
     offset = SIB::add(offset, SIB::mul(alloc_idx[j], stride));
   }

@@ -1,7 +1,8 @@
 //! Index math between a tensor's domains: loop indices back to logical indices (through the
 //! loop domain's split/merge history), logical indices forward to allocation or loop
-//! indices, and the final offset into global memory (dot product with strides) or into a
-//! register buffer (linearized over the axes it holds).
+//! indices, and the final offset into global memory (dot product with strides, or a merged
+//! index where the merge covers contiguous allocation axes) or into a register buffer
+//! (linearized over the axes it holds).
 #pragma once
 
 #include <unordered_map>
@@ -12,22 +13,26 @@
 
 namespace mf {
 
-//! Logical indices of `tv` from the indices of its loop axes (`loop_indices[i]` for
-//! tv->axis(i)): Split: in = outer * inner_extent + inner; Merge: outer = out / inner_extent,
-//! inner = out % inner_extent. When the loop domain is derived from a declared allocation
-//! domain (TensorDomain::loopSource()), these are that domain's indices instead.
-//! With `model`, a merge whose inner input is (or contains) a broadcast axis that a consumer
+//! The index of every IterDomain the walk back from `tv`'s loop indices (`loop_indices[i]`
+//! for tv->axis(i)) reaches: its loop axes, each split/merge axis on the way, and the axes
+//! the loop domain is derived from (loopSource(): logical, or a declared allocation domain;
+//! and, through root -> logical splits/merges, the root domain). Split: in = outer *
+//! inner_extent + inner; Merge: outer = out / inner_extent, inner = out % inner_extent. With
+//! `model`, a merge whose inner input is (or contains) a broadcast axis that a consumer
 //! iterates divides by that iteration axis's extent instead of 1 (the loop it shares with
 //! the consumer runs over it; nvFuser's loop promotion).
-std::vector<Val*> logicalIndicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
-                                         const IdModel* model = nullptr);
+IndexMap indexMapFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
+                          const IdModel* model = nullptr);
 
-//! The same walk back from the loop indices, for `targets` (axes the loop domain is derived
-//! from: loopSource(), or the root domain, reached through root -> logical splits/merges).
-//! `model` promotes broadcasts in merges as logicalIndicesFromLoop does.
-std::vector<Val*> indicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
-                                  const std::vector<IterDomain*>& targets,
-                                  const IdModel* model = nullptr);
+//! The indices of `targets` in a walk: 0 for a broadcast axis (also when merged away or when
+//! its loop is shared with a consumer that iterates there) and for an axis it did not reach.
+std::vector<Val*> indicesInMap(const IndexMap& walk, const std::vector<IterDomain*>& targets);
+
+//! The extent a loop over `id` runs: its own, except that a broadcast axis a consumer
+//! iterates (permissively mapped to an iteration axis) runs over that axis's extent, and a
+//! merge over the product of its inputs' (nvFuser's loop promotion). Without `model`, the
+//! extent itself.
+Val* promotedExtent(IterDomain* id, const IdModel* model);
 
 //! Indices of `targets` (axes derived from tv's logical domain) given logical indices:
 //! Split: outer = in / inner_extent, inner = in % inner_extent; Merge: outer * inner_extent +
@@ -35,10 +40,32 @@ std::vector<Val*> indicesFromLoop(TensorView* tv, const std::vector<Val*>& loop_
 std::vector<Val*> indicesFromLogical(TensorView* tv, const std::vector<Val*>& logical_indices,
                                      const std::vector<IterDomain*>& targets);
 
+//! The axes `id` merges, outer to inner: a merge output's are its outer's then its inner's;
+//! any other axis is its own.
+std::vector<IterDomain*> mergedAxes(IterDomain* id);
+
+//! A merged index the consumer's loop walk computed, for contiguity-aware indexing of a
+//! global operand `tv` of the expr: `consumer_axes[j]` is the consumer axis that allocation
+//! axis j of `tv` maps to (null when none), and `walk` the consumer's IndexMap. The index of
+//! a walk axis that merges exactly the consumer axes of allocation axes [first, end) is that
+//! run's row-major index, when the extents agree (mapped axes: equal at run time).
+struct MergedIndexSource {
+  const IndexMap* walk = nullptr;
+  std::vector<IterDomain*> consumer_axes;
+
+  //! The walk's index of a merge of exactly consumer_axes[first, end), or null.
+  Val* find(size_t first, size_t end) const;
+};
+
 //! Element offset of logical element `logical_indices` in a global tensor: the allocation
 //! indices dotted with the tensor's strides (the innermost contiguous stride is 1; broadcast
-//! axes contribute nothing).
-Val* globalOffset(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logical_indices);
+//! axes contribute nothing). With `merged`, a run of allocation axes declared contiguous down
+//! to the innermost (unit-stride) axis, that one merged loop axis covers, is addressed by the
+//! merged index itself: `i / T0.size[1] * T0.stride[0] + i % T0.size[1]` becomes `i`. The
+//! run's strides are then the products of the inner sizes, which the declared contiguity
+//! guarantees (size-1 axes are never stepped along; see checkContiguity).
+Val* globalOffset(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logical_indices,
+                  const MergedIndexSource* merged = nullptr);
 
 //! Offset into the buffer of a local (register) or shared tensor, given its loop indices:
 //! row-major over the loop axes right of its compute-at position that are not bound to

@@ -25,8 +25,10 @@ void replaceInScope(Scope& scope, Expr* old_expr, Expr* new_expr) {
 
 // Logical indices of producer `p` read by the expr computing `c` at `c_root` (the indices of
 // c's root domain, its logical domain when it has none): each producer axis reads at its
-// mapped consumer axis; a broadcast or reduction axis at 0.
-std::vector<Val*> producerLogical(TensorView* p, TensorView* c, const std::vector<Val*>& c_root) {
+// mapped consumer axis; a broadcast or reduction axis at 0. `to_consumer` receives, per
+// allocation axis of `p`, the consumer root axis it maps to (null for none).
+std::vector<Val*> producerLogical(TensorView* p, TensorView* c, const std::vector<Val*>& c_root,
+                                  std::vector<IterDomain*>& to_consumer) {
   IdMap p2c = PairwiseLogicalDomainMap(p, c).mapProducerToConsumer();
   const std::vector<IterDomain*>& c_ids = c->getMaybeRootDomain();
   std::vector<Val*> out;
@@ -39,14 +41,19 @@ std::vector<Val*> producerLogical(TensorView* p, TensorView* c, const std::vecto
     auto pos = std::find(c_ids.begin(), c_ids.end(), p2c.at(id)) - c_ids.begin();
     out.push_back(c_root.at(static_cast<size_t>(pos)));
   }
+  to_consumer.clear();
+  for (IterDomain* id : p->getMaybeAllocationDomain()) {
+    auto it = p2c.find(id);
+    to_consumer.push_back(id->isBroadcast() || it == p2c.end() ? nullptr : it->second);
+  }
   return out;
 }
 
 TensorIndex* indexOf(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logical,
-                     const std::vector<Val*>* loop_indices) {
+                     const std::vector<Val*>* loop_indices, const MergedIndexSource* merged) {
   Val* offset = nullptr;
   if (tv->getMemoryType() == MemoryType::Global) {
-    offset = globalOffset(kernel, tv, logical);
+    offset = globalOffset(kernel, tv, logical, merged);
   } else {
     std::vector<Val*> loop =
         loop_indices ? *loop_indices : indicesFromLogical(tv, logical, tv->getLoopDomain());
@@ -55,17 +62,15 @@ TensorIndex* indexOf(Kernel& kernel, TensorView* tv, const std::vector<Val*>& lo
   return IrBuilder::createIn<TensorIndex>(&kernel.ir(), tv, offset);
 }
 
-// A register producer with a broadcast axis, scheduled like its consumer (its loop axes
-// permissively mapped to the consumer's, position by position), is read at the consumer's
-// loop indices: it was written at those, and going through its logical indices would
-// lose where the consumer's loops run over the axis the producer broadcasts.
+// A register or shared producer scheduled like its consumer (its loop axes permissively
+// mapped to the consumer's, position by position) is read at the consumer's loop indices:
+// it was written at those. Going through its logical indices instead would divide and
+// take remainders to find the loop indices again (a register array indexed by `i % 8`, not
+// a constant after unrolling, lives in local memory), and would lose where the consumer's
+// loops run over an axis the producer broadcasts.
 std::optional<std::vector<Val*>> sharedLoopIndices(const IdModel& model, TensorView* p,
                                                    TensorView* c, const std::vector<Val*>& c_loop) {
-  const auto& logical = p->getLogicalDomain();
-  if (p->getMemoryType() == MemoryType::Global || p->nDims() != c->nDims() ||
-      std::none_of(logical.begin(), logical.end(),
-                   [](IterDomain* id) { return id->isBroadcast(); }))
-    return std::nullopt;
+  if (p->getMemoryType() == MemoryType::Global || p->nDims() != c->nDims()) return std::nullopt;
   for (int64_t i = 0; i < p->nDims(); ++i)
     if (!model.areMapped(p->axis(i), c->axis(i), IdMappingMode::Permissive)) return std::nullopt;
   return c_loop;
@@ -126,12 +131,11 @@ void indexTensors(Kernel& kernel) {
       // A whole-vector copy is addressed by its first element.
       loop_indices.push_back(vec ? constInt(0) : loops[i]->index());
     }
-    std::vector<Val*> c_logical = logicalIndicesFromLoop(out, loop_indices, &model);
+    const IndexMap walk = indexMapFromLoop(out, loop_indices, &model);
+    std::vector<Val*> c_logical = indicesInMap(walk, out->domain()->loopSource());
     // An rfactor tensor reads its producer at its root indices, and its bounds are there too.
     std::vector<Val*> c_root =
-        out->domain()->hasRoot()
-            ? indicesFromLoop(out, loop_indices, out->getMaybeRootDomain(), &model)
-            : c_logical;
+        out->domain()->hasRoot() ? indicesInMap(walk, out->getMaybeRootDomain()) : c_logical;
 
     std::vector<Val*> ins;
     auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e);
@@ -144,8 +148,9 @@ void indexTensors(Kernel& kernel) {
         ins.push_back(IrBuilder::create<TensorIndex>(p, constInt(0)));
       } else {
         std::optional<std::vector<Val*>> shared = sharedLoopIndices(model, p, out, loop_indices);
-        ins.push_back(
-            indexOf(kernel, p, producerLogical(p, out, c_root), shared ? &*shared : nullptr));
+        MergedIndexSource merged{&walk, {}};
+        std::vector<Val*> p_logical = producerLogical(p, out, c_root, merged.consumer_axes);
+        ins.push_back(indexOf(kernel, p, p_logical, shared ? &*shared : nullptr, &merged));
       }
     }
     TensorIndex* out_index = nullptr;
@@ -162,18 +167,20 @@ void indexTensors(Kernel& kernel) {
       ins.push_back(c_logical[1]);
       out_index = IrBuilder::create<TensorIndex>(out, constInt(0));
     } else {
-      out_index = indexOf(kernel, out, c_logical, &loop_indices);
+      // The output's own axes: its allocation axes are (when logical) the walk's targets.
+      MergedIndexSource merged{&walk, out->getMaybeAllocationDomain()};
+      out_index = indexOf(kernel, out, c_logical, &loop_indices, &merged);
     }
     Expr* lowered = e->newObject(&ir, ins, {out_index});
     if (auto* red = dynamic_cast<ReductionOp*>(e)) {
       Expr* init = initReduction(kernel, red, out_index, loops);
-      kernel.outputLogicalIndices()[init] = c_root;
+      kernel.outputIndices()[init] = walk;
       lowered_loops[init] = kernel.loopsOf().at(init);
       lowered_order.push_back(init);
     }
     replaceInScope(innermostScope(kernel, e), e, lowered);
     if (width > 1) kernel.vectorWidth()[lowered] = width;
-    kernel.outputLogicalIndices()[lowered] = c_root;
+    kernel.outputIndices()[lowered] = walk;
     lowered_loops[lowered] = loops;
     lowered_order.push_back(lowered);
   }

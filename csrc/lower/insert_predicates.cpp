@@ -3,6 +3,7 @@
 
 #include "ir/builder.h"
 #include "ir/id_model.h"
+#include "lower/index_compute.h"
 #include "lower/passes.h"
 
 namespace mf {
@@ -20,25 +21,68 @@ bool parallelDimMayOverrun(Kernel& kernel, const IdModel& model, ForLoop* loop) 
   return false;
 }
 
-bool divisible(Split* s) {
-  std::optional<int64_t> in = s->in()->extent()->constInt();
-  std::optional<int64_t> factor = s->factor()->constInt();
-  return in && factor && *factor != 0 && *in % *factor == 0;
-}
+// Splits the executor proves divisible at launch. A vectorized copy of a fusion input or
+// output is checked (KernelExecutor's checkVectorizable) to run along axes holding a multiple
+// of the vector width, so the copy's split by the width of those axes' merge divides; so does
+// every split IdModel maps to it (the same axis: equal extents at run time). The pointwise
+// scheduler's vector split is one: [i0 * i1] -> [ceilDiv(i0 * i1, 8), 8].
+class DivisibleSplits {
+ public:
+  DivisibleSplits(const Fusion& ir, const IdModel& model) : model_(model) {
+    for (Expr* e : ir.exprs()) {
+      if (!e->isA<LoadStoreOp>()) continue;
+      auto* in = dynamic_cast<TensorView*>(e->input(0));
+      auto* out = e->output(0)->as<TensorView>();
+      if (in == nullptr || out->nDims() == 0) continue;
+      const bool checked = (in->isFusionInput() && in->getMemoryType() == MemoryType::Global) ||
+                           (out->isFusionOutput() && out->getMemoryType() == MemoryType::Global);
+      IterDomain* vector = out->axis(out->nDims() - 1);
+      auto* split = dynamic_cast<Split*>(vector->definition());
+      if (!checked || vector->parallelType() != ParallelType::Vectorize || split == nullptr ||
+          split->inner() != vector || !mergedFromLogical(out, split->in()))
+        continue;
+      vectorized_.push_back(split);
+    }
+  }
+
+  bool divisible(Split* s) const {
+    std::optional<int64_t> in = s->in()->extent()->constInt();
+    std::optional<int64_t> factor = s->factor()->constInt();
+    if (in && factor && *factor != 0 && *in % *factor == 0) return true;
+    return factor && std::any_of(vectorized_.begin(), vectorized_.end(), [&](Split* v) {
+             return v->factor()->constInt() == factor &&
+                    model_.areMapped(v->in(), s->in(), IdMappingMode::Exact);
+           });
+  }
+
+ private:
+  // Whether `id` is a logical axis of `tv` or a merge of such: the executor checks the
+  // extent of exactly those axes.
+  static bool mergedFromLogical(TensorView* tv, IterDomain* id) {
+    const auto& logical = tv->getLogicalDomain();
+    const std::vector<IterDomain*> axes = mergedAxes(id);
+    return std::all_of(axes.begin(), axes.end(), [&](IterDomain* a) {
+      return std::find(logical.begin(), logical.end(), a) != logical.end();
+    });
+  }
+
+  const IdModel& model_;
+  std::vector<Split*> vectorized_;
+};
 
 // Whether the index of each axis of `tv`, computed from its loop indices the way
-// logicalIndicesFromLoop does, can reach past the axis's extent. Loop indices cannot (a
+// indexMapFromLoop does, can reach past the axis's extent. Loop indices cannot (a
 // parallel loop launched wider is guarded by its own predicate); a split's input can when
-// the split is not provably divisible or an output can; a merge's outer when the merge's
-// output can; a merge's inner never (it is a remainder).
-std::unordered_map<IterDomain*, bool> mayOverrun(TensorView* tv) {
+// the split is not divisible or an output can; a merge's outer when the merge's output can;
+// a merge's inner never (it is a remainder).
+std::unordered_map<IterDomain*, bool> mayOverrun(TensorView* tv, const DivisibleSplits& splits) {
   std::unordered_map<IterDomain*, bool> over;
   for (IterDomain* id : tv->getLoopDomain()) over[id] = false;
   std::vector<Expr*> transforms = tv->domain()->allTransforms();
   for (auto it = transforms.rbegin(); it != transforms.rend(); ++it) {
     if (auto* s = dynamic_cast<Split*>(*it)) {
       if (!over.count(s->outer()) || !over.count(s->inner())) continue;
-      over[s->in()] = over[s->outer()] || over[s->inner()] || !divisible(s);
+      over[s->in()] = over[s->outer()] || over[s->inner()] || !splits.divisible(s);
     } else if (auto* m = dynamic_cast<Merge*>(*it)) {
       if (!over.count(m->out())) continue;
       over[m->outer()] = over[m->out()];
@@ -46,6 +90,56 @@ std::unordered_map<IterDomain*, bool> mayOverrun(TensorView* tv) {
     }
   }
   return over;
+}
+
+// The axis whose bounds check is equivalent to `id`'s (which may overrun), nearest the loop
+// domain, and its extent: a merge's outer is in bounds exactly when the merge's output is
+// (`i / n < m` is `i < m * n`, without the division); a divisible split's input exactly when
+// its outer is, given an inner that cannot overrun (`o * 8 + v < n` is `o < n / 8` when 8
+// divides n), which takes the vector's element index out of the check. Stops at a split that
+// may not divide (the check must see its inner index) and at a reduction/iteration boundary
+// (a block reduction's write guard checks iteration axes only).
+std::pair<IterDomain*, Val*> hoistedBound(IterDomain* id, const IdModel& model,
+                                          const std::unordered_map<IterDomain*, bool>& over,
+                                          const DivisibleSplits& splits,
+                                          const std::unordered_map<IterDomain*, Expr*>& use) {
+  Val* extent = id->extent();
+  for (auto it = use.find(id); it != use.end(); it = use.find(id)) {
+    if (auto* m = dynamic_cast<Merge*>(it->second)) {
+      if (m->outer() != id || m->inner()->isReduction() != id->isReduction()) break;
+      extent = SIB::mul(extent, promotedExtent(m->inner(), &model));
+      id = m->out();
+    } else if (auto* s = dynamic_cast<Split*>(it->second)) {
+      auto inner = over.find(s->inner());
+      if (!splits.divisible(s) || inner == over.end() || inner->second) break;
+      extent = SIB::div(extent, s->factor());
+      id = s->outer();
+    } else {
+      break;
+    }
+  }
+  return {id, extent};
+}
+
+// Whether `e` computes registers from registers only, with an op that cannot fault: then it
+// needs no guard (nvFuser's predicate elimination). Outside the bounds it computes values
+// nobody reads: its consumers are guarded where they read memory or reduce, and each reads
+// the elements its own guard lets through, which this expr computed from guarded loads.
+// Integer division and modulo are kept guarded (a divisor of 0 is undefined behaviour).
+bool computesRegistersOnly(const Expr* e) {
+  if (e->isA<ReductionOp>() || e->isA<PreprocessGroupedMatmulInputSf>()) return false;
+  auto isRegister = [](const Val* v) {
+    auto* ti = dynamic_cast<const TensorIndex*>(v);
+    return ti == nullptr || ti->view()->getMemoryType() == MemoryType::Local;
+  };
+  if (!std::all_of(e->inputs().begin(), e->inputs().end(), isRegister) ||
+      !std::all_of(e->outputs().begin(), e->outputs().end(), isRegister))
+    return false;
+  if (auto* b = dynamic_cast<const BinaryOp*>(e))
+    return !(isIntegralType(b->out()->dtype()) &&
+             (b->opType() == BinaryOpType::Div || b->opType() == BinaryOpType::Mod ||
+              b->opType() == BinaryOpType::CeilDiv));
+  return true;
 }
 
 bool isBlockReduction(const Expr* e) {
@@ -62,11 +156,16 @@ void insertPredicates(Kernel& kernel) {
   Fusion& ir = kernel.ir();
   FusionGuard fg(&ir);
   IdModel model(ir);
+  const DivisibleSplits splits(ir, model);
   for (Expr* e : kernel.computeOrder()) {
     const std::vector<ForLoop*>& loops = kernel.loopsOf().at(e);
     auto* out = e->output(0)->as<TensorIndex>()->view();
-    const std::vector<Val*>& logical = kernel.outputLogicalIndices().at(e);
-    std::unordered_map<IterDomain*, bool> over = mayOverrun(out);
+    const IndexMap& walk = kernel.outputIndices().at(e);
+    std::unordered_map<IterDomain*, bool> over = mayOverrun(out, splits);
+    std::unordered_map<IterDomain*, Expr*> use;
+    for (Expr* t : out->domain()->allTransforms())
+      for (Val* in : t->inputs())
+        if (auto* id = dynamic_cast<IterDomain*>(in)) use[id] = t;
     Val* pred = constBool(true);
     // A block reduction's write predicate: the bounds of the axes its output is indexed by.
     const bool block_reduction = isBlockReduction(e);
@@ -77,13 +176,19 @@ void insertPredicates(Kernel& kernel) {
         out->domain()->hasRoot() ? out->getMaybeRootDomain() : out->domain()->loopSource();
     // An init runs outside the reduction loops: it must happen even for an empty reduction.
     const bool is_init = kernel.reductionInits().count(e) > 0;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      if (ids[i]->isBroadcast() || (is_init && ids[i]->isReduction())) continue;
-      auto it = over.find(ids[i]);
+    std::vector<IterDomain*> checked;
+    for (IterDomain* id : ids) {
+      if (id->isBroadcast() || (is_init && id->isReduction())) continue;
+      auto it = over.find(id);
       if (it != over.end() && !it->second) continue;
-      Val* in_bounds = SIB::lt(logical[i], ids[i]->extent());
+      // An init's loops stop before the reduction loops: keep its checks on its own axes.
+      auto [bound, extent] = is_init ? std::pair<IterDomain*, Val*>(id, id->extent())
+                                     : hoistedBound(id, model, over, splits, use);
+      if (std::find(checked.begin(), checked.end(), bound) != checked.end()) continue;
+      checked.push_back(bound);
+      Val* in_bounds = SIB::lt(indicesInMap(walk, {bound}).front(), extent);
       pred = SIB::logicalAnd(pred, in_bounds);
-      if (block_reduction && !ids[i]->isReduction()) write = SIB::logicalAnd(write, in_bounds);
+      if (block_reduction && !id->isReduction()) write = SIB::logicalAnd(write, in_bounds);
     }
     for (ForLoop* loop : loops) {
       ParallelType p = loop->parallelType();
@@ -104,7 +209,9 @@ void insertPredicates(Kernel& kernel) {
       kernel.inlinePredicates()[e] = {pred, write};
       continue;
     }
-    if (pred->constValue() && asBool(*pred->constValue())) continue;
+    if ((pred->constValue() && asBool(*pred->constValue())) ||
+        (!is_init && computesRegistersOnly(e)))
+      continue;
     Scope& scope = loops.empty() ? kernel.body() : loops.back()->body();
     auto it = std::find(scope.exprs().begin(), scope.exprs().end(), e);
     MF_ASSERT(it != scope.exprs().end(), "expr not in its scope");

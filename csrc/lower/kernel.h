@@ -17,6 +17,10 @@
 
 namespace mf {
 
+//! The index of each IterDomain reached by walking a tensor's loop indices back through its
+//! split/merge history (lower/index_compute.h).
+using IndexMap = std::unordered_map<IterDomain*, Val*>;
+
 class Kernel {
  public:
   explicit Kernel(const Fusion& scheduled);
@@ -39,12 +43,11 @@ class Kernel {
   //! Lowered copies (set by indexTensors) that are whole-vector copies, with their width.
   std::unordered_map<const Expr*, int64_t>& vectorWidth() { return vector_width_; }
   const std::unordered_map<const Expr*, int64_t>& vectorWidth() const { return vector_width_; }
-  //! Logical indices of each lowered expr's output (set by indexTensors, read by
-  //! insertPredicates); root indices for a tensor with a root domain (an rfactor tensor). For a
-  //! whole-vector copy: the indices of the vector's first element.
-  std::unordered_map<const Expr*, std::vector<Val*>>& outputLogicalIndices() {
-    return output_logical_;
-  }
+  //! The index of every axis of each lowered expr's output that the walk back from its loop
+  //! indices reaches: loop, split/merge, logical (and root, for an rfactor tensor) axes (set
+  //! by indexTensors, read by insertPredicates). For a whole-vector copy: the indices of the
+  //! vector's first element.
+  std::unordered_map<const Expr*, IndexMap>& outputIndices() { return output_indices_; }
   //! The lowered `acc = init` stores that start each reduction (set by indexTensors, which
   //! places them before the first reduction loop): predicates skip their reduction axes.
   std::unordered_set<const Expr*>& reductionInits() { return reduction_inits_; }
@@ -79,7 +82,7 @@ class Kernel {
   std::unordered_map<Expr*, std::vector<ForLoop*>> loops_of_;
   std::vector<Expr*> compute_order_;
   std::unordered_map<const Expr*, int64_t> vector_width_;
-  std::unordered_map<const Expr*, std::vector<Val*>> output_logical_;
+  std::unordered_map<const Expr*, IndexMap> output_indices_;
   std::unordered_set<const Expr*> reduction_inits_;
   std::unordered_map<const Expr*, InlinePredicates> inline_predicates_;
   KernelSummary summary_;

@@ -42,15 +42,23 @@ void insertAllocations(Kernel& kernel);
 
 //! Replaces each tensor operand by a TensorIndex: loop indices are walked back to logical
 //! indices of the consumer, mapped to the producer, then forward to its allocation (global:
-//! dot with strides) or its register buffer.
+//! dot with strides, except that contiguous axes down to the innermost that one merged loop
+//! axis covers are addressed by the merged index) or its register buffer (at the consumer's
+//! loop indices when the producer's loops map to the consumer's).
 //!   T3 = exp(T2)  ->  T3[i0 * T3.stride[0] + i1] = exp(T2[i1])
-//! Needs: generateLoopNests. Guarantees: no TensorView operand left in compute exprs.
+//!   T1 = neg(T0), T0 contiguous, [i0 * i1] merged  ->  T1[i] = neg(T0[i])
+//! Needs: generateLoopNests. Guarantees: no TensorView operand left in compute exprs;
+//! kernel.outputIndices() holds each expr's walk.
 void indexTensors(Kernel& kernel);
 
-//! Guards every compute expr with `logical index < extent` for each logical axis its loops
-//! may overrun (a split not provably divisible on the way to the loop axes) and with
-//! `index < extent` for each parallel loop whose dimension is launched wider (bound to other
-//! extents elsewhere, as kernel.summary() says); constant-true predicates are dropped.
+//! Guards every compute expr with `index < extent` for each logical axis its loops may overrun
+//! (a split not divisible on the way to the loop axes), checked at the axis nearest the loop
+//! where the check is equivalent (a merge: `i < m * n` for `i / n < m`; a divisible split:
+//! `o < n / 8` for `o * 8 + v < n`), and with `index < extent` for each parallel loop whose
+//! dimension is launched wider (bound to other extents elsewhere, as kernel.summary() says).
+//! A split divides when constant extents say so or when it is the vector split of a
+//! vectorized copy of a fusion input or output, which the executor checks at launch. Exprs
+//! computing registers from registers are not guarded; constant-true predicates are dropped.
 //!   T3[..] = .. -> IF (i0 * 128 + tid) < T3.size[0]: T3[..] = ..
 void insertPredicates(Kernel& kernel);
 

@@ -29,7 +29,10 @@ void bindScalar(const Val* s, size_t i, const Tensor& t, ExpressionEvaluator& ee
 }
 
 // A contiguous axis must be dense with the next non-broadcast axis of the allocation
-// domain (inner to outer); broadcast and size-1 axes place no constraint.
+// domain (inner to outer) that has more than one element. Broadcast and size-1 axes place no
+// constraint and are skipped (as PyTorch's is_contiguous): no index ever steps along them,
+// so their strides are arbitrary. Lowering relies on this: a merged loop index addresses a
+// run of contiguous axes directly, their strides being the products of the inner sizes.
 void checkContiguity(const TensorView* tv, size_t i, const Tensor& t, std::string_view who) {
   if (t.numel() == 0) return;  // no element is addressed: any strides will do
   const Contiguity& contig = tv->getContiguity();
@@ -38,8 +41,8 @@ void checkContiguity(const TensorView* tv, size_t i, const Tensor& t, std::strin
   int64_t expected = 1;
   for (int64_t j = static_cast<int64_t>(perm.size()) - 1; j >= 0; --j) {
     const int64_t d = perm[j];
-    if (alloc[j]->isBroadcast()) continue;
-    if (contig[j].value_or(false) && t.sizes()[d] > 1)
+    if (alloc[j]->isBroadcast() || t.sizes()[d] == 1) continue;
+    if (contig[j].value_or(false))
       MF_CHECK(t.strides()[d] == expected,
                "{}: input {} {}: axis {} is declared contiguous, so its stride must be {}, got {}",
                who, i, tv->toString(), d, expected, t.strides()[d]);

@@ -1,19 +1,15 @@
-extern "C" __global__ void kernel_4636893a3a66f546(Tensor<mf_bfloat16, 1, 1> T0, Tensor<mf_bfloat16, 1, 1> T4) {
+extern "C" __global__ void kernel_02bef0cecfc74bd2(Tensor<mf_bfloat16, 1, 1> T0, Tensor<mf_bfloat16, 1, 1> T4) {
   const mf_index_t i18 = ((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x));
-  const bool b47 = (i18 < T0.size[0]);
+  const bool b39 = (i18 < T0.size[0]);
   alignas(16) float T3[1];
   alignas(16) float T2[1];
   alignas(16) float T1[1];
-  if (b47) {
-    T1[0] = mf_cast<float>(T0[i18]);
+  if (b39) {
+    T1[0] = mf_toFloatForArithmetic(T0[i18]);
   }
-  if (b47) {
-    T2[0] = mf_exp(T1[0]);
-  }
-  if (b47) {
-    T3[0] = (T2[0] * T1[0]);
-  }
-  if (b47) {
+  T2[0] = mf_exp(T1[0]);
+  T3[0] = (T2[0] * T1[0]);
+  if (b39) {
     T4[i18] = mf_cast<mf_bfloat16>(T3[0]);
   }
 }

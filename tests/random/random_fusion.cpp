@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <random>
 
@@ -427,6 +428,18 @@ RandomFusion makeRandomFusion(uint64_t seed, RandomFusionOptions options) {
 
 RandomFusion makeRandomPointwiseFusion(uint64_t seed) {
   return makeRandomFusion(seed, {});
+}
+
+bool closeToReference(double got, double ref, DataType dtype) {
+  if (std::isnan(got) || std::isnan(ref)) return std::isnan(got) && std::isnan(ref);
+  if (!isFloatingType(dtype)) return got == ref;
+  if (std::isinf(got) || std::isinf(ref)) return got == ref;
+  // Float math (and Double outputs of Float math) differ in the last place of a
+  // transcendental function, which later ops can amplify: relative 1e-3.
+  double rtol = 1e-3, atol = 1e-5;
+  if (dtype == DataType::Half || dtype == DataType::BFloat16) rtol = 2e-2, atol = 1e-2;
+  if (dtype == DataType::Float8_e4m3fn) rtol = 0.13, atol = 0.02;
+  return std::abs(got - ref) <= atol + rtol * std::abs(ref);
 }
 
 }  // namespace mf::testing

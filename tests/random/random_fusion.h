@@ -60,4 +60,9 @@ RandomFusion makeRandomFusion(uint64_t seed, RandomFusionOptions options = {});
 //! makeRandomFusion without reductions.
 RandomFusion makeRandomPointwiseFusion(uint64_t seed);
 
+//! Elementwise agreement of a computed output element with the reference's: integers and
+//! Bool exactly; floats within a tolerance that covers the transcendental functions'
+//! last-place differences, by dtype; NaN only with NaN.
+bool closeToReference(double got, double ref, DataType dtype);
+
 }  // namespace mf::testing

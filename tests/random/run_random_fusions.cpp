@@ -14,24 +14,6 @@
 #include "cuda/driver.h"
 #include "random/random_fusion.h"
 
-namespace {
-
-// Elementwise agreement: integers and Bool exactly; floats within a tolerance that covers
-// the transcendental functions' last-place differences, by dtype; NaN only with NaN.
-bool close(double a, double b, mf::DataType t) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  if (!mf::isFloatingType(t)) return a == b;
-  if (std::isinf(a) || std::isinf(b)) return a == b;
-  // Float math (and Double outputs of Float math) differ in the last place of a
-  // transcendental function, which later ops can amplify: relative 1e-3.
-  double rtol = 1e-3, atol = 1e-5;
-  if (t == mf::DataType::Half || t == mf::DataType::BFloat16) rtol = 2e-2, atol = 1e-2;
-  if (t == mf::DataType::Float8_e4m3fn) rtol = 0.13, atol = 0.02;
-  return std::abs(a - b) <= atol + rtol * std::abs(b);
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   mf::testing::RandomFusionOptions options;
   if (argc > 1 && std::string(argv[1]) == "--reductions") {
@@ -78,7 +60,7 @@ int main(int argc, char** argv) {
     for (size_t o = 0; o < ref.size(); ++o) {
       mf::Tensor got = out[o].toHost();
       for (int64_t i = 0; i < ref[o].numel(); ++i)
-        if (!close(got.item(i), ref[o].item(i), ref[o].dtype())) {
+        if (!mf::testing::closeToReference(got.item(i), ref[o].item(i), ref[o].dtype())) {
           fmt::print("seed {}: output {} element {}: got {}, reference {}\n{}\n", seed, o, i,
                      got.item(i), ref[o].item(i), rf.toString());
           ++mismatches;

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -10,6 +11,8 @@
 #include "cuda/nvrtc.h"
 #include "cuda/runtime_sources.h"
 #include "lower/pipeline.h"
+#include "random/kernel_interpreter.h"
+#include "reference/reference_evaluator.h"
 #include "unit/codegen/golden_fusions.h"
 #include "unit/codegen/reduction_schedules.h"
 
@@ -55,6 +58,35 @@ TEST_P(GoldenKernel, MatchesGoldenAndCompiles) {
   EXPECT_THAT(compiled.ptx, ::testing::HasSubstr(".entry " + code.name));
 }
 
+// Each golden kernel, run on the host kernel interpreter at a few sizes, computes what the
+// reference computes (within the fusion's tolerance): its indexing and predicates are right
+// without a GPU. Kernels the interpreter does not model (shared memory, block reductions,
+// the layout op) are skipped.
+TEST_P(GoldenKernel, HostInterpreterMatchesReference) {
+  const GoldenFusion& g = GetParam();
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  g.build(fusion);
+  std::unique_ptr<Kernel> kernel =
+      lowerFusion(fusion, {.index_type = DataType::Int64, .verify = true});
+  for (int64_t n : {1, 5, 37}) {
+    std::vector<Tensor> inputs = g.inputs(n, static_cast<uint64_t>(n));
+    std::optional<std::vector<Tensor>> outputs = testing::interpretKernel(*kernel, inputs);
+    if (!outputs) GTEST_SKIP() << "the interpreter does not model this kernel";
+    std::vector<Tensor> reference = ReferenceEvaluator(&fusion).run(inputs);
+    ASSERT_EQ(outputs->size(), reference.size());
+    for (size_t o = 0; o < reference.size(); ++o)
+      for (int64_t i = 0; i < reference[o].numel(); ++i) {
+        const double got = (*outputs)[o].item(i), want = reference[o].item(i);
+        const bool same = std::isnan(want)
+                              ? std::isnan(got)
+                              : std::abs(got - want) <= g.tolerance * (1 + std::abs(want));
+        ASSERT_TRUE(same) << "n = " << n << ", output " << o << " element " << i << ": got " << got
+                          << ", reference " << want;
+      }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Codegen, GoldenKernel, ::testing::ValuesIn(testing::goldenFusions()),
                          [](const auto& info) { return info.param.name; });
 
@@ -81,6 +113,31 @@ TEST_P(ReductionKernel, Compiles) {
   cuda::CompiledKernel compiled =
       cuda::compileWithNvrtc(code.full_source, code.name, cuda::NvrtcOptions{});
   EXPECT_FALSE(compiled.cubin.empty()) << compiled.log;
+}
+
+// The serial schedules, run on the host kernel interpreter, compute what the reference
+// computes (floats within a relative 1e-3 for the different summation order; the block
+// schedule's all-reduce is not modelled).
+TEST_P(ReductionKernel, HostInterpreterMatchesReference) {
+  const testing::ReductionCase& c = GetParam();
+  if (c.schedule == testing::ReductionCase::Schedule::RowPerBlock)
+    GTEST_SKIP() << "the interpreter does not model block reductions";
+  Fusion fusion;
+  testing::buildScheduled(fusion, c);
+  std::unique_ptr<Kernel> kernel =
+      lowerFusion(fusion, {.index_type = DataType::Int64, .verify = true});
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1}, {5, 17}, {37, 3}, {130, 9}}) {
+    std::vector<Tensor> inputs = {Tensor::random({rows, cols}, c.dtype, 11)};
+    std::optional<std::vector<Tensor>> outputs = testing::interpretKernel(*kernel, inputs);
+    ASSERT_TRUE(outputs.has_value());
+    std::vector<Tensor> reference = ReferenceEvaluator(&fusion).run(inputs);
+    for (int64_t i = 0; i < reference[0].numel(); ++i) {
+      const double got = (*outputs)[0].item(i), want = reference[0].item(i);
+      const double tolerance = isFloatingType(reference[0].dtype()) ? 1e-3 : 0;
+      EXPECT_LE(std::abs(got - want), tolerance * (1 + std::abs(want)))
+          << rows << "x" << cols << " element " << i << ": got " << got << ", reference " << want;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Codegen, ReductionKernel, ::testing::ValuesIn(testing::reductionCases()),

@@ -58,8 +58,11 @@ TEST(CodegenSubstrings, VectorizedCopy) {
   // The first element's index, t * 4, is used by all three copies: computed once.
   EXPECT_THAT(code, HasSubstr("const mf_index_t i20 = (((mf_index_t)threadIdx.x) * 4);"));
   EXPECT_THAT(code, HasSubstr("mf_vectorCopy<float, 4>(&T1[0], &T0[i20]);"));
-  // The register source is addressed by its first element's logical index: (t * 4) % 4 == 0.
-  EXPECT_THAT(code, HasSubstr("mf_vectorCopy<float, 4>(&T2[0], &T1[(i20 % 4)]);"));
+  // The register source is addressed by the copy's loop index: the vector's first element.
+  EXPECT_THAT(code, HasSubstr("mf_vectorCopy<float, 4>(&T2[0], &T1[0]);"));
+  // The executor checks that the vectorized input holds whole vectors: the split by 4 divides
+  // and nothing is guarded.
+  EXPECT_THAT(code, Not(HasSubstr("if (")));
 }
 
 // The index type is a typedef in front of the runtime: int for Int32, long long for Int64.
@@ -76,7 +79,8 @@ TEST(CodegenSubstrings, IndexTypedef) {
               HasSubstr("\ntypedef long long mf_index_t;\n"));
 }
 
-// bf16 is loaded and stored through mf_cast; the math runs in float.
+// bf16 is loaded and stored through casts; the math runs in float. A widening read only by
+// arithmetic (exp here) keeps a NaN's bits (mf_toFloatForArithmetic, no canonicalizing select).
 TEST(CodegenSubstrings, BFloat16Casts) {
   Fusion fusion;
   FusionGuard fg(&fusion);
@@ -89,9 +93,31 @@ TEST(CodegenSubstrings, BFloat16Casts) {
   inlineMost();
   std::string code = generate(fusion).kernel_code;
   EXPECT_THAT(code, HasSubstr("Tensor<mf_bfloat16, 1, 1> T0"));
-  EXPECT_THAT(code, HasSubstr("T1[0] = mf_cast<float>(T0[i"));
+  EXPECT_THAT(code, HasSubstr("T1[0] = mf_toFloatForArithmetic(T0[i"));
   EXPECT_THAT(code, HasSubstr("T2[0] = mf_exp(T1[0]);"));
   EXPECT_THAT(code, HasSubstr("] = mf_cast<mf_bfloat16>(T2[0]);"));
+}
+
+// A widened value whose bits can reach memory keeps the canonicalizing mf_cast: a fusion
+// output, or a register read by neg (a sign flip passes the NaN's bits on) or maximum (which
+// returns its NaN operand).
+TEST(CodegenSubstrings, WideningKeepsCanonicalNanWhereBitsAreVisible) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1, DataType::BFloat16);
+  fusion.addInput(t0);
+  TensorView* t1 = castOp(DataType::Float, t0);
+  TensorView* t2 = castOp(DataType::Float, t0);
+  TensorView* t3 = castOp(DataType::Float, t0);
+  fusion.addOutput(t1);
+  fusion.addOutput(neg(t2));
+  fusion.addOutput(maximum(t3, mul(t3, t3)));
+  inlineMost();
+  std::string code = generate(fusion).kernel_code;
+  EXPECT_THAT(code, HasSubstr("T1[i4] = mf_cast<float>(T0[i4]);")) << code;
+  EXPECT_THAT(code, HasSubstr("T2[0] = mf_cast<float>(T0[i5]);")) << code;
+  EXPECT_THAT(code, HasSubstr("T3[0] = mf_cast<float>(T0[i6]);")) << code;
+  EXPECT_THAT(code, Not(HasSubstr("mf_toFloatForArithmetic"))) << code;
 }
 
 // The layout op is one call of the runtime function with the output and offset types, the
@@ -154,9 +180,10 @@ TEST(CodegenSubstrings, InlinedProducerInConsumerLoopCompiles) {
   EXPECT_FALSE(compiled.cubin.empty()) << compiled.log;
 }
 
-// Common index and predicate math is computed once per block: four exprs guarded by one
-// predicate test one hoisted bool; an index that reads a serial loop's index is declared in
-// that loop's body, where the index exists, and not outside it.
+// Common index and predicate math is computed once per block: the load and the store guarded
+// by one predicate test one hoisted bool (the register-only exprs between them are not
+// guarded); an index that reads a serial loop's index is declared in that loop's body, where
+// the index exists, and not outside it.
 TEST(CodegenSubstrings, CommonScalarsAreHoisted) {
   Fusion fusion;
   FusionGuard fg(&fusion);
@@ -177,14 +204,18 @@ TEST(CodegenSubstrings, CommonScalarsAreHoisted) {
   EXPECT_THAT(code, HasSubstr(R"(
   for (mf_index_t i21 = 0; i21 < 4; ++i21) {
     const mf_index_t i29 = ((((mf_index_t)blockIdx.x) * 128) + ((i21 * 32) + ((mf_index_t)threadIdx.x)));
-    const bool b69 = (i29 < T0.size[0]);
+    const bool b57 = (i29 < T0.size[0]);
     alignas(16) float T3[1];
     alignas(16) float T2[1];
     alignas(16) float T1[1];
-    if (b69) {
+    if (b57) {
       T1[0] = mf_neg(T0[i29]);
     }
-    if (b69) {
+    T2[0] = mf_exp(T1[0]);
+    T3[0] = mf_abs(T2[0]);
+    if (b57) {
+      T4[i29] = mf_sin(T3[0]);
+    }
 )"));
   EXPECT_EQ(code.find("< T0.size[0])"), code.rfind("< T0.size[0])")) << code;
 }

@@ -129,8 +129,8 @@ TEST(Indexing, BroadcastOpReadsMappedAxis) {
 }
 
 // [BIDx, serial 4, TIDx] inlined at 1: a register buffer of 4 written at the serial loop
-// index; the consumer reads the element of its own logical index,
-// ((b * 4 + s) * 128 + t) / 128 % 4, which is that same serial index s.
+// index; the consumer, whose loops map to the buffer's, reads at its own serial index s (not
+// ((b * 4 + s) * 128 + t) / 128 % 4, the same element through a division and a remainder).
 TEST(Indexing, RegisterBufferOfPartialInline) {
   Fusion fusion;
   FusionGuard fg(&fusion);
@@ -156,7 +156,7 @@ TEST(Indexing, RegisterBufferOfPartialInline) {
         T1[i12] = -T0[( ( ( ( ((mf_index_t)blockIdx.x) * 4 ) + i12 ) * 128 ) + ((mf_index_t)threadIdx.x) )]
     FOR i14 in iS10{4}:
       FOR ((mf_index_t)threadIdx.x) in ithreadIdx.x8{128}:
-        T2[( ( ( ( ((mf_index_t)blockIdx.x) * 4 ) + i14 ) * 128 ) + ((mf_index_t)threadIdx.x) )] = exp(T1[( ( ( ( ( ( ((mf_index_t)blockIdx.x) * 4 ) + i14 ) * 128 ) + ((mf_index_t)threadIdx.x) ) / 128 ) % 4 )])
+        T2[( ( ( ( ((mf_index_t)blockIdx.x) * 4 ) + i14 ) * 128 ) + ((mf_index_t)threadIdx.x) )] = exp(T1[i14])
 } // %kernel
 )");
 }

@@ -71,7 +71,8 @@ TEST(InsertPredicates, NonDivisibleConstantSplitIsGuarded) {
 }
 
 // merge then split: only the merged axis's outer logical index (flat / i1) can overrun; the
-// inner one (flat % i1) never does and is not guarded.
+// inner one (flat % i1) never does. `flat / i1 < i0` is checked as `flat < i0 * i1` (no
+// division); the contiguous operands are addressed by `flat` itself.
 TEST(InsertPredicates, MergedAxesGuardOnlyTheOuter) {
   Fusion fusion;
   FusionGuard fg(&fusion);
@@ -87,8 +88,8 @@ TEST(InsertPredicates, MergedAxesGuardOnlyTheOuter) {
 %kernel {
   FOR ((mf_index_t)blockIdx.x) in iblockIdx.x5{ceilDiv(( i0 * i1 ), 128)}:
     FOR ((mf_index_t)threadIdx.x) in ithreadIdx.x6{128}:
-      IF ( ( ( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) ) / i1 ) < i0 ):
-        T1[( ( ( ( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) ) / i1 ) * T1.stride[0] ) + ( ( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) ) % i1 ) )] = -T0[( ( ( ( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) ) / i1 ) * T0.stride[0] ) + ( ( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) ) % i1 ) )]
+      IF ( ( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) ) < ( i0 * i1 ) ):
+        T1[( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) )] = -T0[( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) )]
 } // %kernel
 )"));
 }

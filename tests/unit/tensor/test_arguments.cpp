@@ -45,6 +45,26 @@ TEST(Arguments, ContiguityIsCheckedByBoth) {
   for (int64_t i = 0; i < 12; ++i) EXPECT_EQ(out[0].item(i), -offset.item(i));
 }
 
+// A size-1 axis is never stepped along: its stride is arbitrary and the axis outside it must
+// be dense with the axes inside it, as PyTorch's is_contiguous says. A merged loop index
+// addresses contiguous axes directly, so [3, 1, 4] with strides [8, 8, 1] (a slice) would be
+// read at a * 4 + c instead of a * 8 + c: it is not contiguous.
+TEST(Arguments, SizeOneAxisStrideDoesNotCount) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(3);
+  fusion.addInput(t0);
+  fusion.addOutput(neg(t0));
+  Tensor odd_unit_stride =
+      Tensor::random({12}, DataType::Float, 7).asStrided({3, 1, 4}, {4, 99, 1}, 0);
+  std::vector<Tensor> out = ReferenceEvaluator(&fusion).run({odd_unit_stride});
+  for (int64_t i = 0; i < 12; ++i) EXPECT_EQ(out[0].item(i), -odd_unit_stride.item(i));
+  Tensor slice = Tensor::random({24}, DataType::Float, 8).asStrided({3, 1, 4}, {8, 8, 1}, 0);
+  expectBothReject(fusion, {slice},
+                   "input 0 T0_g_float[iS0{i0}, iS1{i1}, iS2{i2}]: axis 0 is declared contiguous, "
+                   "so its stride must be 4, got 8");
+}
+
 // Input count, rank and dtype: one message each, whoever runs the fusion.
 TEST(Arguments, CountRankDtypeAreCheckedByBoth) {
   Fusion fusion;
