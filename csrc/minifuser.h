@@ -16,6 +16,7 @@
 #include "reference/reference_evaluator.h"
 #include "scheduler/no_op.h"
 #include "scheduler/pointwise.h"
+#include "scheduler/reduction.h"
 #include "scheduler/registry.h"
 #include "scheduler/tools/inlining.h"
 #include "scheduler/tools/transform_propagator.h"

@@ -1,6 +1,6 @@
 // runtime/block_reduction.cuh: reductions across the threads of a block (lowering emits
-// mf_blockAllReduceX for a ReductionOp whose reduction axis is bound to threadIdx.x; see
-// docs/reductions.md). Part of the prelude, after helpers.cuh.
+// mf_blockAllReduceX for a ReductionOp whose reduction axis is bound to threadIdx.x and
+// mf_blockAllReduceY for one bound to threadIdx.y; see docs/reductions.md). Part of the prelude, after helpers.cuh.
 
 // One xor-shuffle step for the accumulator types (narrow floats accumulate in float).
 template <typename T>
@@ -37,5 +37,23 @@ __device__ inline T mf_blockAllReduceX(T x, Op op, T init) {
   __syncthreads();
   T result = init;
   for (unsigned w = 0; w < warps; ++w) result = op(result, slots[row + w]);
+  return result;
+}
+
+// Every thread of a column of blockDim.y threads (one column per (threadIdx.x, threadIdx.z))
+// gets op over the column's values: the block writes one slot per thread, laid out as the
+// linear thread index, so a warp's 32 writes and each of its reads are consecutive words (no
+// bank conflicts); then each thread combines its column's blockDim.y slots in threadIdx.y
+// order (an all-reduce: no broadcast afterwards). Barriers as in mf_blockAllReduceX. A block
+// holds at most 1024 threads, hence 1024 slots. Every thread of the block must call it.
+template <typename T, typename Op>
+__device__ inline T mf_blockAllReduceY(T x, Op op, T init) {
+  __shared__ T slots[1024];
+  const unsigned column = threadIdx.z * blockDim.y * blockDim.x + threadIdx.x;
+  __syncthreads();
+  slots[column + threadIdx.y * blockDim.x] = x;
+  __syncthreads();
+  T result = init;
+  for (unsigned y = 0; y < blockDim.y; ++y) result = op(result, slots[column + y * blockDim.x]);
   return result;
 }

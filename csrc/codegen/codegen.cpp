@@ -387,8 +387,8 @@ class CudaPrinter final : public KirVisitor {
     auto isTrue = [](Val* pred) { return pred->isConst() && asBool(*pred->constValue()); };
     std::string value =
         isTrue(it->second.read) ? x : fmt::format("{} ? {} : {}", scalar(it->second.read), x, init);
-    line(fmt::format("const {0} block_result = mf_blockAllReduceX<{0}>({1}, {2}, {3});", type,
-                     value, lambda, init));
+    line(fmt::format("const {0} block_result = mf_blockAllReduce{4}<{0}>({1}, {2}, {3});", type,
+                     value, lambda, init, blockReductionSuffix(op)));
     const bool guarded = !isTrue(it->second.write);
     if (guarded) line(fmt::format("if ({}) {{", scalar(it->second.write)));
     indent_ += guarded ? 1 : 0;
@@ -397,6 +397,14 @@ class CudaPrinter final : public KirVisitor {
     if (guarded) line("}");
     --indent_;
     line("}");
+  }
+
+  // "X" or "Y": the thread dimension a block reduction reduces across (validateSchedule allows
+  // one of the two).
+  static std::string_view blockReductionSuffix(const ReductionOp* op) {
+    for (IterDomain* id : op->out()->as<TensorIndex>()->view()->getLoopDomain())
+      if (id->isReduction() && id->parallelType() == ParallelType::TIDy) return "Y";
+    return "X";
   }
 
   static std::string binaryValue(BinaryOpType t, DataType compute, const std::string& a,

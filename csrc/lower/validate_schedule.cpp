@@ -53,7 +53,7 @@ void checkSameThread(const IdModel& model, TensorView* tv) {
       // Shared memory is the block's: threads may read what others wrote (insertSyncs).
       if (isThreadDim(p) && tv->getMemoryType() == MemoryType::Shared) continue;
       // A block reduction into registers is an all-reduce: every thread holds the result.
-      if (p == ParallelType::TIDx && tv->axis(i)->isReduction() &&
+      if ((p == ParallelType::TIDx || p == ParallelType::TIDy) && tv->axis(i)->isReduction() &&
           tv->getMemoryType() == MemoryType::Local)
         continue;
       bool mapped = false;
@@ -109,21 +109,29 @@ void checkMemoryType(TensorView* tv) {
 
 // A reduction is lowered as loops innermost in its nest: `acc = init` goes before the first
 // reduction loop, and every iteration loop must enclose it. A reduction axis is serial or, for
-// a block reduction, bound to threadIdx.x.
+// a block reduction, bound to threadIdx.x or threadIdx.y (one of them per reduction).
 void checkReduction(const ReductionOp* red) {
   auto* out = red->out()->as<TensorView>();
   bool in_reduction = false;
+  const IterDomain* block_axis = nullptr;
   for (int64_t i = 0; i < out->nDims(); ++i) {
     IterDomain* id = out->axis(i);
     if (id->isReduction()) {
       in_reduction = true;
       ParallelType p = id->parallelType();
-      // TODO(#9): reductions across threadIdx.y/z and across blocks (a grid reduction or a
-      // second kernel).
-      MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll || p == ParallelType::TIDx,
+      // TODO(#9): reductions across threadIdx.z and across blocks (a grid reduction).
+      MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll || p == ParallelType::TIDx ||
+                   p == ParallelType::TIDy,
                "{}: reduction axis {} is bound to {}; reductions are serial or across "
-               "threadIdx.x: reduce across blocks with a second fusion",
+               "threadIdx.x or threadIdx.y: reduce across blocks with a second fusion",
                out->toString(), id->toString(), toString(p));
+      if (isThreadDim(p)) {
+        MF_CHECK(block_axis == nullptr,
+                 "{}: reduction axes {} and {} are both bound to threads; a block reduction "
+                 "reduces across one thread dimension: rFactor one of them",
+                 out->toString(), block_axis->toString(), id->toString());
+        block_axis = id;
+      }
     } else {
       MF_CHECK(!in_reduction,
                "{}: iteration axis {} comes after a reduction axis; reorder so that the "

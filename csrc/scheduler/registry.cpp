@@ -4,6 +4,7 @@
 
 #include "scheduler/no_op.h"
 #include "scheduler/pointwise.h"
+#include "scheduler/reduction.h"
 
 namespace mf {
 
@@ -13,8 +14,9 @@ std::unique_ptr<SchedulerEntry> SchedulerEntry::makeSchedulerInstance(SchedulerT
       return std::make_unique<NoOpScheduler>();
     case SchedulerType::PointWise:
       return std::make_unique<PointWiseScheduler>();
-    case SchedulerType::None:
     case SchedulerType::Reduction:
+      return std::make_unique<ReductionScheduler>();
+    case SchedulerType::None:
     case SchedulerType::InnerPersistent:
       return nullptr;
   }
