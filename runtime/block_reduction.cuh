@@ -57,3 +57,34 @@ __device__ inline T mf_blockAllReduceY(T x, Op op, T init) {
   for (unsigned y = 0; y < blockDim.y; ++y) result = op(result, slots[column + y * blockDim.x]);
   return result;
 }
+
+// A reduction across the blocks of a grid column (blockIdx.y), after each block reduced its
+// part (`x`: every thread's all-reduced value). Every thread of every block writes x to its
+// slot of `work` (gridDim.x * gridDim.y * threads slots, laid out [blockIdx.x][blockIdx.y]
+// [thread]: a block's writes are coalesced), fences, and thread 0 counts the block in
+// semaphores[blockIdx.x]. The last block to arrive combines the column's slots in blockIdx.y
+// order (deterministic: no float atomics), resets the semaphore to 0 for the next launch, and
+// returns true with the result in every thread; the other blocks return false. Every thread
+// of the block must call it; gridDim.z must be 1.
+template <typename T, typename Op>
+__device__ inline bool mf_gridAllReduceY(T x, Op op, T init, T* work, unsigned* semaphores,
+                                         T& result) {
+  __shared__ bool last;
+  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+  const unsigned tid = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  T* column = work + static_cast<size_t>(blockIdx.x) * gridDim.y * threads + tid;
+  column[static_cast<size_t>(blockIdx.y) * threads] = x;
+  // Release: this thread's write is visible device-wide before the block is counted.
+  __threadfence();
+  __syncthreads();
+  if (tid == 0) last = atomicAdd(&semaphores[blockIdx.x], 1u) == gridDim.y - 1;
+  __syncthreads();
+  if (!last) return false;
+  // Acquire: the other blocks' writes, read past L1 (volatile).
+  __threadfence();
+  const volatile T* slots = column;
+  result = init;
+  for (unsigned y = 0; y < gridDim.y; ++y) result = op(result, slots[static_cast<size_t>(y) * threads]);
+  if (tid == 0) semaphores[blockIdx.x] = 0;
+  return true;
+}

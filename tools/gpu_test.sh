@@ -26,6 +26,18 @@ if [ "$count" -gt 0 ]; then
        END {printf "random_fusions: %d fusions, %d ran, %d refused, %d mismatches, %d errors\n", n, r, f, m, e;
             exit (m + e > 0)}' "$build"/random_fusions.*.log || status=1
 fi
+# compute-sanitizer over the reduction tests: barriers and shared slots of the block
+# reductions (racecheck), the grid reduction's work buffer and semaphores (memcheck). Skip
+# with MINIFUSER_SKIP_SANITIZER=1.
+if [ "${MINIFUSER_SKIP_SANITIZER:-0}" = "0" ] && command -v compute-sanitizer >/dev/null; then
+  for tool in racecheck memcheck; do
+    for t in test_reduction_gpu test_reduction_scheduler_gpu; do
+      log="$build/sanitizer.$tool.$t.log"
+      compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/tests/$t" > "$log" 2>&1 || status=1
+      echo "compute-sanitizer $tool $t: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 1)"
+    done
+  done
+fi
 # Counted separately, so a skip is never mistaken for a pass.
 skipped=$(grep -c "Skipped" "$build/gpu_ctest.log" || true)
 echo "tools/gpu_test.sh: gpu tests skipped: $skipped"

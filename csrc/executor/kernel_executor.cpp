@@ -219,6 +219,7 @@ struct KernelExecutor::PreparedLaunch {
   std::vector<Tensor> device_inputs;  // host inputs copied, device inputs as given
   std::vector<Tensor> intermediates;  // global buffers between kernel-internal exprs
   std::optional<Tensor> error_flag;   // the layout op's, zeroed before the launch
+  std::optional<Tensor> grid_work;    // a grid reduction's partial results
   std::vector<Tensor> outputs;        // on the device, in ir.outputs() order
   std::vector<TensorLayout> out_layouts;
   bool outputs_on_device = false;  // else run() copies them to the host
@@ -313,6 +314,22 @@ KernelExecutor::PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>
       launch.error_flag = Tensor::emptyDevice({1}, DataType::Int32);
       cuda::fillAsync(launch.error_flag->devicePtr(), 0, sizeof(int32_t));
       launch.args.addPointer(launch.error_flag->devicePtr());
+      continue;
+    }
+    if (p.kind == KernelParameter::Kind::GridWork) {
+      // One slot per thread of every block (KernelSummary::grid_reduction_dtype).
+      const int64_t slots = int64_t{launch.dims.grid_x} * launch.dims.grid_y * launch.dims.block_x *
+                            launch.dims.block_y * launch.dims.block_z;
+      launch.grid_work = Tensor::emptyDevice({slots}, *summary.grid_reduction_dtype);
+      launch.args.addPointer(launch.grid_work->devicePtr());
+      continue;
+    }
+    if (p.kind == KernelParameter::Kind::GridSemaphores) {
+      if (!grid_semaphores_ || grid_semaphores_->numel() < launch.dims.grid_x) {
+        grid_semaphores_ = Tensor::emptyDevice({launch.dims.grid_x}, DataType::Int32);
+        cuda::fillAsync(grid_semaphores_->devicePtr(), 0, grid_semaphores_->nbytes());
+      }
+      launch.args.addPointer(grid_semaphores_->devicePtr());
       continue;
     }
     auto* tv = dynamic_cast<TensorView*>(p.val);

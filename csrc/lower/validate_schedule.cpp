@@ -53,8 +53,10 @@ void checkSameThread(const IdModel& model, TensorView* tv) {
       // Shared memory is the block's: threads may read what others wrote (insertSyncs).
       if (isThreadDim(p) && tv->getMemoryType() == MemoryType::Shared) continue;
       // A block reduction into registers is an all-reduce: every thread holds the result.
-      if ((p == ParallelType::TIDx || p == ParallelType::TIDy) && tv->axis(i)->isReduction() &&
-          tv->getMemoryType() == MemoryType::Local)
+      // A grid reduction (blockIdx.y) leaves the result in every thread of the last block,
+      // the only one that goes on (runtime/block_reduction.cuh mf_gridAllReduceY).
+      if ((p == ParallelType::TIDx || p == ParallelType::TIDy || p == ParallelType::BIDy) &&
+          tv->axis(i)->isReduction() && tv->getMemoryType() == MemoryType::Local)
         continue;
       bool mapped = false;
       for (int64_t j = 0; j < c->nDims(); ++j)
@@ -109,7 +111,8 @@ void checkMemoryType(TensorView* tv) {
 
 // A reduction is lowered as loops innermost in its nest: `acc = init` goes before the first
 // reduction loop, and every iteration loop must enclose it. A reduction axis is serial or, for
-// a block reduction, bound to threadIdx.x or threadIdx.y (one of them per reduction).
+// a block reduction, bound to threadIdx.x or threadIdx.y (one of them per reduction); a grid
+// reduction also binds one to blockIdx.y (see checkGridReduction).
 void checkReduction(const ReductionOp* red) {
   auto* out = red->out()->as<TensorView>();
   bool in_reduction = false;
@@ -119,11 +122,11 @@ void checkReduction(const ReductionOp* red) {
     if (id->isReduction()) {
       in_reduction = true;
       ParallelType p = id->parallelType();
-      // TODO(#9): reductions across threadIdx.z and across blocks (a grid reduction).
+      // TODO(#9): reductions across threadIdx.z.
       MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll || p == ParallelType::TIDx ||
-                   p == ParallelType::TIDy,
-               "{}: reduction axis {} is bound to {}; reductions are serial or across "
-               "threadIdx.x or threadIdx.y: reduce across blocks with a second fusion",
+                   p == ParallelType::TIDy || p == ParallelType::BIDy,
+               "{}: reduction axis {} is bound to {}; reductions are serial, across threadIdx.x "
+               "or threadIdx.y, or across blockIdx.y",
                out->toString(), id->toString(), toString(p));
       if (isThreadDim(p)) {
         MF_CHECK(block_axis == nullptr,
@@ -138,6 +141,38 @@ void checkReduction(const ReductionOp* red) {
                "reduction axes are the innermost loops",
                out->toString(), id->toString());
     }
+  }
+}
+
+// A grid reduction (a reduction axis bound to blockIdx.y) is the kernel's only one, reduces
+// across a thread dimension too (the runtime combines one all-reduced value per block), and
+// no loop encloses it: the blocks that do not finish it return from the kernel there.
+void checkGridReduction(const Fusion& ir) {
+  const TensorView* grid = nullptr;
+  for (Expr* e : ir.exprs()) {
+    auto* red = dynamic_cast<ReductionOp*>(e);
+    if (red == nullptr) continue;
+    auto* out = red->out()->as<TensorView>();
+    const auto& loop = out->getLoopDomain();
+    auto bound = [&](auto pred) { return std::any_of(loop.begin(), loop.end(), pred); };
+    if (!bound([](IterDomain* id) { return id->isReduction() && isBlockDim(id->parallelType()); }))
+      continue;
+    MF_CHECK(grid == nullptr,
+             "{} and {} both reduce across blocks; a kernel holds one grid "
+             "reduction",
+             grid == nullptr ? std::string() : grid->toString(), out->toString());
+    grid = out;
+    MF_CHECK(
+        bound([](IterDomain* id) { return id->isReduction() && isThreadDim(id->parallelType()); }),
+        "{}: a grid reduction must also reduce across threadIdx.x or threadIdx.y (rFactor the "
+        "per-thread part, bind the block's part to threads)",
+        out->toString());
+    for (IterDomain* id : loop)
+      MF_CHECK(
+          id->isReduction() || isThreadDim(id->parallelType()) || isBlockDim(id->parallelType()),
+          "{}: iteration axis {} of a grid reduction is a loop; bind every iteration axis "
+          "to a thread or block dimension",
+          out->toString(), id->toString());
   }
 }
 
@@ -211,6 +246,7 @@ void validateSchedule(Kernel& kernel) {
     if (auto* red = dynamic_cast<ReductionOp*>(e)) checkReduction(red);
   }
   checkBlockReductionWidth(kernel.ir());
+  checkGridReduction(kernel.ir());
   IdModel model(kernel.ir());
   for (TensorView* tv : kernel.ir().allTvs()) {
     std::set<ParallelType> bound;

@@ -29,6 +29,12 @@ constexpr int64_t kMinBlockThreads = 128;
 // threadIdx.y.
 constexpr int64_t kOuterBlockThreads = 512;
 constexpr int64_t kMaxOuterBdimx = 128;
+// A grid reduction aims at this many resident blocks per SM (one full wave of 512-thread
+// blocks) and leaves every thread at least kMinSerialSteps serial steps to amortize the
+// partial results' round trip through global memory.
+constexpr int64_t kTargetBlocksPerSm = 4;
+constexpr int64_t kMinSerialSteps = 4;
+constexpr int64_t kMaxGridY = 65535;
 
 int64_t ceilDiv(int64_t a, int64_t b) {
   return (a + b - 1) / b;
@@ -61,8 +67,26 @@ size_t reducedAxisCount(const TensorView* red) {
   return std::count_if(ids.begin(), ids.end(), [](IterDomain* id) { return id->isReduction(); });
 }
 
+// Blocks per output along the reduced axis: 1 when the outputs alone give a block per SM;
+// otherwise enough to fill the device while each thread keeps kMinSerialSteps of its
+// `serial_steps`. Only for a fusion with one reduction (a kernel holds one grid reduction).
+int64_t crossBlockFactor(int64_t blocks, int64_t serial_steps, size_t n_reductions,
+                         const DeviceDescription& device) {
+  if (n_reductions != 1 || blocks <= 0 || blocks >= device.sm_count) return 1;
+  const int64_t gy = std::min(ceilDiv(kTargetBlocksPerSm * device.sm_count, blocks),
+                              serial_steps / kMinSerialSteps);
+  return std::clamp<int64_t>(gy, 1, kMaxGridY);
+}
+
 void mergeRange(TensorView* tv, int64_t begin, int64_t end) {
   for (int64_t i = end - 1; i > begin; --i) tv->merge(begin, begin + 1);
+}
+
+void setCrossBlock(ReductionParams& params, int64_t grid_y) {
+  if (grid_y <= 1) return;
+  params.cross_block = true;
+  params.grid_y = grid_y;
+  params.lparams.bind(grid_y, ParallelType::BIDy);
 }
 
 }  // namespace
@@ -70,15 +94,15 @@ void mergeRange(TensorView* tv, int64_t begin, int64_t end) {
 std::string ReductionParams::toString() const {
   return fmt::format(
       "ReductionParams({}, vectorization_factor = {}, unroll_factor = {}, bdimx = {}, "
-      "bdimy = {}, cross_block = {}, index_type = {}, {})",
+      "bdimy = {}, cross_block = {}, grid_y = {}, index_type = {}, {})",
       inner_reduction ? "inner" : "outer", vectorization_factor, unroll_factor, bdimx, bdimy,
-      cross_block, index_type, lparams.toString());
+      cross_block, grid_y, index_type, lparams.toString());
 }
 
 size_t ReductionParams::hash() const {
   uint64_t h = HeuristicParams::hash();
   for (int64_t v : {int64_t{inner_reduction}, vectorization_factor, unroll_factor, bdimx, bdimy,
-                    int64_t{cross_block}})
+                    int64_t{cross_block}, grid_y})
     h = hashCombine(h, static_cast<uint64_t>(v));
   return h;
 }
@@ -89,7 +113,7 @@ bool ReductionParams::sameAs(const HeuristicParams* other_base) const {
          other->inner_reduction == inner_reduction &&
          other->vectorization_factor == vectorization_factor &&
          other->unroll_factor == unroll_factor && other->bdimx == bdimx && other->bdimy == bdimy &&
-         other->cross_block == cross_block;
+         other->cross_block == cross_block && other->grid_y == grid_y;
 }
 
 std::unique_ptr<HeuristicParams> ReductionParams::clone() const {
@@ -148,9 +172,13 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
     params->bdimy = bdimy;
     params->lparams.bind(bdimx, ParallelType::TIDx);
     if (bdimy > 1) params->lparams.bind(bdimy, ParallelType::TIDy);
-    // No iteration axis (every axis reduced): one block, no BIDx axis.
-    if (i_elems > 0 && red->nDims() > static_cast<int64_t>(reducedAxisCount(red)))
-      params->lparams.bind(ceilDiv(i_elems, bdimy), ParallelType::BIDx);
+    // No iteration axis (every axis reduced): one block per output, no BIDx axis.
+    const bool has_iter = red->nDims() > static_cast<int64_t>(reducedAxisCount(red));
+    const int64_t blocks = i_elems == 0 ? 0 : ceilDiv(i_elems, bdimy);
+    if (has_iter && blocks > 0) params->lparams.bind(blocks, ParallelType::BIDx);
+    setCrossBlock(*params,
+                  crossBlockFactor(blocks, ceilDiv(after_vect, bdimx * params->unroll_factor),
+                                   reductionOps(fusion).size(), device));
     return params;
   }
 
@@ -165,7 +193,10 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
   params->bdimy = bdimy;
   params->lparams.bind(bdimx, ParallelType::TIDx);
   params->lparams.bind(bdimy, ParallelType::TIDy);
-  if (i_elems > 0) params->lparams.bind(ceilDiv(i_elems, bdimx), ParallelType::BIDx);
+  const int64_t blocks = ceilDiv(i_elems, bdimx);
+  if (blocks > 0) params->lparams.bind(blocks, ParallelType::BIDx);
+  setCrossBlock(*params, crossBlockFactor(blocks, ceilDiv(r_elems, bdimy * params->unroll_factor),
+                                          reductionOps(fusion).size(), device));
   return params;
 }
 
@@ -203,18 +234,23 @@ void ReductionScheduler::schedule(Fusion* fusion, const HeuristicParams* params_
 
   const int64_t vect = params->vectorization_factor;
   const int64_t unroll = params->unroll_factor;
+  const bool cross = params->cross_block;
   std::vector<int64_t> rfactor_axes;
   if (params->inner_reduction) {
     const int64_t r = has_iter ? 1 : 0;
-    // R -> [serial, (Unroll), TIDx, (v)] -> [TIDx, serial, (Unroll), (v)]
+    // R -> [(BIDy), serial, (Unroll), TIDx, (v)] -> [(BIDy), TIDx, serial, (Unroll), (v)]: a
+    // block of the grid reduction takes a contiguous chunk of the row.
     if (vect > 1) ref->split(r, vect);
     ref->split(r, params->bdimx);
     if (unroll > 1) ref->split(r, unroll);
-    const int64_t tidx = r + (unroll > 1 ? 2 : 1);
-    ref->reorder({{tidx, r}});
-    ref->axis(r)->parallelize(ParallelType::TIDx);
-    for (int64_t i = r + 1; i < ref->nDims(); ++i) rfactor_axes.push_back(i);
-    if (unroll > 1) ref->axis(r + 2)->parallelize(ParallelType::Unroll);
+    if (cross) ref->split(r, params->grid_y, /*inner_split=*/false);
+    const int64_t t = r + (cross ? 1 : 0);
+    const int64_t tidx = t + (unroll > 1 ? 2 : 1);
+    ref->reorder({{tidx, t}});
+    ref->axis(t)->parallelize(ParallelType::TIDx);
+    if (cross) ref->axis(r)->parallelize(ParallelType::BIDy);
+    for (int64_t i = t + 1; i < ref->nDims(); ++i) rfactor_axes.push_back(i);
+    if (unroll > 1) ref->axis(t + 2)->parallelize(ParallelType::Unroll);
     if (has_iter) {
       if (params->bdimy > 1) {
         ref->split(0, params->bdimy);
@@ -225,24 +261,29 @@ void ReductionScheduler::schedule(Fusion* fusion, const HeuristicParams* params_
     }
   } else {
     MF_ASSERT(has_iter, "an outer reduction has iteration axes");
-    // I -> [BIDx, TIDx]; R -> [serial, (Unroll), TIDy] -> [TIDy, serial, (Unroll)]
+    // I -> [BIDx, TIDx]; R -> [(BIDy), serial, (Unroll), TIDy] -> [(BIDy), TIDy, serial,
+    // (Unroll)]
     ref->split(0, params->bdimx);
     ref->split(2, params->bdimy);
     if (unroll > 1) ref->split(2, unroll);
-    ref->reorder({{ref->nDims() - 1, 2}});
+    if (cross) ref->split(2, params->grid_y, /*inner_split=*/false);
+    const int64_t t = cross ? 3 : 2;
+    ref->reorder({{ref->nDims() - 1, t}});
     ref->axis(0)->parallelize(ParallelType::BIDx);
     ref->axis(1)->parallelize(ParallelType::TIDx);
-    ref->axis(2)->parallelize(ParallelType::TIDy);
-    rfactor_axes.push_back(3);
+    if (cross) ref->axis(2)->parallelize(ParallelType::BIDy);
+    ref->axis(t)->parallelize(ParallelType::TIDy);
+    rfactor_axes.push_back(t + 1);
     if (unroll > 1) {
-      ref->axis(4)->parallelize(ParallelType::Unroll);
-      rfactor_axes.push_back(4);
+      ref->axis(t + 2)->parallelize(ParallelType::Unroll);
+      rfactor_axes.push_back(t + 2);
     }
   }
 
   propagateTransforms(ref);
-  parallelizeAllLike(
-      ref, {}, {ParallelType::BIDx, ParallelType::TIDx, ParallelType::TIDy, ParallelType::Unroll});
+  parallelizeAllLike(ref, {},
+                     {ParallelType::BIDx, ParallelType::BIDy, ParallelType::TIDx,
+                      ParallelType::TIDy, ParallelType::Unroll});
   if (!rfactor_axes.empty())
     for (TensorView* red : reds) red->rFactor(rfactor_axes);
 

@@ -12,10 +12,11 @@ namespace mf {
 //! What the reduction heuristics decide (nvFuser's ReductionParams, reduced to the two
 //! schedules written here). The scheduled reduction tensor has the merged iteration axis I
 //! and the merged reduction axis R:
-//!   inner: [I/bdimy: BIDx, bdimy: TIDy | bdimx: TIDx, R/(u*bdimx*v): serial, u: Unroll, v]
-//!   outer: [I/bdimx: BIDx, bdimx: TIDx | bdimy: TIDy, R/(u*bdimy): serial, u: Unroll]
-//! The part right of `|` is rfactored: each thread reduces its serial, unrolled and vector
-//! elements, then a block reduction across threadIdx.x (inner) or threadIdx.y (outer).
+//!   inner: [I/bdimy: BIDx, bdimy: TIDy | (gy: BIDy), bdimx: TIDx || serial, u: Unroll, v]
+//!   outer: [I/bdimx: BIDx, bdimx: TIDx | (gy: BIDy), bdimy: TIDy || serial, u: Unroll]
+//! The part right of `||` is rfactored: each thread reduces its serial, unrolled and vector
+//! elements, then a block reduction across threadIdx.x (inner) or threadIdx.y (outer), then,
+//! when cross_block, a grid reduction across the gy blocks of blockIdx.y.
 class ReductionParams : public HeuristicParams {
  public:
   ReductionParams() : HeuristicParams(SchedulerType::Reduction) {}
@@ -30,9 +31,11 @@ class ReductionParams : public HeuristicParams {
   int64_t bdimx = 32;
   //! Rows per block (inner) or threads along the reduced axis (outer).
   int64_t bdimy = 1;
-  //! True when one output needs more than one block (a grid reduction). Not scheduled yet:
-  //! always false (docs/reductions.md says what long reductions do instead).
+  //! True when one output is reduced by grid_y blocks (blockIdx.y) and a grid reduction:
+  //! too few outputs to fill the SMs, and rows long enough to share.
   bool cross_block = false;
+  //! Blocks per output along the reduced axis (1 unless cross_block).
+  int64_t grid_y = 1;
 
   std::string toString() const override;
   size_t hash() const override;

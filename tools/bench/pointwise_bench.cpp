@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "bench_timing.h"
 #include "cuda/driver.h"
 #include "cuda/kernel_cache.h"
 #include "cuda/module.h"
@@ -22,11 +23,7 @@ namespace {
 
 using mf::DataType;
 using mf::TensorView;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using mf::bench::medianUs;
 
 struct Case {
   std::string name;
@@ -57,14 +54,6 @@ TensorView* geluTanh(TensorView* x, TensorView* y) {
   TensorView* g =
       mf::mul(mf::mul(v, mf::constFloat(0.5)), mf::add(mf::tanh(inner), mf::constFloat(1.0)));
   return mf::castOp(DataType::BFloat16, g);
-}
-
-// Median of `iters` timed calls of `fn` (CUDA events around each call, after a warm-up).
-double medianUs(const std::function<void()>& fn, int warmup = 10, int iters = 100) {
-  for (int i = 0; i < warmup; ++i) fn();
-  std::vector<double> us;
-  for (int i = 0; i < iters; ++i) us.push_back(1000.0 * mf::cuda::timeOnStreamMs(fn));
-  return median(us);
 }
 
 // The fusion's outputs on a small problem of the same shape kinds, against the reference.

@@ -51,7 +51,8 @@ TEST(ReductionHeuristics, InnerLongRows) {
   EXPECT_EQ(p->index_type, DataType::Int32);
   EXPECT_EQ(p->toString(),
             "ReductionParams(inner, vectorization_factor = 4, unroll_factor = 2, bdimx = 512, "
-            "bdimy = 1, cross_block = false, index_type = int32, LaunchParams(grid = [32768, -, "
+            "bdimy = 1, cross_block = false, grid_y = 1, index_type = int32, LaunchParams(grid = "
+            "[32768, -, "
             "-], block = [512, -, -]))");
 }
 
@@ -80,6 +81,49 @@ TEST(ReductionHeuristics, OuterColumns) {
   EXPECT_EQ(p->bdimy, 16);
   EXPECT_EQ(p->unroll_factor, 4);
   EXPECT_EQ(p->lparams.getDim(ParallelType::BIDx), 128);
+}
+
+// One 128Mi fp32 vector: one output, so the row is shared by 528 blocks (4 per SM) on
+// blockIdx.y, each reducing a contiguous chunk before the grid reduction.
+TEST(ReductionHeuristics, LongVectorIsCrossBlock) {
+  auto fusion = std::make_unique<Fusion>();
+  FusionGuard fg(fusion.get());
+  TensorView* x = makeContigTensor(1);
+  fusion->addInput(x);
+  fusion->addOutput(sum(x, {0}));
+  auto p = reductionHeuristics(*fusion, {schedtest::contiguous({int64_t{128} << 20})});
+  EXPECT_TRUE(p->inner_reduction);
+  EXPECT_TRUE(p->cross_block);
+  EXPECT_EQ(p->grid_y, 528);
+  EXPECT_EQ(p->vectorization_factor, 4);
+  EXPECT_EQ(p->bdimx, 512);
+  EXPECT_EQ(p->unroll_factor, 4);
+  EXPECT_FALSE(p->lparams.hasDim(ParallelType::BIDx));
+  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDy), 528);
+}
+
+// [32Ki, 4Ki] over the first axis: 128 blocks of columns are fewer than the SMs, so each
+// column is shared by 5 blocks (4 blocks per SM in all).
+TEST(ReductionHeuristics, OuterFewColumnsIsCrossBlock) {
+  auto f = sumOf2d(0);
+  auto p = reductionHeuristics(*f, {schedtest::contiguous({32768, 4096})});
+  EXPECT_TRUE(p->cross_block);
+  EXPECT_EQ(p->grid_y, 5);
+  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDx), 128);
+  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDy), 5);
+}
+
+// Two reductions cannot share a grid reduction: they stay one block per output.
+TEST(ReductionHeuristics, TwoReductionsStayInOneBlock) {
+  auto fusion = std::make_unique<Fusion>();
+  FusionGuard fg(fusion.get());
+  TensorView* x = makeContigTensor(1);
+  fusion->addInput(x);
+  fusion->addOutput(sum(x, {0}));
+  fusion->addOutput(max(x, {0}));
+  auto p = reductionHeuristics(*fusion, {schedtest::contiguous({int64_t{1} << 20})});
+  EXPECT_FALSE(p->cross_block);
+  EXPECT_EQ(p->grid_y, 1);
 }
 
 // sameAs and hash cover the fields that change the kernel, not the grid.
@@ -202,6 +246,46 @@ TEST(ReductionSchedule, OuterKernel) {
   EXPECT_THAT(code, HasSubstr("mf_blockAllReduceY<float>"));
   EXPECT_THAT(code, HasSubstr("#pragma unroll"));
   EXPECT_THAT(fec.getMostRecentScheduledIr(), HasSubstr("rthreadIdx.y"));
+}
+
+// The grid reduction's kernel: blockIdx.y splits the row, the block all-reduce, then
+// mf_gridAllReduceY with the work buffer and semaphores the summary asks the executor for.
+TEST(ReductionSchedule, CrossBlockInnerKernel) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* x = makeContigTensor(1);
+    fusion->addInput(x);
+    fusion->addOutput(sum(x, {0}));
+  }
+  FusionExecutorCache fec(std::move(fusion));
+  std::vector<Tensor> in = {Tensor::random({int64_t{1} << 20}, DataType::Float, 5)};
+  fec.runFusionWithInputs(in);
+  auto* p =
+      dynamic_cast<const ReductionParams*>(fec.getMostRecentKernelRuntime()->heuristics().at(0));
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->grid_y, 32);
+  const std::string code = fec.getMostRecentCode();
+  EXPECT_THAT(code, HasSubstr("void* mf_grid_work, unsigned* mf_grid_semaphores)"));
+  EXPECT_THAT(code, HasSubstr("if (!mf_gridAllReduceY<float>(block_result, "));
+  EXPECT_THAT(code, HasSubstr("blockIdx.y"));
+  const KernelSummary& summary = fec.getMostRecentKernelRuntime()->executor()->kernel().summary();
+  EXPECT_EQ(summary.grid_reduction_dtype, DataType::Float);
+  EXPECT_THAT(summary.toString(), HasSubstr("grid work: void* mf_grid_work"));
+  EXPECT_THAT(summary.toString(), HasSubstr("grid reduction: float"));
+}
+
+TEST(ReductionSchedule, CrossBlockOuterKernel) {
+  FusionExecutorCache fec(sumOf2d(0));
+  std::vector<Tensor> in = {Tensor::random({4096, 64}, DataType::Float, 6)};
+  fec.runFusionWithInputs(in);
+  auto* p =
+      dynamic_cast<const ReductionParams*>(fec.getMostRecentKernelRuntime()->heuristics().at(0));
+  ASSERT_NE(p, nullptr);
+  EXPECT_TRUE(p->cross_block);
+  EXPECT_EQ(p->grid_y, 16);
+  EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("mf_blockAllReduceY<float>"));
+  EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("mf_gridAllReduceY<float>"));
 }
 
 // A reduction of every axis (no iteration axis): one block, no blockIdx in the kernel.
