@@ -36,17 +36,8 @@ constexpr int64_t kTargetBlocksPerSm = 4;
 constexpr int64_t kMinSerialSteps = 4;
 constexpr int64_t kMaxGridY = 65535;
 
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
 int64_t roundUp(int64_t a, int64_t b) {
   return ceilDiv(a, b) * b;
-}
-
-// The largest power of two <= n (n >= 1).
-int64_t floorPow2(int64_t n) {
-  return int64_t{1} << (63 - std::countl_zero(static_cast<uint64_t>(std::max<int64_t>(n, 1))));
 }
 
 // The smallest power of two >= n (n >= 1).
@@ -167,7 +158,7 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
     const int64_t bdimy =
         std::max<int64_t>(1, std::min(kMinBlockThreads / bdimx, ceilPow2(i_elems)));
     params->vectorization_factor = vect;
-    params->unroll_factor = floorPow2(std::min(kMaxUnroll, ceilDiv(after_vect, bdimx)));
+    params->unroll_factor = lastPow2(std::min(kMaxUnroll, ceilDiv(after_vect, bdimx)));
     params->bdimx = bdimx;
     params->bdimy = bdimy;
     params->lparams.bind(bdimx, ParallelType::TIDx);
@@ -188,7 +179,7 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
   const int64_t bdimy =
       std::max<int64_t>(1, std::min(kOuterBlockThreads / bdimx, ceilPow2(r_elems)));
   params->unroll_factor =
-      floorPow2(std::min(kMaxUnroll, std::max<int64_t>(ceilDiv(r_elems, bdimy), 1)));
+      lastPow2(std::min(kMaxUnroll, std::max<int64_t>(ceilDiv(r_elems, bdimy), 1)));
   params->bdimx = bdimx;
   params->bdimy = bdimy;
   params->lparams.bind(bdimx, ParallelType::TIDx);
@@ -202,11 +193,11 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
 
 // The schedule of the first reduction (the reference), from its logical [iteration...,
 // reduction...] (an outer reduction is reordered so), merged to [I, R]:
-//   inner: [I] -> [BIDx, (TIDy)], R -> [TIDx | serial, (Unroll), (v)]
-//   outer: [I] -> [BIDx, TIDx],   R -> [TIDy | serial, (Unroll)]
+//   inner: [I] -> [BIDx, (TIDy)], R -> [(BIDy), TIDx | serial, (Unroll), (v)]
+//   outer: [I] -> [BIDx, TIDx],   R -> [(BIDy), TIDy | serial, (Unroll)]
 // then the same for every tensor (propagateTransforms), and every reduction rfactored at the
 // part right of `|`: each thread reduces its elements in registers, then the block reduces
-// across the thread axis left of `|`.
+// across the thread axis left of `|`, then (cross_block) the grid across blockIdx.y.
 void ReductionScheduler::schedule(Fusion* fusion, const HeuristicParams* params_base) {
   auto* params = dynamic_cast<const ReductionParams*>(params_base);
   MF_ASSERT(params != nullptr, "ReductionScheduler::schedule: expected reduction heuristics");

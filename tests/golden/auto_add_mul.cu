@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_bc99b5b8b12ce48c(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T3) {
+extern "C" __global__ void kernel_af88ca7f8fbd3016(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T3) {
   const mf_index_t i51 = (((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x)) * 4);
   const mf_index_t i52 = (i51 / T0.size[1]);
   const bool b146 = (i52 < T0.size[0]);

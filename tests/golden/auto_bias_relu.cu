@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_7991bdacd68e41de(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
+extern "C" __global__ void kernel_4d29f7dc267141bc(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
   const mf_index_t i41 = (((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x)) * 4);
   const bool b110 = (i41 < T0.size[1]);
   alignas(16) float T6[4];

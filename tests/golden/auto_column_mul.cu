@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_4cc48664eff1b0bd(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T2) {
+extern "C" __global__ void kernel_2032dc7c3d68eecb(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T2) {
   const mf_index_t i37 = (((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x)) * 4);
   const bool b97 = (i37 < T0.size[1]);
   alignas(16) float T5[4];

@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_05e9b309814c8724(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
+extern "C" __global__ void kernel_6f1401ceeb53b0ca(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
   const mf_index_t i46 = (((((mf_index_t)blockIdx.x) * 32) + ((mf_index_t)threadIdx.x)) * 4);
   const mf_index_t i49 = ((((mf_index_t)blockIdx.y) * 4) + ((mf_index_t)threadIdx.y));
   const bool b130 = (i49 < T0.size[1]);

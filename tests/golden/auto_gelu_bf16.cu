@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_69665131cfdecc91(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T1, Tensor<mf_bfloat16, 2, 2> T14) {
+extern "C" __global__ void kernel_628dee942e95b98b(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T1, Tensor<mf_bfloat16, 2, 2> T14) {
   const mf_index_t i109 = (((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x)) * 8);
   const mf_index_t i110 = (i109 / T0.size[1]);
   const bool b371 = (i110 < T0.size[0]);

@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_573099b93539e762(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
+extern "C" __global__ void kernel_60b0babd67580a78(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
   alignas(16) float T3[1];
   T3[0] = 0.0f;
   alignas(16) float T4[1];

@@ -1,35 +1,38 @@
-extern "C" __global__ void kernel_5d5768fa464dd45c(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
-  const mf_index_t i66 = ((((mf_index_t)blockIdx.x) * 32) + ((mf_index_t)threadIdx.x));
-  const bool b94 = (i66 < T0.size[1]);
+extern "C" __global__ void kernel_fc3353f65f73edf6(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, void* mf_grid_work, unsigned* mf_grid_semaphores) {
+  const mf_index_t i81 = ((((mf_index_t)blockIdx.x) * 32) + ((mf_index_t)threadIdx.x));
+  const bool b110 = (i81 < T0.size[1]);
+  const mf_index_t i14 = ((((((T0.size[0] + 16 - 1) / 16) + 4 - 1) / 4) + 4 - 1) / 4);
   alignas(16) float T3[1];
-  if (b94) {
+  if (b110) {
     T3[0] = 0.0f;
   }
   alignas(16) float T4[1];
-  if (b94) {
+  if (b110) {
     T4[0] = 0.0f;
   }
-  for (mf_index_t i22 = 0; i22 < ((((T0.size[0] + 16 - 1) / 16) + 4 - 1) / 4); ++i22) {
+  for (mf_index_t i27 = 0; i27 < i14; ++i27) {
     #pragma unroll
-    for (mf_index_t i23 = 0; i23 < 4; ++i23) {
-      const mf_index_t i30 = ((((i22 * 4) + i23) * 16) + ((mf_index_t)threadIdx.y));
-      const bool b86 = ((i30 < T0.size[0]) && b94);
+    for (mf_index_t i28 = 0; i28 < 4; ++i28) {
+      const mf_index_t i37 = ((((((((mf_index_t)blockIdx.y) * i14) + i27) * 4) + i28) * 16) + ((mf_index_t)threadIdx.y));
+      const bool b102 = ((i37 < T0.size[0]) && b110);
       alignas(16) float T2[1];
-      if (b86) {
-        T2[0] = T0[((i30 * T0.stride[0]) + i66)];
+      if (b102) {
+        T2[0] = T0[((i37 * T0.stride[0]) + i81)];
       }
-      if (b86) {
+      if (b102) {
         T4[0] = (T4[0] + T2[0]);
       }
     }
   }
   {
-    const float block_result = mf_blockAllReduceY<float>(b94 ? T4[0] : 0.0f, [](float a, float b) { return (a + b); }, 0.0f);
-    if (b94) {
-      T3[0] = (T3[0] + block_result);
+    const float block_result = mf_blockAllReduceY<float>(b110 ? T4[0] : 0.0f, [](float a, float b) { return (a + b); }, 0.0f);
+    float grid_result;
+    if (!mf_gridAllReduceY<float>(block_result, [](float a, float b) { return (a + b); }, 0.0f, static_cast<float*>(mf_grid_work), mf_grid_semaphores, grid_result)) return;
+    if (b110) {
+      T3[0] = (T3[0] + grid_result);
     }
   }
-  if (b94) {
-    T1[i66] = T3[0];
+  if (b110) {
+    T1[i81] = T3[0];
   }
 }

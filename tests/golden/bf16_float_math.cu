@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_c5f9ef1d4bea60e1(Tensor<mf_bfloat16, 1, 1> T0, Tensor<mf_bfloat16, 1, 1> T4) {
+extern "C" __global__ void kernel_e5b2e2febb532377(Tensor<mf_bfloat16, 1, 1> T0, Tensor<mf_bfloat16, 1, 1> T4) {
   const mf_index_t i18 = ((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x));
   const bool b47 = (i18 < T0.size[0]);
   alignas(16) float T3[1];

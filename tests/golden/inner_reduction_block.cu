@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_8b0876d059f309d8(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
+extern "C" __global__ void kernel_e044fa7f672f97c6(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
   T1[((mf_index_t)blockIdx.x)] = 0.0f;
   alignas(16) float T2[1];
   T2[0] = 0.0f;

@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_d8b8d8e588c84b92(Tensor<float, 2, 2> T0, Tensor<int, 1, 1> T1, Tensor<int, 1, 1> T2, Tensor<float, 2, 2> T3, int* mf_error) {
+extern "C" __global__ void kernel_e2e3f4482f0c1954(Tensor<float, 2, 2> T0, Tensor<int, 1, 1> T1, Tensor<int, 1, 1> T2, Tensor<float, 2, 2> T3, int* mf_error) {
   const mf_index_t i6 = (T0.size[0] + (T1.size[0] * 127));
   const mf_index_t i10 = (((T0.size[1] + 4 - 1) / 4) * 4);
   const mf_index_t i22 = (((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x)) * 4);

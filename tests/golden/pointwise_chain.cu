@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_3b178b905d9cdbc1(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T5) {
+extern "C" __global__ void kernel_f0b978eafa4958d3(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T5) {
   const mf_index_t i26 = ((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x));
   const mf_index_t i27 = (i26 / T0.size[1]);
   const bool b81 = (i27 < T0.size[0]);

@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_229d7cdbb3025c8c(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T7) {
+extern "C" __global__ void kernel_1393af941028f50e(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T7) {
   const mf_index_t i50 = (((mf_index_t)blockIdx.x) * T0.stride[0]);
   alignas(16) float T5[1];
   T5[0] = 0.0f;

@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_9cbbec9c78ea2fbc(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1) {
+extern "C" __global__ void kernel_1a2eafa75d0909f6(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1) {
   #pragma unroll
   for (mf_index_t i8 = 0; i8 < 4; ++i8) {
     const mf_index_t i13 = ((((mf_index_t)blockIdx.x) * 256) + ((i8 * 64) + ((mf_index_t)threadIdx.x)));

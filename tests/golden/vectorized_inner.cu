@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_f4d6ec2728f63e16(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T3) {
+extern "C" __global__ void kernel_c5da0c41d0f68478(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T3) {
   const mf_index_t i34 = (((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x)) * 4);
   const mf_index_t i35 = (i34 / T0.size[1]);
   const bool b84 = (i35 < T0.size[0]);

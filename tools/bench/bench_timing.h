@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include "cuda/driver.h"
+#include "cuda/module.h"
 
 namespace mf::bench {
 

@@ -407,8 +407,10 @@ const std::vector<GoldenFusion>& goldenFusions() {
        },
        1e-5},
       // The outer form (heuristics for [1000, 1024] summed over axis 0): 32 columns per block
-      // on threadIdx.x, 16 threads of threadIdx.y each summing every 16th row (unrolled by 4),
-      // then a block all-reduce over threadIdx.y.
+      // on threadIdx.x; 32 column blocks are fewer than the SMs, so 4 blocks on blockIdx.y
+      // share each column's rows. In a block, 16 threads of threadIdx.y each sum every 16th
+      // row of the block's chunk (unrolled by 4), a block all-reduce over threadIdx.y, then
+      // the grid reduction (mf_gridAllReduceY) in the last of the 4 blocks.
       {"auto_outer_reduction",
        [](Fusion& f) {
          TensorView* x = makeContigTensor(2);
