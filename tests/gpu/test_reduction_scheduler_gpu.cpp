@@ -127,6 +127,10 @@ TEST_F(ReductionSchedulerGpu, DifferentAxesOfOneInput) {
 TEST_F(ReductionSchedulerGpu, TwoIndependentReductions) {
   runFusion(redtest::islands(), 1e-6);
 }
+TEST_F(ReductionSchedulerGpu, BiasMaxKeepDim) {
+  runFusion(redtest::biasMaxKeepDim(1), 0);
+  runFusion(redtest::biasMaxKeepDim(0), 0);
+}
 TEST_F(ReductionSchedulerGpu, SameAxesShareOneKernel) {
   runFusion(redtest::sumAndMaxOfRows(), 1e-6);
 }

@@ -6,6 +6,7 @@
 
 #include "minifuser.h"
 #include "unit/scheduler/scheduler_test_utils.h"
+#include "unit/segmenter/reduction_fusions.h"
 
 namespace mf {
 namespace {
@@ -286,6 +287,23 @@ TEST(ReductionSchedule, CrossBlockOuterKernel) {
   EXPECT_EQ(p->grid_y, 16);
   EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("mf_blockAllReduceY<float>"));
   EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("mf_gridAllReduceY<float>"));
+}
+
+// Broadcasts before the reduction (a bias along the row) and after it (keep_dim) stay in one
+// Reduction kernel (tests/gpu/test_reduction_scheduler_gpu.cpp checks its values).
+TEST(ReductionSchedule, BroadcastsBeforeAndKeepDim) {
+  for (int64_t axis : {0, 1}) {
+    redtest::ReductionFusion rf = redtest::biasMaxKeepDim(axis);
+    FusionExecutorCache fec(std::move(rf.fusion));
+    std::vector<Tensor> out = fec.runFusionWithInputs(rf.inputs(45, 300, 8));
+    EXPECT_EQ(out.at(0).sizes(),
+              axis == 1 ? std::vector<int64_t>({45, 1}) : std::vector<int64_t>({1, 300}));
+    FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+    EXPECT_FALSE(rt->isSegmented());
+    EXPECT_EQ(rt->heuristics().at(0)->schedulerType(), SchedulerType::Reduction);
+    EXPECT_THAT(fec.getMostRecentCode(),
+                HasSubstr(axis == 1 ? "mf_blockAllReduceX<float>" : "mf_blockAllReduceY<float>"));
+  }
 }
 
 // A reduction of every axis (no iteration axis): one block, no blockIdx in the kernel.

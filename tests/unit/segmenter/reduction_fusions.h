@@ -144,4 +144,18 @@ inline ReductionFusion sumAndMaxOfRows() {
   return rf;
 }
 
+//! max(x[M, N] + broadcast(b[N]), {axis}, keep_dim): broadcasts before and after.
+inline ReductionFusion biasMaxKeepDim(int64_t axis) {
+  auto fusion = std::make_unique<Fusion>();
+  FusionGuard fg(fusion.get());
+  TensorView* x = makeContigTensor(2);
+  TensorView* b = makeContigTensor(1);
+  fusion->addInput(x);
+  fusion->addInput(b);
+  fusion->addOutput(max(add(x, broadcast(b, {true, false})), {axis}, /*keep_dim=*/true));
+  ReductionFusion rf = finish(std::move(fusion));
+  rf.inputs = [](int64_t m, int64_t n, uint64_t seed) { return randoms({{m, n}, {n}}, seed); };
+  return rf;
+}
+
 }  // namespace mf::redtest
