@@ -7,6 +7,7 @@
 #include "ir/exprs.h"
 #include "ir/id_model.h"
 #include "ir/logical_domain_map.h"
+#include "ir/traversal.h"
 #include "lower/index_compute.h"
 #include "lower/passes.h"
 
@@ -173,6 +174,22 @@ void checkGridReduction(const Fusion& ir) {
           "{}: iteration axis {} of a grid reduction is a loop; bind every iteration axis "
           "to a thread or block dimension",
           out->toString(), id->toString());
+  }
+  if (grid == nullptr) return;
+  // Every tensor the kernel computes feeds the grid reduction or is computed from its result.
+  std::unordered_set<const Val*> related;
+  for (TensorView* tv : tensorViews({const_cast<TensorView*>(grid)})) related.insert(tv);
+  std::unordered_set<const Val*> after{grid};
+  for (Expr* e : ir.exprs()) {
+    const bool follows = std::any_of(e->inputs().begin(), e->inputs().end(),
+                                     [&](Val* v) { return after.count(v) > 0; });
+    for (Val* out : e->outputs()) {
+      if (follows) after.insert(out);
+      MF_CHECK(follows || related.count(out) || out->kind() != ValKind::TensorView,
+               "{} is computed beside the grid reduction {}, but the blocks that do not finish "
+               "that reduction return from the kernel there; compute it in another kernel",
+               out->toString(), grid->toString());
+    }
   }
 }
 

@@ -60,10 +60,13 @@ size_t reducedAxisCount(const TensorView* red) {
 
 // Blocks per output along the reduced axis: 1 when the outputs alone give a block per SM;
 // otherwise enough to fill the device while each thread keeps kMinSerialSteps of its
-// `serial_steps`. Only for a fusion with one reduction (a kernel holds one grid reduction).
-int64_t crossBlockFactor(int64_t blocks, int64_t serial_steps, size_t n_reductions,
+// `serial_steps`. Only for a fusion with one reduction (a kernel holds one grid reduction)
+// and nothing computed beside it (see everyTensorFeedsOrFollowsReductions).
+int64_t crossBlockFactor(Fusion* fusion, int64_t blocks, int64_t serial_steps,
                          const DeviceDescription& device) {
-  if (n_reductions != 1 || blocks <= 0 || blocks >= device.sm_count) return 1;
+  if (blocks <= 0 || blocks >= device.sm_count || reductionOps(fusion).size() != 1 ||
+      !everyTensorFeedsOrFollowsReductions(fusion))
+    return 1;
   const int64_t gy = std::min(ceilDiv(kTargetBlocksPerSm * device.sm_count, blocks),
                               serial_steps / kMinSerialSteps);
   return std::clamp<int64_t>(gy, 1, kMaxGridY);
@@ -168,8 +171,8 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
     const int64_t blocks = i_elems == 0 ? 0 : ceilDiv(i_elems, bdimy);
     if (has_iter && blocks > 0) params->lparams.bind(blocks, ParallelType::BIDx);
     setCrossBlock(*params,
-                  crossBlockFactor(blocks, ceilDiv(after_vect, bdimx * params->unroll_factor),
-                                   reductionOps(fusion).size(), device));
+                  crossBlockFactor(fusion, blocks,
+                                   ceilDiv(after_vect, bdimx * params->unroll_factor), device));
     return params;
   }
 
@@ -186,8 +189,8 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
   params->lparams.bind(bdimy, ParallelType::TIDy);
   const int64_t blocks = ceilDiv(i_elems, bdimx);
   if (blocks > 0) params->lparams.bind(blocks, ParallelType::BIDx);
-  setCrossBlock(*params, crossBlockFactor(blocks, ceilDiv(r_elems, bdimy * params->unroll_factor),
-                                          reductionOps(fusion).size(), device));
+  setCrossBlock(*params, crossBlockFactor(fusion, blocks,
+                                          ceilDiv(r_elems, bdimy * params->unroll_factor), device));
   return params;
 }
 

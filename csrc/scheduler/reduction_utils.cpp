@@ -8,6 +8,7 @@
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
+#include "ir/traversal.h"
 
 namespace mf {
 namespace {
@@ -116,6 +117,17 @@ std::vector<TensorView*> postReductionTvs(Fusion* fusion) {
         tvs.push_back(tv);
   }
   return tvs;
+}
+
+bool everyTensorFeedsOrFollowsReductions(Fusion* fusion) {
+  std::vector<Val*> reduced;
+  for (ReductionOp* op : reductionOps(fusion)) reduced.push_back(op->out());
+  std::unordered_set<const TensorView*> related;
+  for (TensorView* tv : tensorViews(reduced)) related.insert(tv);
+  for (TensorView* tv : postReductionTvs(fusion)) related.insert(tv);
+  const std::vector<TensorView*> all = fusion->allTvs();
+  return std::all_of(all.begin(), all.end(),
+                     [&](TensorView* tv) { return tv->isFusionInput() || related.count(tv); });
 }
 
 int64_t concreteAxisCount(const TensorView* tv) {

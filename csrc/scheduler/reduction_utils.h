@@ -48,6 +48,11 @@ bool isInnerReduction(const TensorView* red);
 //! iteration axes only.
 std::vector<TensorView*> postReductionTvs(Fusion* fusion);
 
+//! True when every tensor of `fusion` feeds a reduction or is computed from one: nothing is
+//! computed beside the reductions. A grid reduction needs it (the blocks that do not finish
+//! the reduction stop there).
+bool everyTensorFeedsOrFollowsReductions(Fusion* fusion);
+
 //! The number of concrete (neither reduction nor broadcast) logical axes of `tv`.
 int64_t concreteAxisCount(const TensorView* tv);
 

@@ -144,6 +144,25 @@ TEST(LowerReduction, GridReductionRules) {
   }
 }
 
+// The blocks that do not finish a grid reduction return from the kernel there: a tensor
+// computed beside it (neither feeding it nor computed from it) would be left unwritten.
+TEST(LowerReduction, GridReductionOwnsTheKernel) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(1);
+  fusion.addInput(t0);
+  TensorView* t1 = sum(t0, {0});
+  TensorView* t2 = neg(t0);
+  fusion.addOutput(t1);
+  fusion.addOutput(t2);
+  t1->split(0, 32);
+  t1->axis(0)->parallelize(ParallelType::BIDy);
+  t1->axis(1)->parallelize(ParallelType::TIDx);
+  EXPECT_THAT(validate(fusion),
+              ThrowsMessage<UserError>(HasSubstr(
+                  "T2_g_float[iS2{i0}] is computed beside the grid reduction T1_g_float[")));
+}
+
 // Two thread axes of one reduction are refused: a block reduction reduces across one.
 TEST(LowerReduction, TwoThreadAxesAreRefused) {
   Fusion fusion;

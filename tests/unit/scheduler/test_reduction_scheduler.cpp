@@ -127,6 +127,23 @@ TEST(ReductionHeuristics, TwoReductionsStayInOneBlock) {
   EXPECT_EQ(p->grid_y, 1);
 }
 
+// A tensor computed beside the reduction (an output that neither feeds it nor follows it)
+// keeps the reduction in one block per output: a grid reduction's other blocks stop early.
+// An output that feeds the reduction does not.
+TEST(ReductionHeuristics, OutputBesideTheReductionStaysInOneBlock) {
+  for (bool feeds : {false, true}) {
+    auto fusion = std::make_unique<Fusion>();
+    FusionGuard fg(fusion.get());
+    TensorView* x = makeContigTensor(1);
+    fusion->addInput(x);
+    TensorView* e = exp(x);
+    fusion->addOutput(sum(feeds ? e : x, {0}));
+    fusion->addOutput(e);
+    auto p = reductionHeuristics(*fusion, {schedtest::contiguous({int64_t{1} << 20})});
+    EXPECT_EQ(p->cross_block, feeds);
+  }
+}
+
 // sameAs and hash cover the fields that change the kernel, not the grid.
 TEST(ReductionHeuristics, SameAsAndHash) {
   ReductionParams a, b;
