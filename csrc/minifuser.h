@@ -18,6 +18,7 @@
 #include "scheduler/normalization_inner.h"
 #include "scheduler/normalization_utils.h"
 #include "scheduler/pointwise.h"
+#include "scheduler/reduction.h"
 #include "scheduler/registry.h"
 #include "scheduler/tools/inlining.h"
 #include "scheduler/tools/transform_propagator.h"

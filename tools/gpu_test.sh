@@ -12,11 +12,12 @@ cmake --build "$build" -j"$(nproc)"
 export MINIFUSER_CACHE_DIR="$build/kernel-cache"
 status=0
 ctest --test-dir "$build" -L gpu --output-on-failure -j4 | tee "$build/gpu_ctest.log" || status=1
-# compute-sanitizer over the reduction tests (shared memory, barriers, block reductions):
-# racecheck and memcheck must each report 0 errors (skip with MINIFUSER_SKIP_SANITIZER=1).
+# compute-sanitizer over the reduction tests: barriers and shared slots of the block
+# reductions (racecheck), the grid reduction's work buffer and semaphores (memcheck); each
+# must report 0 errors. Skip with MINIFUSER_SKIP_SANITIZER=1.
 if [ "${MINIFUSER_SKIP_SANITIZER:-0}" = "0" ] && command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
-    for t in ${MINIFUSER_SANITIZER_TESTS:-test_reduction_gpu}; do
+    for t in ${MINIFUSER_SANITIZER_TESTS:-test_reduction_gpu test_reduction_scheduler_gpu test_persistent_gpu}; do
       log="$build/sanitizer.$tool.$t.log"
       compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/tests/$t" > "$log" 2>&1 || status=1
       echo "compute-sanitizer --tool $tool $t: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 1) ($(grep -cE "^\[       OK \]" "$log") tests passed)"

@@ -74,6 +74,10 @@ class CudaPrinter final : public KirVisitor {
     for (const KernelParameter& p : kernel_.summary().params) {
       if (p.kind == KernelParameter::Kind::ErrorFlag) {
         params.push_back("int* mf_error");
+      } else if (p.kind == KernelParameter::Kind::GridWork) {
+        params.push_back("void* mf_grid_work");
+      } else if (p.kind == KernelParameter::Kind::GridSemaphores) {
+        params.push_back("unsigned* mf_grid_semaphores");
       } else if (auto* tv = dynamic_cast<TensorView*>(p.val)) {
         params.push_back(fmt::format(
             "Tensor<{}, {}, {}> T{}", cudaTypeName(tv->dtype()),
@@ -412,12 +416,23 @@ class CudaPrinter final : public KirVisitor {
     auto isTrue = [](Val* pred) { return pred->isConst() && asBool(*pred->constValue()); };
     std::string value =
         isTrue(it->second.read) ? x : fmt::format("{} ? {} : {}", scalar(it->second.read), x, init);
-    line(fmt::format("const {0} block_result = mf_blockAllReduceX<{0}>({1}, {2}, {3});", type,
-                     value, lambda, init));
+    line(fmt::format("const {0} block_result = mf_blockAllReduce{4}<{0}>({1}, {2}, {3});", type,
+                     value, lambda, init, blockReductionSuffix(op)));
+    std::string result = "block_result";
+    if (isGridReduction(op)) {
+      // Only the last block to arrive has the result; the others have nothing left to do
+      // (validateSchedule: no loop encloses a grid reduction, and it is the kernel's only one).
+      line(fmt::format("{} grid_result;", type));
+      line(fmt::format(
+          "if (!mf_gridAllReduceY<{0}>(block_result, {1}, {2}, static_cast<{0}*>(mf_grid_work), "
+          "mf_grid_semaphores, grid_result)) return;",
+          type, lambda, init));
+      result = "grid_result";
+    }
     const bool guarded = !isTrue(it->second.write);
     if (guarded) line(fmt::format("if ({}) {{", scalar(it->second.write)));
     indent_ += guarded ? 1 : 0;
-    assign(op->out(), compute, binaryValue(op->opType(), compute, acc, "block_result"));
+    assign(op->out(), compute, binaryValue(op->opType(), compute, acc, result));
     indent_ -= guarded ? 1 : 0;
     if (guarded) line("}");
     --indent_;
@@ -459,6 +474,20 @@ class CudaPrinter final : public KirVisitor {
       }
       return false;
     });
+  }
+
+  static bool isGridReduction(const ReductionOp* op) {
+    for (IterDomain* id : op->out()->as<TensorIndex>()->view()->getLoopDomain())
+      if (id->isReduction() && isBlockDim(id->parallelType())) return true;
+    return false;
+  }
+
+  // "X" or "Y": the thread dimension a block reduction reduces across (validateSchedule allows
+  // one of the two).
+  static std::string_view blockReductionSuffix(const ReductionOp* op) {
+    for (IterDomain* id : op->out()->as<TensorIndex>()->view()->getLoopDomain())
+      if (id->isReduction() && id->parallelType() == ParallelType::TIDy) return "Y";
+    return "X";
   }
 
   static std::string binaryValue(BinaryOpType t, DataType compute, const std::string& a,

@@ -230,6 +230,7 @@ struct KernelExecutor::BoundLaunch {
   std::vector<Tensor> staged_inputs;   // device copies of host inputs
   std::vector<Tensor> unused_outputs;  // written by the kernel, but the output is an input
   std::optional<Tensor> error_flag;    // the layout op's, zeroed before the launch
+  std::optional<Tensor> grid_work;     // a grid reduction's partial results
 };
 
 namespace {
@@ -339,6 +340,21 @@ PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>& inputs,
       launch.error_flag_arg = arg;
       continue;
     }
+    if (p.kind == KernelParameter::Kind::GridWork) {
+      // One slot per thread of every block (KernelSummary::grid_reduction_dtype).
+      args.addPointer(0);
+      launch.grid_work = PreparedLaunch::GridWork{
+          arg,
+          int64_t{launch.dims.grid_x} * launch.dims.grid_y * launch.dims.block_x *
+              launch.dims.block_y * launch.dims.block_z,
+          *summary.grid_reduction_dtype};
+      continue;
+    }
+    if (p.kind == KernelParameter::Kind::GridSemaphores) {
+      args.addPointer(0);
+      launch.grid_semaphores = PreparedLaunch::GridSemaphores{arg, launch.dims.grid_x};
+      continue;
+    }
     auto* tv = dynamic_cast<TensorView*>(p.val);
     const size_t index = static_cast<size_t>(p.index);
     if (tv == nullptr) {
@@ -436,6 +452,17 @@ KernelExecutor::BoundLaunch KernelExecutor::bind(PreparedLaunch& launch,
     bound.error_flag = Tensor::emptyDevice({1}, DataType::Int32);
     cuda::fillAsync(bound.error_flag->devicePtr(), 0, sizeof(int32_t));
     args.setPointer(*launch.error_flag_arg, bound.error_flag->devicePtr());
+  }
+  if (launch.grid_work) {
+    bound.grid_work = Tensor::emptyDevice({launch.grid_work->slots}, launch.grid_work->dtype);
+    args.setPointer(launch.grid_work->arg, bound.grid_work->devicePtr());
+  }
+  if (launch.grid_semaphores) {
+    if (!grid_semaphores_ || grid_semaphores_->numel() < launch.grid_semaphores->count) {
+      grid_semaphores_ = Tensor::emptyDevice({launch.grid_semaphores->count}, DataType::Int32);
+      cuda::fillAsync(grid_semaphores_->devicePtr(), 0, grid_semaphores_->nbytes());
+    }
+    args.setPointer(launch.grid_semaphores->arg, grid_semaphores_->devicePtr());
   }
   return bound;
 }

@@ -127,6 +127,9 @@ class KernelExecutor {
   LaunchCache launch_cache_;
   std::vector<int64_t> key_;  // the signature of the current run (capacity reused)
   cuda::LaunchDims last_launch_;
+  //! A grid reduction's semaphores, zeroed when allocated (or grown); each launch's last
+  //! blocks leave them zero again, so later launches reuse them as they are.
+  std::optional<Tensor> grid_semaphores_;
 };
 
 //! Chooses Int32 when every input's and output's extent and offset fits in 31 bits.

@@ -73,6 +73,19 @@ struct PreparedLaunch {
   std::vector<Buffer> intermediates;
   //! The layout op's error flag, zeroed before each launch.
   std::optional<size_t> error_flag_arg;
+  //! A grid reduction's work buffer, allocated per launch (one slot per thread of the grid).
+  struct GridWork {
+    size_t arg;
+    int64_t slots;
+    DataType dtype;
+  };
+  std::optional<GridWork> grid_work;
+  //! A grid reduction's semaphores (one per block column): the executor's, zeroed once.
+  struct GridSemaphores {
+    size_t arg;
+    int64_t count;
+  };
+  std::optional<GridSemaphores> grid_semaphores;
 };
 
 //! Prepared launches by signature, at most kCapacity of them: a new signature past that

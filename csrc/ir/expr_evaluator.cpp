@@ -86,12 +86,16 @@ void validateOperandExtents(const Fusion& fusion, ExpressionEvaluator& ee) {
     else
       for (Val* v : e->inputs())
         if (auto* tv = dynamic_cast<TensorView*>(v)) operands.push_back(tv);
-    const auto& out_ids = out->getLogicalDomain();
-    for (size_t i = 0; i < out_ids.size(); ++i) {
+    // A reduction's input has the reduced axes too; a reduction result read by another op
+    // (a segment crossing aside) has axes that hold no data: compare the data axes only.
+    const size_t rank = e->isA<ReductionOp>()
+                            ? out->getLogicalDomain().size()
+                            : TensorDomain::noReductions(out->getLogicalDomain()).size();
+    for (size_t i = 0; i < rank; ++i) {
       std::optional<int64_t> expected;
       TensorView* first = nullptr;
       for (TensorView* tv : operands) {
-        const auto& ids = tv->getLogicalDomain();
+        const std::vector<IterDomain*> ids = TensorDomain::noReductions(tv->getLogicalDomain());
         if (i >= ids.size() || ids[i]->isBroadcast()) continue;
         int64_t n = ee.evaluateInt(ids[i]->extent(), fmt::format("extent of {}", tv->toString()));
         if (!expected) {

@@ -51,18 +51,27 @@ std::vector<Expr*> allocationTransforms(const TensorDomain* td) {
 }
 
 // A boundary tensor as a segment input: fresh logical axes with the same extents, the same
-// allocation domain (replayed from the new axes) and contiguity; no producer history.
+// allocation domain (replayed from the new axes) and contiguity; no producer history. The
+// reduction axes of a reduction's result hold no data and are left out: the segment reads a
+// tensor of the result's data axes (as the segment's input metadata describes it).
 TensorView* copyBoundaryTensor(IrCloner& cloner, const TensorView* tv) {
   Fusion* to = cloner.to();
   const TensorDomain* td = tv->domain();
   std::vector<IterDomain*> logical;
   for (IterDomain* id : td->logical()) {
+    if (id->isReduction()) continue;
     auto* c = IrBuilder::createIn<IterDomain>(to, cloner.clone(id->extent()), id->iterType());
     cloner.registerClone(id, c);
     logical.push_back(c);
   }
   TensorDomain* domain = nullptr;
-  if (!td->hasAllocation()) {
+  if (logical.size() != td->logical().size()) {
+    MF_CHECK(!td->hasAllocation(),
+             "segment boundary {}: a reduction's result with an allocation domain cannot cross "
+             "segments",
+             tv->toString());
+    domain = IrBuilder::createIn<TensorDomain>(to, logical);
+  } else if (!td->hasAllocation()) {
     domain = IrBuilder::createIn<TensorDomain>(to, logical, td->contiguity());
   } else {
     domain = IrBuilder::createIn<TensorDomain>(to, logical);

@@ -23,6 +23,22 @@ void addParams(const Fusion& ir, KernelSummary& s) {
     if (tv->getMemoryType() == MemoryType::Global && !tv->isFusionInput() && !tv->isFusionOutput())
       s.params.push_back({Kind::Intermediate, tv});
   if (s.has_error_flag) s.params.push_back({Kind::ErrorFlag, nullptr});
+  if (s.grid_reduction_dtype) {
+    s.params.push_back({Kind::GridWork, nullptr});
+    s.params.push_back({Kind::GridSemaphores, nullptr});
+  }
+}
+
+// A reduction across blocks (validateSchedule allows one) needs a work buffer and semaphores.
+void addGridReduction(const Fusion& ir, KernelSummary& s) {
+  for (Expr* e : ir.exprs()) {
+    auto* red = dynamic_cast<ReductionOp*>(e);
+    if (red == nullptr) continue;
+    auto* out = red->out()->as<TensorView>();
+    for (IterDomain* id : out->getLoopDomain())
+      if (id->isReduction() && isBlockDim(id->parallelType()))
+        s.grid_reduction_dtype = computeType(out->dtype());
+  }
 }
 
 // Every loop of a tensor expr's output bound to a thread or block index is launched; the
@@ -142,6 +158,7 @@ void analyzeKernel(Kernel& kernel) {
   const Fusion& ir = kernel.ir();
   KernelSummary s;
   addLayoutOp(ir, s);
+  addGridReduction(ir, s);
   addParams(ir, s);
   addParallelDims(ir, s);
   addVectorized(ir, s);

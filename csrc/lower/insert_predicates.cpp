@@ -142,12 +142,12 @@ bool computesRegistersOnly(const Expr* e) {
   return true;
 }
 
-bool isBlockReduction(const Expr* e) {
-  if (!e->isA<ReductionOp>()) return false;
-  const auto& loop = e->output(0)->as<TensorIndex>()->view()->getLoopDomain();
-  return std::any_of(loop.begin(), loop.end(), [](IterDomain* id) {
-    return id->isReduction() && id->parallelType() == ParallelType::TIDx;
-  });
+// The thread dimension a block reduction reduces across (Serial for other exprs).
+ParallelType blockReductionDim(const Expr* e) {
+  if (!e->isA<ReductionOp>()) return ParallelType::Serial;
+  for (IterDomain* id : e->output(0)->as<TensorIndex>()->view()->getLoopDomain())
+    if (id->isReduction() && isThreadDim(id->parallelType())) return id->parallelType();
+  return ParallelType::Serial;
 }
 
 }  // namespace
@@ -168,7 +168,8 @@ void insertPredicates(Kernel& kernel) {
         if (auto* id = dynamic_cast<IterDomain*>(in)) use[id] = t;
     Val* pred = constBool(true);
     // A block reduction's write predicate: the bounds of the axes its output is indexed by.
-    const bool block_reduction = isBlockReduction(e);
+    const ParallelType reduced_dim = blockReductionDim(e);
+    const bool block_reduction = reduced_dim != ParallelType::Serial;
     Val* write = block_reduction ? constBool(true) : nullptr;
     // The axes the loops cover: logical, or the padded buffer of a gather-form layout op.
     // An rfactor tensor's root: its logical axes are split pieces of the root's.
@@ -203,7 +204,7 @@ void insertPredicates(Kernel& kernel) {
       // One thread updates a shared or global output; each thread its own registers.
       if (out->getMemoryType() != MemoryType::Local) {
         auto tid = std::find_if(loops.begin(), loops.end(),
-                                [](ForLoop* l) { return l->parallelType() == ParallelType::TIDx; });
+                                [&](ForLoop* l) { return l->parallelType() == reduced_dim; });
         write = SIB::logicalAnd(write, SIB::eq((*tid)->index(), constInt(0)));
       }
       kernel.inlinePredicates()[e] = {pred, write};

@@ -86,8 +86,24 @@ std::string_view kindName(KernelParameter::Kind k) {
       return "intermediate";
     case KernelParameter::Kind::ErrorFlag:
       return "error flag";
+    case KernelParameter::Kind::GridWork:
+      return "grid work";
+    case KernelParameter::Kind::GridSemaphores:
+      return "grid semaphores";
   }
   return "?";
+}
+
+// How the signature declares a parameter that is no IR value.
+std::string_view unnamedParameter(KernelParameter::Kind k) {
+  switch (k) {
+    case KernelParameter::Kind::GridWork:
+      return "void* mf_grid_work";
+    case KernelParameter::Kind::GridSemaphores:
+      return "unsigned* mf_grid_semaphores";
+    default:
+      return "int* mf_error";
+  }
 }
 
 }  // namespace
@@ -97,7 +113,7 @@ std::string KernelSummary::toString() const {
   for (const KernelParameter& p : params) {
     std::string index = p.index >= 0 ? fmt::format(" {}", p.index) : "";
     s += fmt::format("    {}{}: {}\n", kindName(p.kind), index,
-                     p.val != nullptr ? p.val->toString() : "int* mf_error");
+                     p.val != nullptr ? p.val->toString() : unnamedParameter(p.kind));
   }
   s += fmt::format("  shared memory: {} static bytes, dynamic {}\n", static_smem_bytes,
                    dynamic_smem_bytes != nullptr ? dynamic_smem_bytes->toInlineString() : "none");
@@ -111,6 +127,7 @@ std::string KernelSummary::toString() const {
   for (const VectorizedAccess& v : vectorized)
     s += fmt::format("  vectorized: T{} by {}\n", v.tv->name(), v.width);
   if (has_error_flag) s += "  error flag: layout op\n";
+  if (grid_reduction_dtype) s += fmt::format("  grid reduction: {}\n", *grid_reduction_dtype);
   s += fmt::format("  min compute capability: {}.{}\n", min_compute_capability.first,
                    min_compute_capability.second);
   return s + "} // %summary\n";

@@ -16,9 +16,10 @@ namespace mf {
 class ExpressionEvaluator;
 class TensorView;
 
-//! One kernel parameter. Inputs, outputs, global intermediates, the error flag.
+//! One kernel parameter. Inputs, outputs, global intermediates, the error flag, and a grid
+//! reduction's work buffer and semaphores.
 struct KernelParameter {
-  enum class Kind { Input, Output, Intermediate, ErrorFlag };
+  enum class Kind { Input, Output, Intermediate, ErrorFlag, GridWork, GridSemaphores };
   Kind kind;
   //! A TensorView or a scalar of the kernel container; null for the error flag.
   Val* val = nullptr;
@@ -68,6 +69,13 @@ struct KernelSummary {
   std::vector<PaddedOutput> padded_outputs;
   //! Compute capability the kernel needs: NVRTC compiles for sm_90 unless told otherwise.
   std::pair<int, int> min_compute_capability{9, 0};
+
+  //! A grid reduction (a reduction axis bound to blockIdx.y; at most one per kernel): every
+  //! block writes one value per thread to a global work buffer of
+  //! gridDim.x * gridDim.y * threads elements of this dtype (the accumulator's), and counts
+  //! itself in one of gridDim.x semaphores (unsigned, zero before the launch; the last block
+  //! resets its own). Null when the kernel has none (then neither parameter exists).
+  std::optional<DataType> grid_reduction_dtype;
 
   //! The dimension `p`, or null when the kernel does not use it.
   const ParallelDimension* dimension(ParallelType p) const;

@@ -7,6 +7,7 @@
 #include "ir/exprs.h"
 #include "ir/id_model.h"
 #include "ir/logical_domain_map.h"
+#include "ir/traversal.h"
 #include "lower/index_compute.h"
 #include "lower/passes.h"
 
@@ -53,8 +54,10 @@ void checkSameThread(const IdModel& model, TensorView* tv) {
       // Shared memory is the block's: threads may read what others wrote (insertSyncs).
       if (isThreadDim(p) && tv->getMemoryType() == MemoryType::Shared) continue;
       // A block reduction into registers is an all-reduce: every thread holds the result.
-      if (p == ParallelType::TIDx && tv->axis(i)->isReduction() &&
-          tv->getMemoryType() == MemoryType::Local)
+      // A grid reduction (blockIdx.y) leaves the result in every thread of the last block,
+      // the only one that goes on (runtime/block_reduction.cuh mf_gridAllReduceY).
+      if ((p == ParallelType::TIDx || p == ParallelType::TIDy || p == ParallelType::BIDy) &&
+          tv->axis(i)->isReduction() && tv->getMemoryType() == MemoryType::Local)
         continue;
       bool mapped = false;
       for (int64_t j = 0; j < c->nDims(); ++j)
@@ -109,26 +112,83 @@ void checkMemoryType(TensorView* tv) {
 
 // A reduction is lowered as loops innermost in its nest: `acc = init` goes before the first
 // reduction loop, and every iteration loop must enclose it. A reduction axis is serial or, for
-// a block reduction, bound to threadIdx.x.
+// a block reduction, bound to threadIdx.x or threadIdx.y (one of them per reduction); a grid
+// reduction also binds one to blockIdx.y (see checkGridReduction).
 void checkReduction(const ReductionOp* red) {
   auto* out = red->out()->as<TensorView>();
   bool in_reduction = false;
+  const IterDomain* block_axis = nullptr;
   for (int64_t i = 0; i < out->nDims(); ++i) {
     IterDomain* id = out->axis(i);
     if (id->isReduction()) {
       in_reduction = true;
       ParallelType p = id->parallelType();
-      // TODO(#9): reductions across threadIdx.y/z and across blocks (a grid reduction or a
-      // second kernel).
-      MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll || p == ParallelType::TIDx,
-               "{}: reduction axis {} is bound to {}; reductions are serial or across "
-               "threadIdx.x: reduce across blocks with a second fusion",
+      // TODO(#9): reductions across threadIdx.z.
+      MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll || p == ParallelType::TIDx ||
+                   p == ParallelType::TIDy || p == ParallelType::BIDy,
+               "{}: reduction axis {} is bound to {}; reductions are serial, across threadIdx.x "
+               "or threadIdx.y, or across blockIdx.y",
                out->toString(), id->toString(), toString(p));
+      if (isThreadDim(p)) {
+        MF_CHECK(block_axis == nullptr,
+                 "{}: reduction axes {} and {} are both bound to threads; a block reduction "
+                 "reduces across one thread dimension: rFactor one of them",
+                 out->toString(), block_axis->toString(), id->toString());
+        block_axis = id;
+      }
     } else {
       MF_CHECK(!in_reduction,
                "{}: iteration axis {} comes after a reduction axis; reorder so that the "
                "reduction axes are the innermost loops",
                out->toString(), id->toString());
+    }
+  }
+}
+
+// A grid reduction (a reduction axis bound to blockIdx.y) is the kernel's only one, reduces
+// across a thread dimension too (the runtime combines one all-reduced value per block), and
+// no loop encloses it: the blocks that do not finish it return from the kernel there.
+void checkGridReduction(const Fusion& ir) {
+  const TensorView* grid = nullptr;
+  for (Expr* e : ir.exprs()) {
+    auto* red = dynamic_cast<ReductionOp*>(e);
+    if (red == nullptr) continue;
+    auto* out = red->out()->as<TensorView>();
+    const auto& loop = out->getLoopDomain();
+    auto bound = [&](auto pred) { return std::any_of(loop.begin(), loop.end(), pred); };
+    if (!bound([](IterDomain* id) { return id->isReduction() && isBlockDim(id->parallelType()); }))
+      continue;
+    MF_CHECK(grid == nullptr,
+             "{} and {} both reduce across blocks; a kernel holds one grid "
+             "reduction",
+             grid == nullptr ? std::string() : grid->toString(), out->toString());
+    grid = out;
+    MF_CHECK(
+        bound([](IterDomain* id) { return id->isReduction() && isThreadDim(id->parallelType()); }),
+        "{}: a grid reduction must also reduce across threadIdx.x or threadIdx.y (rFactor the "
+        "per-thread part, bind the block's part to threads)",
+        out->toString());
+    for (IterDomain* id : loop)
+      MF_CHECK(
+          id->isReduction() || isThreadDim(id->parallelType()) || isBlockDim(id->parallelType()),
+          "{}: iteration axis {} of a grid reduction is a loop; bind every iteration axis "
+          "to a thread or block dimension",
+          out->toString(), id->toString());
+  }
+  if (grid == nullptr) return;
+  // Every tensor the kernel computes feeds the grid reduction or is computed from its result.
+  std::unordered_set<const Val*> related;
+  for (TensorView* tv : tensorViews({const_cast<TensorView*>(grid)})) related.insert(tv);
+  std::unordered_set<const Val*> after{grid};
+  for (Expr* e : ir.exprs()) {
+    const bool follows = std::any_of(e->inputs().begin(), e->inputs().end(),
+                                     [&](Val* v) { return after.count(v) > 0; });
+    for (Val* out : e->outputs()) {
+      if (follows) after.insert(out);
+      MF_CHECK(follows || related.count(out) || out->kind() != ValKind::TensorView,
+               "{} is computed beside the grid reduction {}, but the blocks that do not finish "
+               "that reduction return from the kernel there; compute it in another kernel",
+               out->toString(), grid->toString());
     }
   }
 }
@@ -203,6 +263,7 @@ void validateSchedule(Kernel& kernel) {
     if (auto* red = dynamic_cast<ReductionOp*>(e)) checkReduction(red);
   }
   checkBlockReductionWidth(kernel.ir());
+  checkGridReduction(kernel.ir());
   IdModel model(kernel.ir());
   for (TensorView* tv : kernel.ir().allTvs()) {
     std::set<ParallelType> bound;

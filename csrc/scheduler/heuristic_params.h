@@ -14,6 +14,18 @@
 
 namespace mf {
 
+//! ceil(a / b) for a >= 0 and b > 0: the heuristics' counts of blocks, vectors and steps.
+inline int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+//! The largest power of two <= n (1 for n <= 1).
+inline int64_t lastPow2(int64_t n) {
+  int64_t p = 1;
+  while (p <= n / 2) p *= 2;
+  return p;
+}
+
 //! Grid and block sizes, bound per parallel type (BIDx/y/z, TIDx/y/z). An unbound
 //! dimension is left to the executor, which takes it from the parallelized extents.
 class LaunchParams {

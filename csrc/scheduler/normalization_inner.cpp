@@ -30,10 +30,6 @@ constexpr int64_t kMaxThreadsPerBlock = 1024;
 // Threads per block the schedule fills with rows when a row takes fewer.
 constexpr int64_t kBlockThreads = 128;
 
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
 InnerNormalization analyzeOrAssert(Fusion* fusion) {
   auto analysis = analyzeInnerNormalization(fusion);
   MF_ASSERT(std::holds_alternative<InnerNormalization>(analysis),

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
@@ -26,14 +25,6 @@ constexpr int64_t kMaxUnroll = 4;
 // without adding bandwidth.
 constexpr int64_t kMaxBytesInFlightPerThread = 32;
 constexpr int64_t kMaxGridY = 65535;
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
-int64_t lastPow2(int64_t n) {
-  return int64_t{1} << (63 - std::countl_zero(static_cast<uint64_t>(n)));
-}
 
 // Per break point b of the reference axes: the bytes per element of the inputs and outputs
 // with a concrete axis left of b (lhs) and right of it (rhs). A tensor on one side only is a

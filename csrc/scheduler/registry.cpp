@@ -5,6 +5,7 @@
 #include "scheduler/no_op.h"
 #include "scheduler/normalization_inner.h"
 #include "scheduler/pointwise.h"
+#include "scheduler/reduction.h"
 
 namespace mf {
 
@@ -14,10 +15,11 @@ std::unique_ptr<SchedulerEntry> SchedulerEntry::makeSchedulerInstance(SchedulerT
       return std::make_unique<NoOpScheduler>();
     case SchedulerType::PointWise:
       return std::make_unique<PointWiseScheduler>();
+    case SchedulerType::Reduction:
+      return std::make_unique<ReductionScheduler>();
     case SchedulerType::InnerPersistent:
       return std::make_unique<InnerPersistentScheduler>();
     case SchedulerType::None:
-    case SchedulerType::Reduction:
       return nullptr;
   }
   return nullptr;

@@ -1,4 +1,4 @@
-// Helpers shared by the benchmarks: the median of CUDA-event-timed calls, taken the way the
+// Helpers shared by the benchmarks (pointwise, reduction, persistent): the median of CUDA-event-timed calls, taken the way the
 // PyTorch comparison scripts (compare_*.py) time theirs, and the check against the reference.
 #pragma once
 

@@ -11,12 +11,19 @@
 namespace mf {
 namespace {
 
-// A new register tensor with fresh copies of `tv`'s logical axes, in `tv`'s fusion.
-TensorView* freshLike(const TensorView* tv) {
+// A new register tensor with fresh copies of `tv`'s logical axes, in `tv`'s fusion. A copy
+// of a reduction's result (`data_only`) has no reduction axes: they hold no data.
+TensorView* freshLike(const TensorView* tv, bool data_only = false) {
   FusionGuard fg(tv->fusion());
   std::vector<IterDomain*> ids;
-  for (IterDomain* id : tv->getLogicalDomain()) ids.push_back(id->freshCopy());
+  for (IterDomain* id : tv->getLogicalDomain())
+    if (!data_only || !id->isReduction()) ids.push_back(id->freshCopy());
   return IrBuilder::create<TensorView>(IrBuilder::create<TensorDomain>(ids), tv->dtype());
+}
+
+bool hasReductionAxis(const TensorView* tv) {
+  const auto& ids = tv->getLogicalDomain();
+  return std::any_of(ids.begin(), ids.end(), [](IterDomain* id) { return id->isReduction(); });
 }
 
 // A copy `to = set(from)`.
@@ -110,13 +117,24 @@ TensorView* TensorView::cacheBefore() {
   // reading this tensor.
   def->newObject(fusion(), def->inputs(), {cache});
   fusion()->removeExpr(def);
+  if (hasReductionAxis(this)) {
+    // The cache does the reduction; this copy holds the result's data axes only.
+    MF_CHECK(!domain()->hasAllocation(),
+             "cacheBefore: {} is a reduction with an allocation domain, which cannot be staged",
+             toString());
+    setDomain(IrBuilder::createIn<TensorDomain>(fusion(),
+                                                TensorDomain::noReductions(getLogicalDomain())));
+  }
   addCopy(cache, this);
   return cache;
 }
 
 TensorView* TensorView::cacheFork() {
   MF_CHECK(isFusionOutput(), "cacheFork: {} is not a fusion output", toString());
-  TensorView* copy = freshLike(this);
+  MF_CHECK(!hasReductionAxis(this) || !domain()->hasAllocation(),
+           "cacheFork: {} is a reduction with an allocation domain, which cannot be staged",
+           toString());
+  TensorView* copy = freshLike(this, /*data_only=*/true);
   if (domain()->hasAllocation() && !domain()->allocationDeclared()) {
     // The new output keeps the memory layout (a permutation of its logical axes).
     std::vector<IterDomain*> alloc;

@@ -407,6 +407,36 @@ const std::vector<GoldenFusion>& goldenFusions() {
          return std::vector<Tensor>{Tensor::random({n}, DataType::Float, seed)};
        },
        1e-6},
+      // Scheduled automatically by the reduction scheduler (heuristics for [1000, 1024]): a
+      // row per block of 256 threads, each loading one 16-byte vector and summing it, then
+      // a block all-reduce over threadIdx.x; thread 0 writes the row's sum.
+      {"auto_inner_reduction",
+       [](Fusion& f) {
+         TensorView* x = makeContigTensor(2);
+         f.addInput(x);
+         f.addOutput(sum(x, {1}));
+         autoSchedule(f, rows({{1000, 1024}}, DataType::Float, 1));
+       },
+       [](int64_t n, uint64_t seed) {
+         return rows({{n, 1024}}, DataType::Float, seed);
+       },
+       1e-5},
+      // The outer form (heuristics for [1000, 1024] summed over axis 0): 32 columns per block
+      // on threadIdx.x; 32 column blocks are fewer than the SMs, so 4 blocks on blockIdx.y
+      // share each column's rows. In a block, 16 threads of threadIdx.y each sum every 16th
+      // row of the block's chunk (unrolled by 4), a block all-reduce over threadIdx.y, then
+      // the grid reduction (mf_gridAllReduceY) in the last of the 4 blocks.
+      {"auto_outer_reduction",
+       [](Fusion& f) {
+         TensorView* x = makeContigTensor(2);
+         f.addInput(x);
+         f.addOutput(sum(x, {0}));
+         autoSchedule(f, rows({{1000, 1024}}, DataType::Float, 1));
+       },
+       [](int64_t n, uint64_t seed) {
+         return rows({{n, 1024}}, DataType::Float, seed);
+       },
+       1e-4},
   };
   return cases;
 }

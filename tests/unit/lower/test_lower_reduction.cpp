@@ -77,8 +77,8 @@ auto validate(const Fusion& fusion) {
   return [&fusion] { irAfter(fusion, "validateSchedule"); };
 }
 
-// Reductions across threadIdx.y/z or blocks are not lowered: such an axis is refused.
-TEST(LowerReduction, ReductionAcrossBlocksIsRefused) {
+// A reduction across blockIdx.x (only blockIdx.y is a grid reduction) is refused.
+TEST(LowerReduction, ReductionAcrossBlockIdxXIsRefused) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   TensorView* t0 = makeSymbolicTensor(2);
@@ -89,7 +89,93 @@ TEST(LowerReduction, ReductionAcrossBlocksIsRefused) {
   EXPECT_THAT(validate(fusion),
               ThrowsMessage<UserError>(HasSubstr(
                   "T1_g_float[iS2{i0}, rblockIdx.x3{i1}]: reduction axis rblockIdx.x3{i1} is "
-                  "bound to blockIdx.x; reductions are serial or across threadIdx.x")));
+                  "bound to blockIdx.x; reductions are serial, across threadIdx.x or "
+                  "threadIdx.y, or across blockIdx.y")));
+}
+
+// A grid reduction combines one all-reduced value per block: it needs a thread axis too, and
+// no loop may enclose it (the blocks that do not finish it return there).
+TEST(LowerReduction, GridReductionRules) {
+  {
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* t0 = makeSymbolicTensor(2);
+    fusion.addInput(t0);
+    TensorView* t1 = sum(t0, {1});
+    fusion.addOutput(t1);
+    t1->axis(0)->parallelize(ParallelType::BIDx);
+    t1->axis(1)->parallelize(ParallelType::BIDy);
+    EXPECT_THAT(validate(fusion), ThrowsMessage<UserError>(HasSubstr(
+                                      "a grid reduction must also reduce across threadIdx.x or "
+                                      "threadIdx.y")));
+  }
+  {
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* t0 = makeSymbolicTensor(2);
+    fusion.addInput(t0);
+    TensorView* t1 = sum(t0, {1});
+    fusion.addOutput(t1);
+    t1->split(1, 32);
+    t1->axis(1)->parallelize(ParallelType::BIDy);
+    t1->axis(2)->parallelize(ParallelType::TIDx);
+    EXPECT_THAT(validate(fusion),
+                ThrowsMessage<UserError>(HasSubstr(
+                    "iteration axis iS2{i0} of a grid reduction is a loop; bind every iteration "
+                    "axis to a thread or block dimension")));
+  }
+  {
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* t0 = makeSymbolicTensor(1);
+    fusion.addInput(t0);
+    TensorView* t1 = sum(t0, {0});
+    TensorView* t2 = max(t0, {0});
+    fusion.addOutput(t1);
+    fusion.addOutput(t2);
+    for (TensorView* tv : {t1, t2}) {
+      tv->split(0, 32);
+      tv->axis(0)->parallelize(ParallelType::BIDy);
+      tv->axis(1)->parallelize(ParallelType::TIDx);
+    }
+    EXPECT_THAT(validate(fusion), ThrowsMessage<UserError>(HasSubstr(
+                                      "both reduce across blocks; a kernel holds one grid "
+                                      "reduction")));
+  }
+}
+
+// The blocks that do not finish a grid reduction return from the kernel there: a tensor
+// computed beside it (neither feeding it nor computed from it) would be left unwritten.
+TEST(LowerReduction, GridReductionOwnsTheKernel) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(1);
+  fusion.addInput(t0);
+  TensorView* t1 = sum(t0, {0});
+  TensorView* t2 = neg(t0);
+  fusion.addOutput(t1);
+  fusion.addOutput(t2);
+  t1->split(0, 32);
+  t1->axis(0)->parallelize(ParallelType::BIDy);
+  t1->axis(1)->parallelize(ParallelType::TIDx);
+  EXPECT_THAT(validate(fusion),
+              ThrowsMessage<UserError>(HasSubstr(
+                  "T2_g_float[iS2{i0}] is computed beside the grid reduction T1_g_float[")));
+}
+
+// Two thread axes of one reduction are refused: a block reduction reduces across one.
+TEST(LowerReduction, TwoThreadAxesAreRefused) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(2);
+  fusion.addInput(t0);
+  TensorView* t1 = sum(t0, {0, 1});
+  fusion.addOutput(t1);
+  t1->axis(0)->parallelize(ParallelType::TIDy);
+  t1->axis(1)->parallelize(ParallelType::TIDx);
+  EXPECT_THAT(validate(fusion),
+              ThrowsMessage<UserError>(HasSubstr("are both bound to threads; a block reduction "
+                                                 "reduces across one thread dimension")));
 }
 
 // A block reduction works on whole warps: threadIdx.x extents must be constant multiples of 32.

@@ -22,14 +22,14 @@ TEST(SchedulerTypeTest, Names) {
   EXPECT_EQ(toString(SchedulerType::InnerPersistent), "inner_persistent");
 }
 
-// nvFuser's order; the Reduction scheduler is listed but not implemented yet.
+// nvFuser's order; every scheduler is implemented.
 TEST(Registry, PriorityOrder) {
   EXPECT_EQ(schedulersInPriorityOrder(),
             (std::vector<SchedulerType>{SchedulerType::NoOp, SchedulerType::Reduction,
                                         SchedulerType::PointWise, SchedulerType::InnerPersistent}));
   EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::NoOp), nullptr);
   EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::PointWise), nullptr);
-  EXPECT_EQ(SchedulerEntry::makeSchedulerInstance(SchedulerType::Reduction), nullptr);
+  EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::Reduction), nullptr);
   EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::InnerPersistent), nullptr);
 }
 
@@ -72,10 +72,12 @@ TEST(NoOpScheduler, RefusesOutputWithElements) {
   f.addOutput(neg(tv0));
   HeuristicsProposal p = propose(f, {contiguous({3, 5})});
   EXPECT_EQ(p.type, SchedulerType::PointWise);
-  ASSERT_EQ(p.rejections.size(), 1u);
+  ASSERT_EQ(p.rejections.size(), 2u);
   EXPECT_EQ(p.rejections[0].first, SchedulerType::NoOp);
   EXPECT_EQ(p.rejections[0].second, "output T1 has 15 elements (sizes [3, 5])");
-  EXPECT_EQ(p.rejectionsString(), "no_op: output T1 has 15 elements (sizes [3, 5])\n");
+  EXPECT_EQ(p.rejectionsString(),
+            "no_op: output T1 has 15 elements (sizes [3, 5])\n"
+            "reduction: the fusion has no reduction\n");
 }
 
 // Constant non-zero extents are refused before any size is known.
@@ -123,8 +125,8 @@ TEST(PointwiseRefusal, NoReferenceForUnrelatedOutputs) {
   EXPECT_EQ(p.type, SchedulerType::None);
   EXPECT_EQ(p.params, nullptr);
   ASSERT_EQ(p.rejections.size(), 3u);
-  EXPECT_EQ(p.rejections[1].first, SchedulerType::PointWise);
-  EXPECT_EQ(p.rejections[1].second,
+  EXPECT_EQ(p.rejections[2].first, SchedulerType::PointWise);
+  EXPECT_EQ(p.rejections[2].second,
             "no output covers every input and output axis (T2 lacks iS2{i2} of T1; T3 lacks "
             "iS0{i0} of T0)");
   EXPECT_EQ(p.rejections[2].first, SchedulerType::InnerPersistent);
@@ -245,6 +247,7 @@ TEST(PointwiseRefusal, EmptyReferenceWithNonEmptyOutput) {
   EXPECT_EQ(p.type, SchedulerType::None);
   EXPECT_EQ(p.rejectionsString(),
             "no_op: output T3 has 8 elements (sizes [1, 8])\n"
+            "reduction: the fusion has no reduction\n"
             "pointwise: the reference T2 is empty but output T3 is not\n"
             "inner_persistent: the fusion has no reduction\n");
   EXPECT_EQ(propose(f, {contiguous({3, 8}), contiguous({1, 8})}).type, SchedulerType::PointWise);

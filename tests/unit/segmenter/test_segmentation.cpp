@@ -412,22 +412,21 @@ TEST(Segmentation, ScalarExprsAreCopiedIntoEachGroup) {
   expectGroupsReproduceFusion(fusion, *sf, inputs);
 }
 
-// An expr no scheduler takes even alone is a user error listing every scheduler's reason.
+// An expr no scheduler takes even alone is a user error listing every scheduler's reason:
+// a reduction of a middle axis (the reduction scheduler tiles inner and outer reductions).
 TEST(Segmentation, ExprNoSchedulerTakesIsAUserError) {
   Fusion fusion;
   FusionGuard fg(&fusion);
-  auto* id0 = IrBuilder::create<IterDomain>(newScalar(DataType::Index));
-  auto* id1 = IrBuilder::create<IterDomain>(newScalar(DataType::Index), IterType::Reduction);
-  auto* t0 = IrBuilder::create<TensorView>(
-      IrBuilder::create<TensorDomain>(std::vector<IterDomain*>{id0, id1}), DataType::Float);
+  TensorView* t0 = makeContigTensor(3);
   fusion.addInput(t0);
-  TensorView* t1 = neg(t0);
-  fusion.addOutput(segment_set(t1));
+  fusion.addOutput(segment_set(sum(neg(t0), {1})));
   EXPECT_THAT(
       [&] {
-        SegmentCandidateFinder::segment(fusion, {Tensor::random({3, 4}, DataType::Float, 1)});
+        SegmentCandidateFinder::segment(fusion, {Tensor::random({3, 4, 5}, DataType::Float, 1)});
       },
-      ThrowsMessage<UserError>(HasSubstr("segmenter: no scheduler takes `")));
+      ThrowsMessage<UserError>(
+          ::testing::AllOf(HasSubstr("segmenter: no scheduler takes `"),
+                           HasSubstr("neither the innermost nor the outermost"))));
 }
 
 // Misuse of the API is reported with what went wrong.

@@ -1,0 +1,292 @@
+#include "scheduler/reduction.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+
+#include "ir/exprs.h"
+#include "ir/fusion.h"
+#include "scheduler/reduction_utils.h"
+#include "scheduler/registry_utils.h"
+#include "scheduler/tools/cache.h"
+#include "scheduler/tools/inlining.h"
+#include "scheduler/tools/transform_propagator.h"
+#include "support/hash.h"
+
+namespace mf {
+namespace {
+
+constexpr int64_t kMaxVectorBytes = 16;
+constexpr int64_t kMaxUnroll = 4;
+constexpr int64_t kWarp = 32;
+// Threads along a row of an inner reduction: long rows take 512 threads, each with two or
+// more 16-byte loads in flight, so that four blocks fill an SM.
+constexpr int64_t kMaxInnerBdimx = 512;
+// Threads of a block when rows are short (several rows per block on threadIdx.y).
+constexpr int64_t kMinBlockThreads = 128;
+// Threads of an outer reduction's block: columns on threadIdx.x times reduced rows on
+// threadIdx.y.
+constexpr int64_t kOuterBlockThreads = 512;
+constexpr int64_t kMaxOuterBdimx = 128;
+// A grid reduction aims at this many resident blocks per SM (one full wave of 512-thread
+// blocks) and leaves every thread at least kMinSerialSteps serial steps to amortize the
+// partial results' round trip through global memory.
+constexpr int64_t kTargetBlocksPerSm = 4;
+constexpr int64_t kMinSerialSteps = 4;
+constexpr int64_t kMaxGridY = 65535;
+
+int64_t roundUp(int64_t a, int64_t b) {
+  return ceilDiv(a, b) * b;
+}
+
+// The smallest power of two >= n (n >= 1).
+int64_t ceilPow2(int64_t n) {
+  return static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(n, 1))));
+}
+
+// The product of the run-time extents of `red`'s reduction (or iteration) logical axes.
+int64_t extentProduct(SchedulerRuntimeInfo& info, const TensorView* red, bool reduction) {
+  int64_t n = 1;
+  for (IterDomain* id : red->getLogicalDomain())
+    if (id->isReduction() == reduction) n *= info.extent(id);
+  return n;
+}
+
+size_t reducedAxisCount(const TensorView* red) {
+  const auto& ids = red->getLogicalDomain();
+  return std::count_if(ids.begin(), ids.end(), [](IterDomain* id) { return id->isReduction(); });
+}
+
+// Blocks per output along the reduced axis: 1 when the outputs alone give a block per SM;
+// otherwise enough to fill the device while each thread keeps kMinSerialSteps of its
+// `serial_steps`. Only for a fusion with one reduction (a kernel holds one grid reduction)
+// and nothing computed beside it (see everyTensorFeedsOrFollowsReductions).
+int64_t crossBlockFactor(Fusion* fusion, int64_t blocks, int64_t serial_steps,
+                         const DeviceDescription& device) {
+  if (blocks <= 0 || blocks >= device.sm_count || reductionOps(fusion).size() != 1 ||
+      !everyTensorFeedsOrFollowsReductions(fusion))
+    return 1;
+  const int64_t gy = std::min(ceilDiv(kTargetBlocksPerSm * device.sm_count, blocks),
+                              serial_steps / kMinSerialSteps);
+  return std::clamp<int64_t>(gy, 1, kMaxGridY);
+}
+
+void mergeRange(TensorView* tv, int64_t begin, int64_t end) {
+  for (int64_t i = end - 1; i > begin; --i) tv->merge(begin, begin + 1);
+}
+
+void setCrossBlock(ReductionParams& params, int64_t grid_y) {
+  if (grid_y <= 1) return;
+  params.cross_block = true;
+  params.grid_y = grid_y;
+  params.lparams.bind(grid_y, ParallelType::BIDy);
+}
+
+}  // namespace
+
+std::string ReductionParams::toString() const {
+  return fmt::format(
+      "ReductionParams({}, vectorization_factor = {}, unroll_factor = {}, bdimx = {}, "
+      "bdimy = {}, cross_block = {}, grid_y = {}, index_type = {}, {})",
+      inner_reduction ? "inner" : "outer", vectorization_factor, unroll_factor, bdimx, bdimy,
+      cross_block, grid_y, index_type, lparams.toString());
+}
+
+size_t ReductionParams::hash() const {
+  uint64_t h = HeuristicParams::hash();
+  for (int64_t v : {int64_t{inner_reduction}, vectorization_factor, unroll_factor, bdimx, bdimy,
+                    int64_t{cross_block}, grid_y})
+    h = hashCombine(h, static_cast<uint64_t>(v));
+  return h;
+}
+
+bool ReductionParams::sameAs(const HeuristicParams* other_base) const {
+  auto* other = dynamic_cast<const ReductionParams*>(other_base);
+  return other != nullptr && HeuristicParams::sameAs(other) &&
+         other->inner_reduction == inner_reduction &&
+         other->vectorization_factor == vectorization_factor &&
+         other->unroll_factor == unroll_factor && other->bdimx == bdimx && other->bdimy == bdimy &&
+         other->cross_block == cross_block && other->grid_y == grid_y;
+}
+
+std::unique_ptr<HeuristicParams> ReductionParams::clone() const {
+  return std::make_unique<ReductionParams>(*this);
+}
+
+bool ReductionScheduler::canScheduleCompileTime(Fusion* fusion) {
+  if (fusion->outputs().empty())
+    return reject("the fusion has no outputs; the reduction scheduler computes tensors");
+  if (std::optional<std::string> why = commonScheduleRejectReason(fusion)) return reject(*why);
+  if (std::optional<std::string> why = reductionPatternRejectReason(fusion)) return reject(*why);
+  const TensorView* red = reductionTvs(fusion).front();
+  const int64_t kept = concreteAxisCount(red);
+  for (TensorView* tv : postReductionTvs(fusion))
+    if (concreteAxisCount(tv) > kept)
+      return reject(fmt::format(
+          "{} follows the reduction {} but has more concrete axes than its result (a broadcast "
+          "back to the input's shape: a persistent kernel or a separate segment)",
+          tv->toString(), red->toString()));
+  return true;
+}
+
+bool ReductionScheduler::canScheduleRunTime(Fusion* fusion, SchedulerRuntimeInfo& runtime_info) {
+  if (std::optional<std::string> why = sameReductionExtentsRejectReason(fusion, runtime_info))
+    return reject(*why);
+  return true;
+}
+
+std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
+    Fusion* fusion, SchedulerRuntimeInfo& runtime_info) {
+  auto params = std::make_unique<ReductionParams>();
+  params->index_type = runtime_info.indexType();
+  const TensorView* red = reductionTvs(fusion).front();
+  params->inner_reduction = isInnerReduction(red);
+  const int64_t r_elems = extentProduct(runtime_info, red, /*reduction=*/true);
+  const int64_t i_elems = extentProduct(runtime_info, red, /*reduction=*/false);
+  const DeviceDescription& device = runtime_info.device();
+
+  if (params->inner_reduction) {
+    const std::vector<TensorView*> full = fullShapeInputs(fusion, red);
+    int64_t max_bytes = 1;
+    for (TensorView* tv : full) max_bytes = std::max(max_bytes, dataTypeSize(tv->dtype()));
+    const int64_t vect =
+        full.empty() || r_elems == 0
+            ? 1
+            : innerVectorizationFactor(runtime_info, full, r_elems, kMaxVectorBytes / max_bytes);
+    const int64_t after_vect = std::max<int64_t>(ceilDiv(r_elems, vect), 1);
+    // A warp-multiple of threads per row (the block reduction shuffles whole warps).
+    const int64_t bdimx = std::min(kMaxInnerBdimx, roundUp(after_vect, kWarp));
+    // Short rows: several rows per block, so a block still has kMinBlockThreads threads.
+    const int64_t bdimy =
+        std::max<int64_t>(1, std::min(kMinBlockThreads / bdimx, ceilPow2(i_elems)));
+    params->vectorization_factor = vect;
+    params->unroll_factor = lastPow2(std::min(kMaxUnroll, ceilDiv(after_vect, bdimx)));
+    params->bdimx = bdimx;
+    params->bdimy = bdimy;
+    params->lparams.bind(bdimx, ParallelType::TIDx);
+    if (bdimy > 1) params->lparams.bind(bdimy, ParallelType::TIDy);
+    // No iteration axis (every axis reduced): one block per output, no BIDx axis.
+    const bool has_iter = red->nDims() > static_cast<int64_t>(reducedAxisCount(red));
+    const int64_t blocks = i_elems == 0 ? 0 : ceilDiv(i_elems, bdimy);
+    if (has_iter && blocks > 0) params->lparams.bind(blocks, ParallelType::BIDx);
+    setCrossBlock(*params,
+                  crossBlockFactor(fusion, blocks,
+                                   ceilDiv(after_vect, bdimx * params->unroll_factor), device));
+    return params;
+  }
+
+  // Outer: columns on threadIdx.x, fewer per block while there are fewer blocks than SMs.
+  int64_t bdimx = std::min(kMaxOuterBdimx, roundUp(std::max<int64_t>(i_elems, 1), kWarp));
+  while (bdimx > kWarp && ceilDiv(i_elems, bdimx) < device.sm_count) bdimx /= 2;
+  const int64_t bdimy =
+      std::max<int64_t>(1, std::min(kOuterBlockThreads / bdimx, ceilPow2(r_elems)));
+  params->unroll_factor =
+      lastPow2(std::min(kMaxUnroll, std::max<int64_t>(ceilDiv(r_elems, bdimy), 1)));
+  params->bdimx = bdimx;
+  params->bdimy = bdimy;
+  params->lparams.bind(bdimx, ParallelType::TIDx);
+  params->lparams.bind(bdimy, ParallelType::TIDy);
+  const int64_t blocks = ceilDiv(i_elems, bdimx);
+  if (blocks > 0) params->lparams.bind(blocks, ParallelType::BIDx);
+  setCrossBlock(*params, crossBlockFactor(fusion, blocks,
+                                          ceilDiv(r_elems, bdimy * params->unroll_factor), device));
+  return params;
+}
+
+// The schedule of the first reduction (the reference), from its logical [iteration...,
+// reduction...] (an outer reduction is reordered so), merged to [I, R]:
+//   inner: [I] -> [BIDx, (TIDy)], R -> [(BIDy), TIDx | serial, (Unroll), (v)]
+//   outer: [I] -> [BIDx, TIDx],   R -> [(BIDy), TIDy | serial, (Unroll)]
+// then the same for every tensor (propagateTransforms), and every reduction rfactored at the
+// part right of `|`: each thread reduces its elements in registers, then the block reduces
+// across the thread axis left of `|`, then (cross_block) the grid across blockIdx.y.
+void ReductionScheduler::schedule(Fusion* fusion, const HeuristicParams* params_base) {
+  auto* params = dynamic_cast<const ReductionParams*>(params_base);
+  MF_ASSERT(params != nullptr, "ReductionScheduler::schedule: expected reduction heuristics");
+  FusionGuard fg(fusion);
+
+  const std::vector<TensorView*> full_inputs =
+      fullShapeInputs(fusion, reductionTvs(fusion).front());
+  moveBroadcastsToInputs(*fusion);
+  const CachedTensors cached = cacheInputsAndOutputs(fusion);
+  const std::vector<TensorView*> reds = reductionTvs(fusion);
+  TensorView* ref = reds.front();
+
+  // [iteration..., reduction...], merged to [I, R] ([R] when every axis is reduced).
+  std::vector<std::pair<int64_t, int64_t>> old_to_new;
+  int64_t n_iter = 0;
+  for (int64_t i = 0; i < ref->nDims(); ++i)
+    if (!ref->axis(i)->isReduction()) old_to_new.emplace_back(i, n_iter++);
+  int64_t next = n_iter;
+  for (int64_t i = 0; i < ref->nDims(); ++i)
+    if (ref->axis(i)->isReduction()) old_to_new.emplace_back(i, next++);
+  ref->reorder(old_to_new);
+  mergeRange(ref, n_iter, ref->nDims());
+  if (n_iter > 0) mergeRange(ref, 0, n_iter);
+  const bool has_iter = n_iter > 0;
+
+  const int64_t vect = params->vectorization_factor;
+  const int64_t unroll = params->unroll_factor;
+  const bool cross = params->cross_block;
+  std::vector<int64_t> rfactor_axes;
+  if (params->inner_reduction) {
+    const int64_t r = has_iter ? 1 : 0;
+    // R -> [(BIDy), serial, (Unroll), TIDx, (v)] -> [(BIDy), TIDx, serial, (Unroll), (v)]: a
+    // block of the grid reduction takes a contiguous chunk of the row.
+    if (vect > 1) ref->split(r, vect);
+    ref->split(r, params->bdimx);
+    if (unroll > 1) ref->split(r, unroll);
+    if (cross) ref->split(r, params->grid_y, /*inner_split=*/false);
+    const int64_t t = r + (cross ? 1 : 0);
+    const int64_t tidx = t + (unroll > 1 ? 2 : 1);
+    ref->reorder({{tidx, t}});
+    ref->axis(t)->parallelize(ParallelType::TIDx);
+    if (cross) ref->axis(r)->parallelize(ParallelType::BIDy);
+    for (int64_t i = t + 1; i < ref->nDims(); ++i) rfactor_axes.push_back(i);
+    if (unroll > 1) ref->axis(t + 2)->parallelize(ParallelType::Unroll);
+    if (has_iter) {
+      if (params->bdimy > 1) {
+        ref->split(0, params->bdimy);
+        ref->axis(1)->parallelize(ParallelType::TIDy);
+        for (int64_t& a : rfactor_axes) ++a;
+      }
+      ref->axis(0)->parallelize(ParallelType::BIDx);
+    }
+  } else {
+    MF_ASSERT(has_iter, "an outer reduction has iteration axes");
+    // I -> [BIDx, TIDx]; R -> [(BIDy), serial, (Unroll), TIDy] -> [(BIDy), TIDy, serial,
+    // (Unroll)]
+    ref->split(0, params->bdimx);
+    ref->split(2, params->bdimy);
+    if (unroll > 1) ref->split(2, unroll);
+    if (cross) ref->split(2, params->grid_y, /*inner_split=*/false);
+    const int64_t t = cross ? 3 : 2;
+    ref->reorder({{ref->nDims() - 1, t}});
+    ref->axis(0)->parallelize(ParallelType::BIDx);
+    ref->axis(1)->parallelize(ParallelType::TIDx);
+    if (cross) ref->axis(2)->parallelize(ParallelType::BIDy);
+    ref->axis(t)->parallelize(ParallelType::TIDy);
+    rfactor_axes.push_back(t + 1);
+    if (unroll > 1) {
+      ref->axis(t + 2)->parallelize(ParallelType::Unroll);
+      rfactor_axes.push_back(t + 2);
+    }
+  }
+
+  propagateTransforms(ref);
+  parallelizeAllLike(ref, {},
+                     {ParallelType::BIDx, ParallelType::BIDy, ParallelType::TIDx,
+                      ParallelType::TIDy, ParallelType::Unroll});
+  if (!rfactor_axes.empty())
+    for (TensorView* red : reds) red->rFactor(rfactor_axes);
+
+  // The full-shaped inputs' copies load whole vectors along the reduced axis.
+  if (params->inner_reduction && vect > 1)
+    for (size_t i = 0; i < cached.inputs.size(); ++i)
+      if (std::find(full_inputs.begin(), full_inputs.end(), cached.inputs[i]) != full_inputs.end())
+        cached.input_caches[i]->axis(-1)->parallelize(ParallelType::Vectorize);
+  inlineMost();
+}
+
+}  // namespace mf

@@ -1,0 +1,192 @@
+#include "scheduler/reduction_utils.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <unordered_set>
+
+#include "ir/exprs.h"
+#include "ir/fusion.h"
+#include "ir/traversal.h"
+
+namespace mf {
+namespace {
+
+bool isPointwiseOrBroadcast(const Expr* e) {
+  return e->isA<UnaryOp>() || e->isA<BinaryOp>() || e->isA<TernaryOp>() || e->isA<LoadStoreOp>() ||
+         e->isA<BroadcastOp>();
+}
+
+// The logical positions of `red`'s reduction axes.
+std::vector<int64_t> reducedPositions(const TensorView* red) {
+  std::vector<int64_t> positions;
+  const auto& logical = red->getLogicalDomain();
+  for (size_t i = 0; i < logical.size(); ++i)
+    if (logical[i]->isReduction()) positions.push_back(static_cast<int64_t>(i));
+  return positions;
+}
+
+}  // namespace
+
+std::vector<ReductionOp*> reductionOps(Fusion* fusion) {
+  std::vector<ReductionOp*> ops;
+  for (Expr* e : fusion->exprs())
+    if (auto* red = dynamic_cast<ReductionOp*>(e)) ops.push_back(red);
+  return ops;
+}
+
+std::vector<TensorView*> reductionTvs(Fusion* fusion) {
+  std::vector<TensorView*> tvs;
+  for (ReductionOp* op : reductionOps(fusion)) tvs.push_back(op->out()->as<TensorView>());
+  return tvs;
+}
+
+bool isInnerReduction(const TensorView* red) {
+  const std::vector<int64_t> positions = reducedPositions(red);
+  const int64_t n = static_cast<int64_t>(red->getLogicalDomain().size());
+  return !positions.empty() && positions.back() == n - 1;
+}
+
+std::optional<std::string> reductionPatternRejectReason(Fusion* fusion) {
+  const std::vector<ReductionOp*> ops = reductionOps(fusion);
+  if (ops.empty()) return std::string("the fusion has no reduction");
+  for (Expr* e : fusion->exprs())
+    if (!e->isA<ReductionOp>() && !isPointwiseOrBroadcast(e))
+      return fmt::format("`{}` is neither a pointwise op, a broadcast nor a reduction",
+                         e->toString());
+  auto* first = ops.front()->out()->as<TensorView>();
+  const std::vector<int64_t> positions = reducedPositions(first);
+  const int64_t n = static_cast<int64_t>(first->getLogicalDomain().size());
+  const bool inner = positions.back() == n - 1;
+  for (size_t i = 0; i < positions.size(); ++i) {
+    const int64_t expected =
+        inner ? n - static_cast<int64_t>(positions.size() - i) : static_cast<int64_t>(i);
+    if (positions[i] != expected)
+      return fmt::format(
+          "{} reduces axes that are neither the innermost nor the outermost of its input; "
+          "only inner and outer reductions are scheduled",
+          first->toString());
+  }
+  auto* first_in = ops.front()->in()->as<TensorView>();
+  for (ReductionOp* op : ops) {
+    auto* red = op->out()->as<TensorView>();
+    auto* in = op->in()->as<TensorView>();
+    if (reducedPositions(red) != positions)
+      return fmt::format("{} and {} reduce different axes; one kernel tiles one reduction pattern",
+                         first->toString(), red->toString());
+    const auto& a = first_in->getLogicalDomain();
+    const auto& b = in->getLogicalDomain();
+    bool same = a.size() == b.size();
+    for (size_t i = 0; same && i < a.size(); ++i) same = a[i]->isBroadcast() == b[i]->isBroadcast();
+    if (!same)
+      return fmt::format("the reductions read {} and {}, which are not of one shape",
+                         first_in->toString(), in->toString());
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> sameReductionExtentsRejectReason(Fusion* fusion,
+                                                            SchedulerRuntimeInfo& runtime_info) {
+  const std::vector<ReductionOp*> ops = reductionOps(fusion);
+  if (ops.empty()) return std::nullopt;
+  auto* first = ops.front()->in()->as<TensorView>();
+  for (ReductionOp* op : ops) {
+    auto* in = op->in()->as<TensorView>();
+    for (size_t i = 0; i < in->getLogicalDomain().size(); ++i) {
+      const int64_t a = runtime_info.extent(first->getLogicalDomain()[i]);
+      const int64_t b = runtime_info.extent(in->getLogicalDomain()[i]);
+      if (a != b)
+        return fmt::format("the reductions read {} and {}, whose axis {} has extents {} and {}",
+                           first->toInlineString(), in->toInlineString(), i, a, b);
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<TensorView*> postReductionTvs(Fusion* fusion) {
+  std::unordered_set<const Val*> after;
+  std::vector<TensorView*> tvs;
+  for (Expr* e : fusion->exprs()) {
+    bool downstream = std::any_of(e->inputs().begin(), e->inputs().end(), [&](Val* v) {
+      return after.count(v) > 0 || (v->definition() && v->definition()->isA<ReductionOp>());
+    });
+    if (!downstream) continue;
+    for (Val* out : e->outputs())
+      if (auto* tv = dynamic_cast<TensorView*>(out); tv && after.insert(tv).second)
+        tvs.push_back(tv);
+  }
+  return tvs;
+}
+
+bool everyTensorFeedsOrFollowsReductions(Fusion* fusion) {
+  std::vector<Val*> reduced;
+  for (ReductionOp* op : reductionOps(fusion)) reduced.push_back(op->out());
+  std::unordered_set<const TensorView*> related;
+  for (TensorView* tv : tensorViews(reduced)) related.insert(tv);
+  for (TensorView* tv : postReductionTvs(fusion)) related.insert(tv);
+  const std::vector<TensorView*> all = fusion->allTvs();
+  return std::all_of(all.begin(), all.end(),
+                     [&](TensorView* tv) { return tv->isFusionInput() || related.count(tv); });
+}
+
+int64_t concreteAxisCount(const TensorView* tv) {
+  const auto& ids = tv->getLogicalDomain();
+  return std::count_if(ids.begin(), ids.end(),
+                       [](IterDomain* id) { return !id->isReduction() && !id->isBroadcast(); });
+}
+
+CachedTensors cacheInputsAndOutputs(Fusion* fusion) {
+  CachedTensors cached;
+  for (Val* v : std::vector<Val*>(fusion->inputs())) {
+    auto* tv = dynamic_cast<TensorView*>(v);
+    if (tv == nullptr) continue;
+    std::vector<Expr*> uses;
+    for (Expr* use : tv->uses())
+      if (!use->isA<BroadcastOp>()) uses.push_back(use);
+    if (uses.empty()) continue;
+    cached.inputs.push_back(tv);
+    cached.input_caches.push_back(tv->cacheAfter(uses));
+  }
+  for (Val* v : std::vector<Val*>(fusion->outputs())) {
+    auto* tv = v->as<TensorView>();
+    if (tv->isFusionInput()) continue;
+    if (tv->uses().empty())
+      tv->cacheBefore();
+    else
+      tv->cacheFork();
+  }
+  return cached;
+}
+
+std::vector<TensorView*> fullShapeInputs(Fusion* fusion, const TensorView* red) {
+  std::vector<TensorView*> tvs;
+  const int64_t rank = static_cast<int64_t>(red->getLogicalDomain().size());
+  for (Val* v : fusion->inputs())
+    if (auto* tv = dynamic_cast<TensorView*>(v);
+        tv && !tv->uses().empty() && concreteAxisCount(tv) == rank &&
+        static_cast<int64_t>(tv->getLogicalDomain().size()) == rank)
+      tvs.push_back(tv);
+  return tvs;
+}
+
+int64_t innerVectorizationFactor(SchedulerRuntimeInfo& runtime_info,
+                                 const std::vector<TensorView*>& tvs, int64_t inner_elems,
+                                 int64_t max_width) {
+  int64_t width = max_width;
+  for (TensorView* tv : tvs) {
+    const TensorMetadata* meta = runtime_info.inputMetadata(tv);
+    if (meta == nullptr) return 1;
+    // Row-major and dense: a vector of the innermost run never crosses a row.
+    int64_t expected = 1;
+    for (size_t i = meta->sizes.size(); i-- > 0;) {
+      if (meta->sizes[i] != 1 && meta->strides[i] != expected) return 1;
+      expected *= meta->sizes[i];
+    }
+    const int64_t align_elems = meta->dataAlignment() / dataTypeSize(tv->dtype());
+    while (width > 1 && (inner_elems % width != 0 || align_elems % width != 0)) width /= 2;
+  }
+  return std::max<int64_t>(width, 1);
+}
+
+}  // namespace mf

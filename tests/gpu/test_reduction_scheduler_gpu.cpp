@@ -1,0 +1,139 @@
+// GPU: automatically scheduled reductions through FusionExecutorCache against the exact CPU
+// reference, with fresh random inputs (host and device) and poisoned outputs, at sizes 1,
+// primes and rows longer than a block: every op and a few dtypes as inner and outer
+// reductions, and the fusions of the segmentation tests (unit/segmenter/reduction_fusions.h).
+// Integer results and max/min are exact; sums use the rule of docs/numerics.md.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cuda/driver.h"
+#include "minifuser.h"
+#include "unit/reference/reduction_tolerance.h"
+#include "unit/segmenter/reduction_fusions.h"
+
+namespace mf {
+namespace {
+
+class ReductionSchedulerGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cuda::cudaAvailable()) GTEST_SKIP() << cuda::noDeviceReason();
+  }
+};
+
+// (m, n): size 1, primes, a reduction longer than a block, a long column.
+const std::vector<std::pair<int64_t, int64_t>> kSizes = {{1, 1},    {7, 13},   {131, 1031},
+                                                         {3, 4099}, {1000, 3}, {2, 70001}};
+
+// |gpu - ref| <= abs_tol + rel_tol * |ref| at every element; NaN meets NaN.
+void expectClose(const std::vector<Tensor>& got, const std::vector<Tensor>& ref, double abs_tol,
+                 double rel_tol, const std::string& what) {
+  ASSERT_EQ(got.size(), ref.size()) << what;
+  for (size_t o = 0; o < ref.size(); ++o) {
+    Tensor g = got[o].toHost();
+    ASSERT_EQ(g.sizes(), ref[o].sizes()) << what;
+    ASSERT_EQ(g.dtype(), ref[o].dtype()) << what;
+    for (int64_t i = 0; i < ref[o].numel(); ++i) {
+      const double a = g.item(i), b = ref[o].item(i);
+      if (std::isnan(b)) {
+        ASSERT_TRUE(std::isnan(a)) << what << " output " << o << " element " << i;
+        continue;
+      }
+      ASSERT_LE(std::fabs(a - b), abs_tol + rel_tol * std::fabs(b))
+          << what << " output " << o << " element " << i << ": " << a << " vs " << b;
+    }
+  }
+}
+
+// One op over one axis of a [m, n] tensor of `dtype`, through one cache at every size.
+struct OpCase {
+  std::string name;
+  TensorView* (*fn)(TensorView*, const std::vector<int64_t>&, bool, std::optional<DataType>);
+  bool exact_for_floats;
+};
+
+void runOp(const OpCase& op, DataType dtype, int64_t axis) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* x = makeContigTensor(2, dtype);
+    fusion->addInput(x);
+    fusion->addOutput(op.fn(x, {axis}, false, std::nullopt));
+  }
+  FusionExecutorCache fec(std::move(fusion));
+  uint64_t seed = 7;
+  for (auto [m, n] : kSizes) {
+    for (bool device : {false, true}) {
+      std::vector<Tensor> in = {Tensor::random({m, n}, dtype, seed++)};
+      std::vector<Tensor> ref = ReferenceEvaluator(fec.fusion()).run(in);
+      if (device) in[0] = in[0].toDevice();
+      std::vector<Tensor> out = fec.runFusionWithInputs(in, {.poison_outputs = true});
+      const std::string what =
+          fmt::format("{} {} axis {} [{}, {}] device={}", op.name, dtype, axis, m, n, device);
+      const int64_t terms = axis == 1 ? n : m;
+      const DataType acc = computeType(ref[0].dtype());
+      if (!isFloatingType(ref[0].dtype()) || op.exact_for_floats) {
+        expectClose(out, ref, 0, 0, what);
+      } else {
+        // Random terms of magnitude < 2: sum|x| <= 2 * terms; the depth at most the row.
+        const double tol = reftest::sumTolerance(acc, ref[0].dtype(), terms, 2.0 * terms, 0.0);
+        expectClose(out, ref, tol, 2 * reftest::unitRoundoff(ref[0].dtype()), what);
+      }
+    }
+  }
+}
+
+TEST_F(ReductionSchedulerGpu, EveryOpInnerAndOuter) {
+  for (const OpCase& op :
+       {OpCase{"sum", sum, false}, OpCase{"max", max, true}, OpCase{"min", min, true}})
+    for (DataType dtype : {DataType::Float, DataType::BFloat16, DataType::Int32})
+      for (int64_t axis : {0, 1}) runOp(op, dtype, axis);
+}
+
+void runFusion(const redtest::ReductionFusion& rf, double rel_tol_per_term) {
+  FusionExecutorCache fec(std::make_unique<Fusion>(*rf.fusion));
+  uint64_t seed = 11;
+  for (auto [m, n] : kSizes) {
+    if (m * n > 300000) continue;  // the 5-D and 3-D fusions multiply the sizes
+    for (bool device : {false, true}) {
+      std::vector<Tensor> in = rf.inputs(m, n, seed++);
+      std::vector<Tensor> ref = ReferenceEvaluator(fec.fusion()).run(in);
+      if (device)
+        for (Tensor& t : in)
+          if (t.dim() > 0) t = t.toDevice();
+      std::vector<Tensor> out = fec.runFusionWithInputs(in, {.poison_outputs = true});
+      int64_t terms = 1;
+      for (const Tensor& t : in) terms = std::max(terms, t.numel());
+      expectClose(out, ref, rel_tol_per_term * terms, 1e-5,
+                  fmt::format("[{}, {}] device={}", m, n, device));
+    }
+  }
+}
+
+TEST_F(ReductionSchedulerGpu, ReduceThenPointwise) {
+  runFusion(redtest::reducePointwise(), 0);
+}
+TEST_F(ReductionSchedulerGpu, FourChainedSums) {
+  runFusion(redtest::fourChainedSums(), 1e-6);
+}
+TEST_F(ReductionSchedulerGpu, ScalarsBeforeAndAfterReductions) {
+  runFusion(redtest::scalarsAroundReductions(), 1e-6);
+}
+TEST_F(ReductionSchedulerGpu, DifferentAxesOfOneInput) {
+  runFusion(redtest::differentAxes(), 1e-6);
+}
+TEST_F(ReductionSchedulerGpu, TwoIndependentReductions) {
+  runFusion(redtest::islands(), 1e-6);
+}
+TEST_F(ReductionSchedulerGpu, BiasMaxKeepDim) {
+  runFusion(redtest::biasMaxKeepDim(1), 0);
+  runFusion(redtest::biasMaxKeepDim(0), 0);
+}
+TEST_F(ReductionSchedulerGpu, SameAxesShareOneKernel) {
+  runFusion(redtest::sumAndMaxOfRows(), 1e-6);
+}
+
+}  // namespace
+}  // namespace mf
