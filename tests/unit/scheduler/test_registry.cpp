@@ -124,12 +124,12 @@ TEST(PointwiseRefusal, NoReferenceForUnrelatedOutputs) {
   HeuristicsProposal p = propose(f, {contiguous({4, 8}), contiguous({8})});
   EXPECT_EQ(p.type, SchedulerType::None);
   EXPECT_EQ(p.params, nullptr);
-  ASSERT_EQ(p.rejections.size(), 3u);
+  ASSERT_EQ(p.rejections.size(), 4u);
   EXPECT_EQ(p.rejections[2].first, SchedulerType::PointWise);
   EXPECT_EQ(p.rejections[2].second,
             "no output covers every input and output axis (T2 lacks iS2{i2} of T1; T3 lacks "
             "iS0{i0} of T0)");
-  EXPECT_EQ(p.rejections[2].first, SchedulerType::InnerPersistent);
+  EXPECT_EQ(p.rejections[3].first, SchedulerType::InnerPersistent);
 }
 
 // One broadcast concretized to two different axes (M and K): no output covers both.

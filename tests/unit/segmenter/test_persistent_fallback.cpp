@@ -1,8 +1,7 @@
 // When a normalization's row does not fit in registers, InnerPersistent refuses at run time
 // and the segmenter falls back to Reduction groups and a PointWise group (nvFuser: softmax
-// becomes max | sub, exp, sum | div). Needs the Reduction scheduler (issue 9 section 3, branch
-// redsched): not in tests/CMakeLists.txt until both are merged; then add it to
-// test_persistent_scheduler's SOURCES.
+// becomes max | sub, exp, sum | div); a row that fits once per buffer becomes two persistent
+// kernels.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -16,13 +15,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// fp32 softmax over rows of 32768: x and exp(x - max) would take 256 KiB of registers per
-// row, over the 128 KiB budget.
+// fp32 softmax over rows of 65536: x alone would take 256 KiB of registers per row, over the
+// 128 KiB budget, so no persistent kernel takes any part.
 TEST(PersistentFallback, SoftmaxWhoseRowDoesNotFitIsReductionThenPointwise) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   testing::buildSoftmax(fusion, DataType::Float);
-  std::vector<Tensor> in = {Tensor::random({4, 32768}, DataType::Float, 1)};
+  std::vector<Tensor> in = {Tensor::random({4, 65536}, DataType::Float, 1)};
   auto sf = SegmentCandidateFinder::segment(fusion, in);
   ASSERT_GE(sf->groups().size(), 2u) << sf->toString();
   for (SegmentedGroup* g : sf->groups())
@@ -31,6 +30,25 @@ TEST(PersistentFallback, SoftmaxWhoseRowDoesNotFitIsReductionThenPointwise) {
   EXPECT_EQ(sf->groups().back()->schedulerType(), SchedulerType::PointWise) << sf->toString();
   segtest::expectSameTensor(segtest::runGroupByGroup(*sf, in)[0],
                             ReferenceEvaluator(&fusion).run(in)[0]);
+  segtest::expectCacheMatchesReference(fusion, *sf, in);
+}
+
+// fp32 softmax over rows of 32768: x and exp(x - max) together would take 256 KiB per row,
+// but each alone fits (128 KiB): max, sub and exp are one persistent kernel, sum and div
+// another, exp(x - max) crossing in global memory.
+TEST(PersistentFallback, SoftmaxWhoseBuffersFitOneAtATimeIsTwoPersistentKernels) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  testing::buildSoftmax(fusion, DataType::Float);
+  std::vector<Tensor> in = {Tensor::random({4, 32768}, DataType::Float, 1)};
+  auto sf = SegmentCandidateFinder::segment(fusion, in);
+  ASSERT_EQ(sf->groups().size(), 2u) << sf->toString();
+  for (SegmentedGroup* g : sf->groups())
+    EXPECT_EQ(g->schedulerType(), SchedulerType::InnerPersistent) << sf->toString();
+  EXPECT_EQ(sf->edges().size(), 1u) << sf->toString();
+  segtest::expectSameTensor(segtest::runGroupByGroup(*sf, in)[0],
+                            ReferenceEvaluator(&fusion).run(in)[0]);
+  segtest::expectCacheMatchesReference(fusion, *sf, in);
 }
 
 // The contract between the two schedulers: Reduction (tried first) refuses a fusion that
