@@ -125,9 +125,16 @@ bool everyTensorFeedsOrFollowsReductions(Fusion* fusion) {
   std::unordered_set<const TensorView*> related;
   for (TensorView* tv : tensorViews(reduced)) related.insert(tv);
   for (TensorView* tv : postReductionTvs(fusion)) related.insert(tv);
+  // A fusion input counts only when it feeds a reduction: one read after the reductions alone
+  // (`max(x) + v`) is staged through a register copy computed beside them. A tensor feeding a
+  // reduction that is also a fusion output is written by a copy beside them too (cacheFork).
+  const std::vector<TensorView*> before = tensorViews(reduced);
+  if (std::any_of(before.begin(), before.end(), [](TensorView* tv) {
+        return tv->isFusionOutput() && !(tv->definition() && tv->definition()->isA<ReductionOp>());
+      }))
+    return false;
   const std::vector<TensorView*> all = fusion->allTvs();
-  return std::all_of(all.begin(), all.end(),
-                     [&](TensorView* tv) { return tv->isFusionInput() || related.count(tv); });
+  return std::all_of(all.begin(), all.end(), [&](TensorView* tv) { return related.count(tv); });
 }
 
 int64_t concreteAxisCount(const TensorView* tv) {

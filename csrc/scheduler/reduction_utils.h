@@ -48,9 +48,9 @@ bool isInnerReduction(const TensorView* red);
 //! iteration axes only.
 std::vector<TensorView*> postReductionTvs(Fusion* fusion);
 
-//! True when every tensor of `fusion` feeds a reduction or is computed from one: nothing is
-//! computed beside the reductions. A grid reduction needs it (the blocks that do not finish
-//! the reduction stop there).
+//! True when every tensor of `fusion` feeds a reduction or is computed from one (a fusion
+//! input must feed one): nothing is computed beside the reductions. A grid reduction needs it (the
+//! blocks that do not finish the reduction stop there).
 bool everyTensorFeedsOrFollowsReductions(Fusion* fusion);
 
 //! The number of concrete (neither reduction nor broadcast) logical axes of `tv`.

@@ -27,7 +27,6 @@ class RandomReductions : public ::testing::TestWithParam<uint64_t> {};
 TEST_P(RandomReductions, SegmentsCompilesAndRuns) {
   RandomFusion rf = makeCase(GetParam());
   SCOPED_TRACE(rf.toString());
-  if (!rf.connected) GTEST_SKIP() << "disconnected fusions are the pointwise test's";
   std::vector<Tensor> expected = ReferenceEvaluator(rf.fusion.get()).run(rf.inputs);
   auto sf = SegmentCandidateFinder::segment(*rf.fusion, rf.inputs);
   SCOPED_TRACE(sf->toString());
@@ -60,8 +59,7 @@ TEST(RandomReductionsGenerator, Coverage) {
     for (Val* out : rf.fusion->outputs())
       if (auto* tv = dynamic_cast<TensorView*>(out); tv != nullptr && tv->definition() != nullptr)
         reduced_rank_outputs += tv->definition()->isA<ReductionOp>();
-    if (any && rf.connected)
-      segmented += SegmentCandidateFinder::segment(*rf.fusion, rf.inputs)->isSegmented();
+    if (any) segmented += SegmentCandidateFinder::segment(*rf.fusion, rf.inputs)->isSegmented();
   }
   std::cout << fmt::format(
       "{} fusions: {} with reductions, {} reduced-rank outputs, {} segmented\n", kFusions,

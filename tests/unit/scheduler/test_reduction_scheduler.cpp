@@ -129,7 +129,8 @@ TEST(ReductionHeuristics, TwoReductionsStayInOneBlock) {
 
 // A tensor computed beside the reduction (an output that neither feeds it nor follows it)
 // keeps the reduction in one block per output: a grid reduction's other blocks stop early.
-// An output that feeds the reduction does not.
+// So does an output that feeds the reduction: its global copy (cacheFork) is computed beside
+// the reduction too (softmax's exp, kept for a later segment, once failed to lower so).
 TEST(ReductionHeuristics, OutputBesideTheReductionStaysInOneBlock) {
   for (bool feeds : {false, true}) {
     auto fusion = std::make_unique<Fusion>();
@@ -140,7 +141,7 @@ TEST(ReductionHeuristics, OutputBesideTheReductionStaysInOneBlock) {
     fusion->addOutput(sum(feeds ? e : x, {0}));
     fusion->addOutput(e);
     auto p = reductionHeuristics(*fusion, {schedtest::contiguous({int64_t{1} << 20})});
-    EXPECT_EQ(p->cross_block, feeds);
+    EXPECT_FALSE(p->cross_block) << (feeds ? "feeding output" : "output beside");
   }
 }
 

@@ -33,12 +33,10 @@ std::unique_ptr<SegmentedFusion> segmentAndRun(const redtest::ReductionFusion& r
   for (size_t i = 0; i < expected.size() && i < grouped.size(); ++i)
     segtest::expectSameTensor(grouped[i], expected[i]);
 
-  FusionExecutorCache fec(std::make_unique<Fusion>(*rf.fusion));
-  std::vector<Tensor> out = fec.runFusionWithInputs(inputs);
-  EXPECT_EQ(out.size(), expected.size());
-  for (size_t i = 0; i < expected.size() && i < out.size(); ++i)
-    segtest::expectSameTensor(out[i], expected[i]);
-  EXPECT_EQ(fec.getMostRecentKernelRuntime()->heuristics().size(), sf->groups().size());
+  // On a device a sum's rounding depends on its order: 1e-6 per term of the longest input.
+  int64_t terms = 1;
+  for (const Tensor& t : inputs) terms = std::max(terms, t.numel());
+  segtest::expectCacheMatchesReference(*rf.fusion, *sf, inputs, 1e-6 * static_cast<double>(terms));
   return sf;
 }
 
