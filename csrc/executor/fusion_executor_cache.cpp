@@ -121,7 +121,10 @@ std::vector<Tensor> FusionExecutorCache::runFusionWithInputs(const std::vector<T
   most_recent_ = entry.runtime;
   if (!cuda::cudaAvailable()) {
     noticeCpuFallback();
-    return ReferenceEvaluator(fusion_.get()).run(inputs);
+    FusionKernelRuntime* runtime = entry.runtime;
+    const std::span<const LaunchParams> launch_params = entry.launch_params;
+    lock.unlock();
+    return runtime->runOnReference(inputs, launch_params);
   }
   lock.unlock();
   return entry.runtime->run(inputs, options, entry.launch_params);

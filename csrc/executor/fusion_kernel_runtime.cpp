@@ -9,6 +9,7 @@
 #include "cuda/driver.h"
 #include "ir/expr_evaluator.h"
 #include "ir/fusion.h"
+#include "reference/reference_evaluator.h"
 #include "scheduler/registry.h"
 #include "segmenter/segment_candidate_finder.h"
 #include "support/options.h"
@@ -230,6 +231,28 @@ std::vector<Tensor> FusionKernelRuntime::run(const std::vector<Tensor>& inputs,
   }
   std::vector<Tensor> outputs;
   for (size_t s : output_slots_) outputs.push_back(stage ? values[s]->toHost() : *values[s]);
+  return outputs;
+}
+
+std::vector<Tensor> FusionKernelRuntime::runOnReference(
+    const std::vector<Tensor>& inputs, std::span<const LaunchParams> launch_params) {
+  const Fusion& complete = *segments_->completeFusion();
+  MF_CHECK(inputs.size() == complete.inputs().size(),
+           "FusionExecutorCache: expected {} inputs, got {}", complete.inputs().size(),
+           inputs.size());
+  std::vector<std::optional<Tensor>> values(slot_count_);
+  for (size_t i = 0; i < inputs.size(); ++i) values[i] = inputs[i];
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    const Group& g = *groups_[i];
+    std::vector<Tensor> group_inputs;
+    for (size_t s : g.input_slots) group_inputs.push_back(*values[s]);
+    if (g.executor)
+      g.executor->prepareLaunch(group_inputs, launch_params.empty() ? nullptr : &launch_params[i]);
+    std::vector<Tensor> outs = ReferenceEvaluator(g.fusion.get()).run(group_inputs);
+    for (size_t k = 0; k < outs.size(); ++k) values[g.output_slots[k]] = std::move(outs[k]);
+  }
+  std::vector<Tensor> outputs;
+  for (size_t s : output_slots_) outputs.push_back(*values[s]);
   return outputs;
 }
 

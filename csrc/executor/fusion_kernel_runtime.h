@@ -53,6 +53,13 @@ class FusionKernelRuntime {
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, const RunOptions& options = {},
                           std::span<const LaunchParams> launch_params = {});
 
+  //! Without a GPU: runs the groups in order on the CPU reference (each group's fusion),
+  //! after preparing each kernel's launch for its inputs (KernelExecutor::prepareLaunch:
+  //! input checks, launch sizes against `launch_params`), so a run without a device checks
+  //! what it can of the real one.
+  std::vector<Tensor> runOnReference(const std::vector<Tensor>& inputs,
+                                     std::span<const LaunchParams> launch_params = {});
+
   //! Every kernel's CUDA source, in run order.
   std::string code() const;
   //! The scheduled fusion of each group.

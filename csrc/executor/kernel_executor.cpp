@@ -467,6 +467,13 @@ KernelExecutor::BoundLaunch KernelExecutor::bind(PreparedLaunch& launch,
   return bound;
 }
 
+void KernelExecutor::prepareLaunch(const std::vector<Tensor>& inputs,
+                                   const LaunchParams* launch_constraints) {
+  MF_CHECK(isCompiled(), "KernelExecutor::prepareLaunch: call compile() first");
+  std::lock_guard lock(launch_mutex_);
+  preparedFor(inputs, launch_constraints);
+}
+
 std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
                                         const RunOptions& options,
                                         const LaunchParams* launch_constraints) {

@@ -70,6 +70,12 @@ class KernelExecutor {
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, const RunOptions& options = {},
                           const LaunchParams* launch_constraints = nullptr);
 
+  //! What run() does before it needs a device: checks `inputs` and prepares (and caches) the
+  //! launch for their signature, launch constraints checked. FusionExecutorCache's CPU path
+  //! calls it for every kernel, so those checks run without a GPU too.
+  void prepareLaunch(const std::vector<Tensor>& inputs,
+                     const LaunchParams* launch_constraints = nullptr);
+
   //! Times the kernel alone: inputs are copied to the device once, then `warmup` untimed
   //! and `iterations` timed launches (CUDA events); returns each launch's milliseconds.
   std::vector<float> benchmark(const std::vector<Tensor>& inputs, int warmup = 5,
