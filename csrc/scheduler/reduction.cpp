@@ -120,6 +120,7 @@ bool ReductionScheduler::canScheduleCompileTime(Fusion* fusion) {
   if (std::optional<std::string> why = commonScheduleRejectReason(fusion)) return reject(*why);
   if (std::optional<std::string> why = reductionPatternRejectReason(fusion)) return reject(*why);
   const TensorView* red = reductionTvs(fusion).front();
+  if (std::optional<std::string> why = unmappedAxisRejectReason(fusion, red)) return reject(*why);
   const int64_t kept = concreteAxisCount(red);
   for (TensorView* tv : postReductionTvs(fusion))
     if (concreteAxisCount(tv) > kept)

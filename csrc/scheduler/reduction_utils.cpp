@@ -8,6 +8,7 @@
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
+#include "ir/id_model.h"
 #include "ir/traversal.h"
 
 namespace mf {
@@ -117,6 +118,33 @@ std::vector<TensorView*> postReductionTvs(Fusion* fusion) {
         tvs.push_back(tv);
   }
   return tvs;
+}
+
+std::optional<std::string> unmappedAxisRejectReason(Fusion* fusion, const TensorView* red) {
+  IdModel model(*fusion);
+  std::vector<TensorView*> ends;
+  for (Val* v : fusion->inputs())
+    if (auto* tv = dynamic_cast<TensorView*>(v); tv != nullptr && !tv->uses().empty())
+      ends.push_back(tv);
+  for (Val* v : fusion->outputs())
+    if (auto* tv = dynamic_cast<TensorView*>(v)) ends.push_back(tv);
+  // Every reduction's axes: the reductions are aligned by position (their extents are
+  // checked equal at run time), so an axis of any of them is one of the loop nest's.
+  std::vector<IterDomain*> have;
+  for (TensorView* r : reductionTvs(fusion))
+    have.insert(have.end(), r->getLogicalDomain().begin(), r->getLogicalDomain().end());
+  for (TensorView* tv : ends)
+    for (IterDomain* id : TensorDomain::noReductions(tv->getLogicalDomain())) {
+      if (id->isBroadcast() || std::any_of(have.begin(), have.end(), [&](IterDomain* h) {
+            return model.areMapped(h, id, IdMappingMode::Exact);
+          }))
+        continue;
+      return fmt::format(
+          "{} of {} maps to no axis of the reduction {} (a tensor of another shape: another "
+          "segment)",
+          id->toString(), tv->toInlineString(), red->toString());
+    }
+  return std::nullopt;
 }
 
 bool everyTensorFeedsOrFollowsReductions(Fusion* fusion) {

@@ -48,6 +48,12 @@ bool isInnerReduction(const TensorView* red);
 //! iteration axes only.
 std::vector<TensorView*> postReductionTvs(Fusion* fusion);
 
+//! Why the reductions of `fusion` (`red` the first) cannot be its one loop nest: some input's
+//! or output's concrete axis maps (IdModel's exact graph) to none of the reductions' logical
+//! axes, iteration or reduction, e.g. an unrelated output of another shape; nullopt when every
+//! axis maps.
+std::optional<std::string> unmappedAxisRejectReason(Fusion* fusion, const TensorView* red);
+
 //! True when every tensor of `fusion` feeds a reduction or is computed from one (a fusion
 //! input must feed one): nothing is computed beside the reductions. A grid reduction needs it (the
 //! blocks that do not finish the reduction stop there).
