@@ -9,6 +9,7 @@
 #include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "ir/traversal.h"
+#include "scheduler/tools/transform_propagator.h"
 
 namespace mf {
 namespace {
@@ -43,9 +44,24 @@ std::vector<TensorView*> reductionTvs(Fusion* fusion) {
 }
 
 bool isInnerReduction(const TensorView* red) {
-  const std::vector<int64_t> positions = reducedPositions(red);
-  const int64_t n = static_cast<int64_t>(red->getLogicalDomain().size());
-  return !positions.empty() && positions.back() == n - 1;
+  auto* in = red->definition()->input(0)->as<TensorView>();
+  const auto& alloc = in->getMaybeAllocationDomain();
+  auto inner =
+      std::find_if(alloc.rbegin(), alloc.rend(), [](IterDomain* id) { return !id->isBroadcast(); });
+  if (inner == alloc.rend()) return true;
+  const auto& logical = in->getLogicalDomain();
+  const auto pos = std::find(logical.begin(), logical.end(), *inner) - logical.begin();
+  MF_ASSERT(pos < static_cast<int64_t>(logical.size()),
+            "{}: allocation axis {} is not a logical axis", in->toString(), (*inner)->toString());
+  return red->getLogicalDomain()[pos]->isReduction();
+}
+
+int64_t innerReducedRun(SchedulerRuntimeInfo& runtime_info, const TensorView* red) {
+  int64_t run = 1;
+  const auto& logical = red->getLogicalDomain();
+  for (auto it = logical.rbegin(); it != logical.rend() && (*it)->isReduction(); ++it)
+    run *= runtime_info.extent(*it);
+  return run;
 }
 
 std::optional<std::string> reductionPatternRejectReason(Fusion* fusion) {
@@ -57,17 +73,6 @@ std::optional<std::string> reductionPatternRejectReason(Fusion* fusion) {
                          e->toString());
   auto* first = ops.front()->out()->as<TensorView>();
   const std::vector<int64_t> positions = reducedPositions(first);
-  const int64_t n = static_cast<int64_t>(first->getLogicalDomain().size());
-  const bool inner = positions.back() == n - 1;
-  for (size_t i = 0; i < positions.size(); ++i) {
-    const int64_t expected =
-        inner ? n - static_cast<int64_t>(positions.size() - i) : static_cast<int64_t>(i);
-    if (positions[i] != expected)
-      return fmt::format(
-          "{} reduces axes that are neither the innermost nor the outermost of its input; "
-          "only inner and outer reductions are scheduled",
-          first->toString());
-  }
   auto* first_in = ops.front()->in()->as<TensorView>();
   for (ReductionOp* op : ops) {
     auto* red = op->out()->as<TensorView>();
@@ -82,6 +87,25 @@ std::optional<std::string> reductionPatternRejectReason(Fusion* fusion) {
     if (!same)
       return fmt::format("the reductions read {} and {}, which are not of one shape",
                          first_in->toString(), in->toString());
+  }
+  if (ops.size() == 1) return std::nullopt;
+  // The schedule transforms the first reduction and replays it along propagateTransforms'
+  // tree; every other reduction must get the transforms of its reduction axes that way (two
+  // reductions of unrelated tensors, or related only through a broadcast, do not).
+  const auto reached = propagatedAxes(first);
+  for (ReductionOp* op : ops) {
+    auto* red = op->out()->as<TensorView>();
+    auto it = reached.find(red);
+    for (int64_t p : positions) {
+      IterDomain* ref_id = first->getLogicalDomain()[p];
+      const bool mapped = it != reached.end() && it->second.count(ref_id) > 0 &&
+                          it->second.at(ref_id) == red->getLogicalDomain()[p];
+      if (!mapped)
+        return fmt::format(
+            "{} and {} reduce tensors whose reduction axes are not connected through the fusion "
+            "(the schedule of one does not reach the other); one kernel tiles one reduction",
+            first->toString(), red->toString());
+    }
   }
   return std::nullopt;
 }
