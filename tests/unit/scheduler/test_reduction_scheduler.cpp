@@ -448,8 +448,8 @@ TEST(ReductionSchedule, BroadcastsBeforeAndKeepDim) {
 
 // Any axis set through FusionExecutorCache, one Reduction kernel each (values on the GPU:
 // tests/gpu/test_reduction_scheduler_gpu.cpp): a middle axis reduced across threadIdx.y
-// (outer), the outer and inner axes across threadIdx.x with vectors of 4 (30 * 4 floats:
-// 16-byte runs), a middle axis of rank 4, and broadcast axes on both sides.
+// (outer), the outer and inner axes across threadIdx.x with vectors within the runs of the
+// innermost axis (4 for runs of 120 floats, 2 for runs of 30), a middle pair of rank 4.
 TEST(ReductionSchedule, AnyAxisSet) {
   struct Case {
     std::string name;
