@@ -58,14 +58,28 @@ size_t reducedAxisCount(const TensorView* red) {
   return std::count_if(ids.begin(), ids.end(), [](IterDomain* id) { return id->isReduction(); });
 }
 
+// An output that also feeds the reduction is written through a cacheFork copy, a tensor
+// beside the reduction (validateSchedule refuses it next to a grid reduction).
+bool anyOutputFeedsReduction(Fusion* fusion) {
+  const std::vector<TensorView*> after = postReductionTvs(fusion);
+  const std::vector<TensorView*> reds = reductionTvs(fusion);
+  return std::any_of(fusion->outputs().begin(), fusion->outputs().end(), [&](Val* v) {
+    auto* tv = v->as<TensorView>();
+    return !tv->isFusionInput() && !tv->uses().empty() &&
+           std::find(after.begin(), after.end(), tv) == after.end() &&
+           std::find(reds.begin(), reds.end(), tv) == reds.end();
+  });
+}
+
 // Blocks per output along the reduced axis: 1 when the outputs alone give a block per SM;
 // otherwise enough to fill the device while each thread keeps kMinSerialSteps of its
 // `serial_steps`. Only for a fusion with one reduction (a kernel holds one grid reduction)
-// and nothing computed beside it (see everyTensorFeedsOrFollowsReductions).
+// and nothing computed beside it (see everyTensorFeedsOrFollowsReductions and
+// anyOutputFeedsReduction).
 int64_t crossBlockFactor(Fusion* fusion, int64_t blocks, int64_t serial_steps,
                          const DeviceDescription& device) {
   if (blocks <= 0 || blocks >= device.sm_count || reductionOps(fusion).size() != 1 ||
-      !everyTensorFeedsOrFollowsReductions(fusion))
+      !everyTensorFeedsOrFollowsReductions(fusion) || anyOutputFeedsReduction(fusion))
     return 1;
   const int64_t gy = std::min(ceilDiv(kTargetBlocksPerSm * device.sm_count, blocks),
                               serial_steps / kMinSerialSteps);
@@ -151,10 +165,13 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
     const std::vector<TensorView*> full = fullShapeInputs(fusion, red);
     int64_t max_bytes = 1;
     for (TensorView* tv : full) max_bytes = std::max(max_bytes, dataTypeSize(tv->dtype()));
+    // A vector runs along the innermost reduced axes only: [r0, i1, r2] merges r0 and r2 to
+    // one axis, contiguous in r2 runs.
     const int64_t vect =
         full.empty() || r_elems == 0
             ? 1
-            : innerVectorizationFactor(runtime_info, full, r_elems, kMaxVectorBytes / max_bytes);
+            : innerVectorizationFactor(runtime_info, full, innerReducedRun(runtime_info, red),
+                                       kMaxVectorBytes / max_bytes);
     const int64_t after_vect = std::max<int64_t>(ceilDiv(r_elems, vect), 1);
     // A warp-multiple of threads per row (the block reduction shuffles whole warps).
     const int64_t bdimx = std::min(kMaxInnerBdimx, roundUp(after_vect, kWarp));
@@ -195,8 +212,9 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
   return params;
 }
 
-// The schedule of the first reduction (the reference), from its logical [iteration...,
-// reduction...] (an outer reduction is reordered so), merged to [I, R]:
+// The schedule of the first reduction (the reference): its loop axes reordered to
+// [iteration..., reduction...] (broadcasts join the iteration axes; nvFuser's
+// canonicalDimReduction), merged to [I, R]:
 //   inner: [I] -> [BIDx, (TIDy)], R -> [(BIDy), TIDx | serial, (Unroll), (v)]
 //   outer: [I] -> [BIDx, TIDx],   R -> [(BIDy), TIDy | serial, (Unroll)]
 // then the same for every tensor (propagateTransforms), and every reduction rfactored at the
@@ -279,6 +297,11 @@ void ReductionScheduler::schedule(Fusion* fusion, const HeuristicParams* params_
   parallelizeAllLike(ref, {},
                      {ParallelType::BIDx, ParallelType::BIDy, ParallelType::TIDx,
                       ParallelType::TIDy, ParallelType::Unroll});
+  // reductionPatternRejectReason checked that the propagation reaches every reduction's
+  // reduction axes (propagatedAxes).
+  for (TensorView* red : reds)
+    MF_ASSERT(red->nDims() == ref->nDims(), "{} was not scheduled like the reference {}",
+              red->toString(), ref->toString());
   if (!rfactor_axes.empty())
     for (TensorView* red : reds) red->rFactor(rfactor_axes);
 

@@ -1,8 +1,10 @@
 //! The reduction scheduler: one or more reductions over the same axes of same-shaped tensors,
 //! pointwise ops before them, and pointwise ops after them that stay in the reduced shape.
-//! Inner reductions (the innermost axes) tile a row per block (or per warp group, several
-//! rows per block), outer reductions a column per thread of a block that also spans the
-//! reduced axis. The rules are written out in docs/reductions.md "The reduction scheduler".
+//! Any set of reduced axes: the schedule merges the iteration axes into one and the reduced
+//! axes into another. Inner reductions (the innermost non-broadcast axis reduced) tile a row
+//! per block (or per warp group, several rows per block), outer reductions a column per
+//! thread of a block that also spans the reduced axis. The rules are written out in
+//! docs/reductions.md "The reduction scheduler".
 #pragma once
 
 #include "scheduler/registry.h"
@@ -21,9 +23,11 @@ class ReductionParams : public HeuristicParams {
  public:
   ReductionParams() : HeuristicParams(SchedulerType::Reduction) {}
 
-  //! True: the reduced axes are the innermost (contiguous) ones. False: the outermost.
+  //! True: the innermost non-broadcast axis (allocation order) is reduced, so threadIdx.x
+  //! runs along the merged reduced axes. False: along the merged iteration axes.
   bool inner_reduction = true;
-  //! Elements per vector load of the full-shaped inputs along the reduced axis (inner only).
+  //! Elements per vector load of the full-shaped inputs along the reduced axis (inner only;
+  //! it divides the innermost run of reduced axes, innerReducedRun).
   int64_t vectorization_factor = 1;
   //! Serial steps per thread unrolled into one loop body (loads in flight).
   int64_t unroll_factor = 1;

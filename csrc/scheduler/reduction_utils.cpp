@@ -10,6 +10,7 @@
 #include "ir/fusion.h"
 #include "ir/id_model.h"
 #include "ir/traversal.h"
+#include "scheduler/tools/transform_propagator.h"
 
 namespace mf {
 namespace {
@@ -44,9 +45,24 @@ std::vector<TensorView*> reductionTvs(Fusion* fusion) {
 }
 
 bool isInnerReduction(const TensorView* red) {
-  const std::vector<int64_t> positions = reducedPositions(red);
-  const int64_t n = static_cast<int64_t>(red->getLogicalDomain().size());
-  return !positions.empty() && positions.back() == n - 1;
+  auto* in = red->definition()->input(0)->as<TensorView>();
+  const auto& alloc = in->getMaybeAllocationDomain();
+  auto inner =
+      std::find_if(alloc.rbegin(), alloc.rend(), [](IterDomain* id) { return !id->isBroadcast(); });
+  if (inner == alloc.rend()) return true;
+  const auto& logical = in->getLogicalDomain();
+  const auto pos = std::find(logical.begin(), logical.end(), *inner) - logical.begin();
+  MF_ASSERT(pos < static_cast<int64_t>(logical.size()),
+            "{}: allocation axis {} is not a logical axis", in->toString(), (*inner)->toString());
+  return red->getLogicalDomain()[pos]->isReduction();
+}
+
+int64_t innerReducedRun(SchedulerRuntimeInfo& runtime_info, const TensorView* red) {
+  int64_t run = 1;
+  const auto& logical = red->getLogicalDomain();
+  for (auto it = logical.rbegin(); it != logical.rend() && (*it)->isReduction(); ++it)
+    run *= runtime_info.extent(*it);
+  return run;
 }
 
 std::optional<std::string> reductionPatternRejectReason(Fusion* fusion) {
@@ -58,17 +74,6 @@ std::optional<std::string> reductionPatternRejectReason(Fusion* fusion) {
                          e->toString());
   auto* first = ops.front()->out()->as<TensorView>();
   const std::vector<int64_t> positions = reducedPositions(first);
-  const int64_t n = static_cast<int64_t>(first->getLogicalDomain().size());
-  const bool inner = positions.back() == n - 1;
-  for (size_t i = 0; i < positions.size(); ++i) {
-    const int64_t expected =
-        inner ? n - static_cast<int64_t>(positions.size() - i) : static_cast<int64_t>(i);
-    if (positions[i] != expected)
-      return fmt::format(
-          "{} reduces axes that are neither the innermost nor the outermost of its input; "
-          "only inner and outer reductions are scheduled",
-          first->toString());
-  }
   auto* first_in = ops.front()->in()->as<TensorView>();
   for (ReductionOp* op : ops) {
     auto* red = op->out()->as<TensorView>();
@@ -83,6 +88,25 @@ std::optional<std::string> reductionPatternRejectReason(Fusion* fusion) {
     if (!same)
       return fmt::format("the reductions read {} and {}, which are not of one shape",
                          first_in->toString(), in->toString());
+  }
+  if (ops.size() == 1) return std::nullopt;
+  // The schedule transforms the first reduction and replays it along propagateTransforms'
+  // tree; every other reduction must get the transforms of its reduction axes that way (two
+  // reductions of unrelated tensors, or related only through a broadcast, do not).
+  const auto reached = propagatedAxes(first);
+  for (ReductionOp* op : ops) {
+    auto* red = op->out()->as<TensorView>();
+    auto it = reached.find(red);
+    for (int64_t p : positions) {
+      IterDomain* ref_id = first->getLogicalDomain()[p];
+      const bool mapped = it != reached.end() && it->second.count(ref_id) > 0 &&
+                          it->second.at(ref_id) == red->getLogicalDomain()[p];
+      if (!mapped)
+        return fmt::format(
+            "{} and {} reduce tensors whose reduction axes are not connected through the fusion "
+            "(the schedule of one does not reach the other); one kernel tiles one reduction",
+            first->toString(), red->toString());
+    }
   }
   return std::nullopt;
 }
@@ -154,13 +178,8 @@ bool everyTensorFeedsOrFollowsReductions(Fusion* fusion) {
   for (TensorView* tv : tensorViews(reduced)) related.insert(tv);
   for (TensorView* tv : postReductionTvs(fusion)) related.insert(tv);
   // A fusion input counts only when it feeds a reduction: one read after the reductions alone
-  // (`max(x) + v`) is staged through a register copy computed beside them. A tensor feeding a
-  // reduction that is also a fusion output is written by a copy beside them too (cacheFork).
-  const std::vector<TensorView*> before = tensorViews(reduced);
-  if (std::any_of(before.begin(), before.end(), [](TensorView* tv) {
-        return tv->isFusionOutput() && !(tv->definition() && tv->definition()->isA<ReductionOp>());
-      }))
-    return false;
+  // (`max(x) + v`) is staged through a register copy computed beside them. (An output that
+  // feeds a reduction: reduction.cpp's anyOutputFeedsReduction.)
   const std::vector<TensorView*> all = fusion->allTvs();
   return std::all_of(all.begin(), all.end(), [&](TensorView* tv) { return related.count(tv); });
 }

@@ -30,18 +30,30 @@ std::vector<TensorView*> reductionTvs(Fusion* fusion);
 //!   - every ReductionOp reduces the same logical positions of an input of the same rank with
 //!     broadcast axes at the same positions (equal run-time extents are the run-time check,
 //!     sameReductionExtentsRejectReason);
-//!   - the reduced positions are the innermost or the outermost logical positions (an inner
-//!     or an outer reduction; a reduction of a middle axis is refused).
+//!   - the first reduction's reduction axes reach every other reduction's along the tree
+//!     propagateTransforms walks from it (propagatedAxes), so the schedule of the first is
+//!     replayed onto every other.
+//! Any set of positions is one pattern: the schedule gathers the iteration axes and the
+//! reduction axes into one axis each (isInnerReduction says which is inner).
 std::optional<std::string> reductionPatternRejectReason(Fusion* fusion);
 
 //! Why the ReductionOps' inputs differ in a run-time extent (nullopt when they agree).
 std::optional<std::string> sameReductionExtentsRejectReason(Fusion* fusion,
                                                             SchedulerRuntimeInfo& runtime_info);
 
-//! True when the reduced axes of `red` (a ReductionOp output) are its innermost logical
-//! positions (an inner reduction; a reduction of every axis is inner too); false when they
-//! are the outermost (an outer reduction).
+//! True when the innermost non-broadcast axis, in allocation order, of the input of `red` (a
+//! ReductionOp output) is reduced: an inner reduction, whose merged reduction axis is tiled
+//! along threadIdx.x (a reduction of every axis is inner too). False: an outer reduction,
+//! whose merged iteration axis is tiled along threadIdx.x. Broadcast axes do not count; the
+//! other axes need not be adjacent (nvFuser canonicalizes any reduction so, merging the
+//! iteration axes into one and the reduction axes into another).
 bool isInnerReduction(const TensorView* red);
+
+//! The elements of `red`'s innermost run of reduced logical axes (the product of the
+//! run-time extents of the reduction axes at the end of its logical domain; 1 when its last
+//! axis is not reduced): the part of the merged reduction axis that is contiguous in a
+//! row-major input, which a vector load must not cross. [r0, i1, r2] gives r2.
+int64_t innerReducedRun(SchedulerRuntimeInfo& runtime_info, const TensorView* red);
 
 //! The tensors computed from a reduction output (directly or through other tensors): the
 //! post-reduction part of the fusion, which the schedule iterates over the reduction's

@@ -92,6 +92,53 @@ TEST_F(ReductionSchedulerGpu, EveryOpInnerAndOuter) {
       for (int64_t axis : {0, 1}) runOp(op, dtype, axis);
 }
 
+// Reductions of any axis set of a [a, b, c] tensor (the schedule merges the iteration axes
+// and the reduction axes into one each): the middle axis (an outer schedule over columns
+// a*c apart), the outer and inner axes together (an inner schedule over rows whose runs of
+// c are b*c apart, vectorized only within a run), each through one cache at every size.
+void runAxes(const std::vector<int64_t>& axes) {
+  const std::vector<std::vector<int64_t>> sizes = {{1, 1, 1},    {3, 7, 13},    {5, 1031, 4},
+                                                   {2, 3, 4099}, {17, 129, 32}, {64, 3, 64}};
+  for (bool is_sum : {true, false}) {
+    auto fusion = std::make_unique<Fusion>();
+    {
+      FusionGuard fg(fusion.get());
+      TensorView* x = makeContigTensor(3);
+      fusion->addInput(x);
+      fusion->addOutput(is_sum ? sum(x, axes) : max(x, axes));
+    }
+    FusionExecutorCache fec(std::move(fusion));
+    uint64_t seed = 23;
+    for (const std::vector<int64_t>& size : sizes) {
+      for (bool device : {false, true}) {
+        std::vector<Tensor> in = {Tensor::random(size, DataType::Float, seed++)};
+        std::vector<Tensor> ref = ReferenceEvaluator(fec.fusion()).run(in);
+        if (device) in[0] = in[0].toDevice();
+        std::vector<Tensor> out = fec.runFusionWithInputs(in, {.poison_outputs = true});
+        const std::string what =
+            fmt::format("{} axes [{}] of [{}] device={}", is_sum ? "sum" : "max",
+                        fmt::join(axes, ", "), fmt::join(size, ", "), device);
+        if (!is_sum) {
+          expectClose(out, ref, 0, 0, what);
+          continue;
+        }
+        int64_t terms = 1;
+        for (int64_t a : axes) terms *= size[a];
+        const double tol =
+            reftest::sumTolerance(DataType::Float, DataType::Float, terms, 2.0 * terms, 0.0);
+        expectClose(out, ref, tol, 2 * reftest::unitRoundoff(DataType::Float), what);
+      }
+    }
+  }
+}
+
+TEST_F(ReductionSchedulerGpu, MiddleAxis) {
+  runAxes({1});
+}
+TEST_F(ReductionSchedulerGpu, OuterAndInnerAxes) {
+  runAxes({0, 2});
+}
+
 void runFusion(const redtest::ReductionFusion& rf, double rel_tol_per_term) {
   FusionExecutorCache fec(std::make_unique<Fusion>(*rf.fusion));
   uint64_t seed = 11;

@@ -42,6 +42,33 @@ TEST_P(RandomReductions, SegmentsCompilesAndRuns) {
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomReductions, ::testing::Range<uint64_t>(0, kFusions),
                          [](const auto& info) { return fmt::format("seed{}", info.param); });
 
+// Both reduction schedulers' compile-time analyses on every whole fusion (the segmenter asks
+// them about every group it forms while segmenting the seeds): each accepts or refuses with
+// a reason, never throws. The seeds test runs what they accept.
+TEST(RandomReductionsGenerator, SchedulersRefuseWithAReason) {
+  int64_t accepted = 0, refused = 0;
+  for (uint64_t seed = 0; seed < kFusions; ++seed) {
+    RandomFusion rf = makeCase(seed);
+    if (!rf.connected) continue;
+    ReductionScheduler reduction;
+    InnerPersistentScheduler persistent;
+    for (SchedulerEntry* s :
+         {static_cast<SchedulerEntry*>(&reduction), static_cast<SchedulerEntry*>(&persistent)}) {
+      bool ok = false;
+      ASSERT_NO_THROW(ok = s->canScheduleCompileTime(rf.fusion.get()))
+          << "seed " << seed << " " << toString(s->schedulerType());
+      if (ok) {
+        ++accepted;
+      } else {
+        ++refused;
+        EXPECT_FALSE(s->rejectReason().empty()) << "seed " << seed;
+      }
+    }
+  }
+  std::cout << fmt::format("whole fusions: {} accepted, {} refused\n", accepted, refused);
+  EXPECT_GT(refused, 0);
+}
+
 // The generator makes what the test is about: reductions of every op, kept and reduced-rank
 // outputs, and fusions that take more than one segment.
 TEST(RandomReductionsGenerator, Coverage) {

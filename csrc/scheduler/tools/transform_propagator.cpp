@@ -57,18 +57,14 @@ Edge makeEdge(const PreservedAxes& from_axes, TensorView* from, TensorView* to, 
           order};
 }
 
-}  // namespace
-
-void propagateTransforms(TensorView* reference) {
-  MF_CHECK(!reference->domain()->loopFromAllocation(),
-           "propagateTransforms: the reference {} loops over its declared allocation domain; "
-           "pick a tensor whose loop domain is derived from its logical domain",
-           reference->toString());
+// The maximum spanning tree of propagateTransforms, as the edges in the order they are
+// taken (each tensor's parent comes before it).
+std::vector<Edge> spanningTree(TensorView* reference) {
   std::unordered_set<TensorView*> visited{reference};
   std::unordered_map<TensorView*, PreservedAxes> preserved;
   for (IterDomain* id : reference->getLogicalDomain()) preserved[reference].emplace(id, id);
 
-  std::vector<Edge> frontier;
+  std::vector<Edge> tree, frontier;
   size_t order = 0;
   auto expand = [&](TensorView* tv) {
     if (tv->domain()->loopFromAllocation()) return;  // its loop maps to nothing
@@ -89,15 +85,34 @@ void propagateTransforms(TensorView* reference) {
     Edge edge = std::move(*best);
     frontier.erase(best);
     if (!visited.insert(edge.to).second) continue;
-    preserved[edge.to] = std::move(edge.axes);
-    if (!edge.to->domain()->loopFromAllocation()) {
-      if (edge.to_is_producer)
-        TransformReplay::replayPasC(edge.to, edge.from);
-      else
-        TransformReplay::replayCasP(edge.to, edge.from);
-      edge.to->setComputeAtPosition(0);
-    }
-    expand(edge.to);
+    preserved[edge.to] = edge.axes;
+    tree.push_back(std::move(edge));
+    expand(tree.back().to);
+  }
+  return tree;
+}
+
+}  // namespace
+
+std::unordered_map<const TensorView*, IdMap> propagatedAxes(TensorView* reference) {
+  std::unordered_map<const TensorView*, IdMap> axes;
+  for (IterDomain* id : reference->getLogicalDomain()) axes[reference].emplace(id, id);
+  for (Edge& edge : spanningTree(reference)) axes[edge.to] = std::move(edge.axes);
+  return axes;
+}
+
+void propagateTransforms(TensorView* reference) {
+  MF_CHECK(!reference->domain()->loopFromAllocation(),
+           "propagateTransforms: the reference {} loops over its declared allocation domain; "
+           "pick a tensor whose loop domain is derived from its logical domain",
+           reference->toString());
+  for (const Edge& edge : spanningTree(reference)) {
+    if (edge.to->domain()->loopFromAllocation()) continue;
+    if (edge.to_is_producer)
+      TransformReplay::replayPasC(edge.to, edge.from);
+    else
+      TransformReplay::replayCasP(edge.to, edge.from);
+    edge.to->setComputeAtPosition(0);
   }
 }
 

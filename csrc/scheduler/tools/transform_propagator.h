@@ -4,8 +4,10 @@
 //! parallelizeAllLike, then inlines (scheduler/tools/inlining.h).
 #pragma once
 
+#include <unordered_map>
 #include <vector>
 
+#include "ir/logical_domain_map.h"
 #include "ir/tensor_view.h"
 
 namespace mf {
@@ -19,6 +21,13 @@ namespace mf {
 //! declared allocation domain (the layout op's gather form) keeps its loop domain and ends
 //! the walk.
 void propagateTransforms(TensorView* reference);
+
+//! The spanning tree propagateTransforms walks, without replaying anything: for `reference`
+//! and every tensor the walk reaches, the reference's logical axes that reach it along the
+//! tree (reference axis -> its axis). A scheduler checks with it that a tensor it must
+//! transform like the reference (a second reduction) gets the transforms of the axes that
+//! matter (its reduction axes) before it schedules.
+std::unordered_map<const TensorView*, IdMap> propagatedAxes(TensorView* reference);
 
 //! Copies the parallel types of `reference`'s loop axes onto the permissively mapped loop
 //! axes (ir/id_model.h) of `tvs` (empty: every TensorView of the fusion), only the `types`

@@ -129,19 +129,115 @@ TEST(ReductionHeuristics, TwoReductionsStayInOneBlock) {
 
 // A tensor computed beside the reduction (an output that neither feeds it nor follows it)
 // keeps the reduction in one block per output: a grid reduction's other blocks stop early.
-// So does an output that feeds the reduction: its global copy (cacheFork) is computed beside
-// the reduction too (softmax's exp, kept for a later segment, once failed to lower so).
+// So does an output that feeds the reduction: the schedule writes it through a cacheFork
+// copy, which is a tensor beside the reduction (validateSchedule refuses it next to a grid
+// reduction). Only a reduction alone goes across blocks. Each runs through
+// FusionExecutorCache: the schedule passes validateSchedule.
 TEST(ReductionHeuristics, OutputBesideTheReductionStaysInOneBlock) {
-  for (bool feeds : {false, true}) {
+  enum class Other { None, Beside, Feeds };
+  for (Other other : {Other::None, Other::Beside, Other::Feeds}) {
     auto fusion = std::make_unique<Fusion>();
-    FusionGuard fg(fusion.get());
-    TensorView* x = makeContigTensor(1);
-    fusion->addInput(x);
-    TensorView* e = exp(x);
-    fusion->addOutput(sum(feeds ? e : x, {0}));
-    fusion->addOutput(e);
+    {
+      FusionGuard fg(fusion.get());
+      TensorView* x = makeContigTensor(1);
+      fusion->addInput(x);
+      TensorView* e = exp(x);
+      fusion->addOutput(sum(other == Other::Feeds ? e : x, {0}));
+      if (other != Other::None) fusion->addOutput(e);
+    }
     auto p = reductionHeuristics(*fusion, {schedtest::contiguous({int64_t{1} << 20})});
-    EXPECT_FALSE(p->cross_block) << (feeds ? "feeding output" : "output beside");
+    EXPECT_EQ(p->cross_block, other == Other::None);
+    FusionExecutorCache fec(std::move(fusion));
+    fec.runFusionWithInputs({Tensor::random({int64_t{1} << 20}, DataType::Float, 4)});
+    EXPECT_EQ(fec.getMostRecentKernelRuntime()->heuristics().at(0)->schedulerType(),
+              SchedulerType::Reduction);
+  }
+}
+
+// sum over `axes` of a contiguous fp32 tensor of rank `rank`.
+std::unique_ptr<Fusion> sumOfAxes(int64_t rank, std::vector<int64_t> axes) {
+  auto fusion = std::make_unique<Fusion>();
+  FusionGuard fg(fusion.get());
+  TensorView* x = makeContigTensor(rank);
+  fusion->addInput(x);
+  fusion->addOutput(sum(x, axes));
+  return fusion;
+}
+
+// A middle axis: the innermost axis is an iteration axis, so the reduction is outer over the
+// merged iteration axis [i0 * i2] (adjacent threads read adjacent elements of i2).
+TEST(ReductionHeuristics, MiddleAxisIsOuter) {
+  auto f = sumOfAxes(3, {1});
+  auto p = reductionHeuristics(*f, {schedtest::contiguous({8, 1000, 64})});
+  EXPECT_FALSE(p->inner_reduction);
+  EXPECT_EQ(p->vectorization_factor, 1);
+  // 512 columns: 32 per block (16 blocks, fewer than the SMs), 16 threads along the axis.
+  EXPECT_EQ(p->bdimx, 32);
+  EXPECT_EQ(p->bdimy, 16);
+  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDx), 16);
+  // Rank 4, axis 1: the same.
+  auto f4 = sumOfAxes(4, {1});
+  EXPECT_FALSE(reductionHeuristics(*f4, {schedtest::contiguous({2, 100, 3, 5})})->inner_reduction);
+}
+
+// The outer and inner axes of [i0, i1, i2]: the innermost axis is reduced, so the reduction
+// is inner over rows [r0 * r2] whose runs of i2 elements are i1 * i2 apart. A vector stays
+// inside a run: it divides i2, not just the row (30 * 16 = 480 is a multiple of 4, 30 is not).
+TEST(ReductionHeuristics, OuterAndInnerAxesAreInner) {
+  auto f = sumOfAxes(3, {0, 2});
+  auto wide = reductionHeuristics(*f, {schedtest::contiguous({16, 8, 256})});
+  EXPECT_TRUE(wide->inner_reduction);
+  EXPECT_EQ(wide->vectorization_factor, 4);
+  auto odd = reductionHeuristics(*f, {schedtest::contiguous({16, 8, 30})});
+  EXPECT_TRUE(odd->inner_reduction);
+  EXPECT_EQ(odd->vectorization_factor, 2);
+  EXPECT_EQ(odd->bdimx, 256);  // 240 vectors of the row, rounded up to warps
+  // Strided runs (a padded innermost stride): one element at a time.
+  auto strided = reductionHeuristics(*f, {schedtest::strided({16, 8, 256}, {8 * 260, 260, 1})});
+  EXPECT_EQ(strided->vectorization_factor, 1);
+  // Rank 4, axes {0, 3} and {1, 3}: inner too.
+  for (std::vector<int64_t> axes : {std::vector<int64_t>{0, 3}, std::vector<int64_t>{1, 3}}) {
+    auto f4 = sumOfAxes(4, axes);
+    auto p = reductionHeuristics(*f4, {schedtest::contiguous({2, 3, 5, 64})});
+    EXPECT_TRUE(p->inner_reduction);
+    EXPECT_EQ(p->vectorization_factor, 4);
+  }
+}
+
+// The classification follows the input's allocation order: x[i0, i1] stored as [i1, i0]
+// reduced over axis 0 reduces its innermost allocation axis (inner), and reads it one
+// element at a time (not row-major in its logical order).
+TEST(ReductionHeuristics, PermutedInputClassifiesByAllocation) {
+  Fusion f;
+  FusionGuard fg(&f);
+  TensorView* x = makeContigTensor(2);
+  x->setAllocationDomain({x->axis(1), x->axis(0)}, true);
+  f.addInput(x);
+  f.addOutput(sum(x, {0}));
+  auto p = reductionHeuristics(f, {schedtest::strided({64, 32}, {1, 64})});
+  EXPECT_TRUE(p->inner_reduction);
+  EXPECT_EQ(p->vectorization_factor, 1);
+}
+
+// Broadcast axes around the reduced one do not count: [b, r, b] and [i, r, b] are inner
+// (the innermost non-broadcast axis is reduced), [b, r, i] is outer.
+TEST(ReductionHeuristics, BroadcastAxesAroundTheReduction) {
+  struct Case {
+    std::vector<bool> bcast;  // where y = broadcast(x) has broadcast axes
+    int64_t x_rank;
+    bool inner;
+  };
+  for (const Case& c : {Case{{true, false, true}, 1, true}, Case{{false, false, true}, 2, true},
+                        Case{{true, false, false}, 2, false}}) {
+    Fusion f;
+    FusionGuard fg(&f);
+    TensorView* x = makeContigTensor(c.x_rank);
+    f.addInput(x);
+    f.addOutput(sum(broadcast(x, c.bcast), {1}));
+    std::vector<int64_t> sizes =
+        c.x_rank == 1 ? std::vector<int64_t>{1000} : std::vector<int64_t>{24, 1000};
+    auto p = reductionHeuristics(f, {schedtest::contiguous(sizes)});
+    EXPECT_EQ(p->inner_reduction, c.inner) << fmt::format("{}", fmt::join(c.bcast, ", "));
   }
 }
 
@@ -179,13 +275,36 @@ TEST(ReductionRefusal, Reasons) {
     EXPECT_EQ(refuse(f), "the fusion has no reduction");
   }
   {
+    // Two reductions of unrelated tensors: the schedule of the first never reaches the
+    // second (random fusion seed 42 crashed in rFactor before this was refused).
     Fusion f;
     FusionGuard fg(&f);
-    TensorView* x = makeContigTensor(3);
+    TensorView* x = makeContigTensor(1);
+    TensorView* y = makeContigTensor(1);
     f.addInput(x);
-    f.addOutput(sum(x, {1}));
-    EXPECT_THAT(refuse(f), HasSubstr("reduces axes that are neither the innermost nor the "
-                                     "outermost of its input"));
+    f.addInput(y);
+    f.addOutput(sum(x, {0}));
+    f.addOutput(max(y, {0}));
+    EXPECT_THAT(refuse(f),
+                HasSubstr("T2_g_float[rS2{i0}] and T3_g_float[rS3{i1}] reduce tensors whose "
+                          "reduction axes are not connected through the fusion"));
+  }
+  {
+    // Related only through their results (as in seed 55): the path from one reduction to
+    // the other crosses the broadcasts of the reduced axes, so the transforms of that axis
+    // do not reach the second reduction.
+    Fusion f;
+    FusionGuard fg(&f);
+    TensorView* x = makeContigTensor(2);
+    TensorView* y = makeContigTensor(2);
+    f.addInput(x);
+    f.addInput(y);
+    TensorView* rx = sum(x, {1});
+    TensorView* ry = sum(y, {1});
+    f.addOutput(rx);
+    f.addOutput(ry);
+    f.addOutput(add(broadcast(rx, {false, true}), broadcast(ry, {false, true})));
+    EXPECT_THAT(refuse(f), HasSubstr("reduction axes are not connected"));
   }
   {
     Fusion f;
@@ -220,7 +339,9 @@ TEST(ReductionRefusal, Reasons) {
   }
 }
 
-// Two reductions of inputs whose extents differ at run time are refused then.
+// Two reductions of inputs whose extents differ at run time are refused then (x + y
+// connects them at compile time; the executor would refuse such inputs, the scheduler's
+// check does not rely on it).
 TEST(ReductionRefusal, ExtentsDifferAtRunTime) {
   Fusion f;
   FusionGuard fg(&f);
@@ -230,6 +351,7 @@ TEST(ReductionRefusal, ExtentsDifferAtRunTime) {
   f.addInput(y);
   f.addOutput(sum(x, {1}));
   f.addOutput(max(y, {1}));
+  f.addOutput(add(x, y));
   ReductionScheduler s;
   ASSERT_TRUE(s.canScheduleCompileTime(&f)) << s.rejectReason();
   SchedulerRuntimeInfo same(&f, {schedtest::contiguous({4, 8}), schedtest::contiguous({4, 8})});
@@ -322,6 +444,74 @@ TEST(ReductionSchedule, BroadcastsBeforeAndKeepDim) {
     EXPECT_THAT(fec.getMostRecentCode(),
                 HasSubstr(axis == 1 ? "mf_blockAllReduceX<float>" : "mf_blockAllReduceY<float>"));
   }
+}
+
+// Any axis set through FusionExecutorCache, one Reduction kernel each (values on the GPU:
+// tests/gpu/test_reduction_scheduler_gpu.cpp): a middle axis reduced across threadIdx.y
+// (outer), the outer and inner axes across threadIdx.x with vectors within the runs of the
+// innermost axis (4 for runs of 120 floats, 2 for runs of 30), a middle pair of rank 4.
+TEST(ReductionSchedule, AnyAxisSet) {
+  struct Case {
+    std::string name;
+    int64_t rank;
+    std::vector<int64_t> axes;
+    std::vector<int64_t> sizes;
+    std::vector<int64_t> out_sizes;
+    std::string reduce, vector;
+  };
+  for (const Case& c : {
+           Case{"middle", 3, {1}, {7, 300, 33}, {7, 33}, "mf_blockAllReduceY<float>", ""},
+           Case{"outer_and_inner",
+                3,
+                {0, 2},
+                {5, 9, 120},
+                {9},
+                "mf_blockAllReduceX<float>",
+                "mf_vectorCopy<float, 4>"},
+           Case{"outer_and_inner_odd",
+                3,
+                {0, 2},
+                {5, 9, 30},
+                {9},
+                "mf_blockAllReduceX<float>",
+                "mf_vectorCopy<float, 2>"},
+           Case{
+               "rank4_middle", 4, {1, 2}, {3, 50, 7, 16}, {3, 16}, "mf_blockAllReduceY<float>", ""},
+       }) {
+    FusionExecutorCache fec(sumOfAxes(c.rank, c.axes));
+    std::vector<Tensor> in = {Tensor::random(c.sizes, DataType::Float, 9)};
+    std::vector<Tensor> out = fec.runFusionWithInputs(in);
+    EXPECT_EQ(out.at(0).sizes(), c.out_sizes) << c.name;
+    FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+    EXPECT_FALSE(rt->isSegmented()) << c.name;
+    EXPECT_EQ(rt->heuristics().at(0)->schedulerType(), SchedulerType::Reduction) << c.name;
+    const std::string code = fec.getMostRecentCode();
+    EXPECT_THAT(code, HasSubstr(c.reduce)) << c.name;
+    if (c.vector.empty()) {
+      EXPECT_THAT(code, Not(HasSubstr("mf_vectorCopy"))) << c.name;
+    } else {
+      EXPECT_THAT(code, HasSubstr(c.vector)) << c.name;
+    }
+  }
+}
+
+// Broadcast axes around the reduced one ([b, r, b] from a 1-D input, the random fusions'
+// T4[bS12{1}, rS13{i4}, bS14{1}]): one Reduction kernel whose iteration axis is the merged
+// broadcasts (one block).
+TEST(ReductionSchedule, BroadcastsAroundTheReducedAxis) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* x = makeContigTensor(1);
+    fusion->addInput(x);
+    fusion->addOutput(sum(broadcast(x, {true, false, true}), {1}, /*keep_dim=*/true));
+  }
+  FusionExecutorCache fec(std::move(fusion));
+  std::vector<Tensor> out = fec.runFusionWithInputs({Tensor::random({777}, DataType::Float, 2)});
+  EXPECT_EQ(out.at(0).sizes(), std::vector<int64_t>({1, 1, 1}));
+  EXPECT_EQ(fec.getMostRecentKernelRuntime()->heuristics().at(0)->schedulerType(),
+            SchedulerType::Reduction);
+  EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("mf_blockAllReduceX<float>"));
 }
 
 // A reduction of every axis (no iteration axis): one block, no blockIdx in the kernel.

@@ -60,6 +60,38 @@ TEST(TransformPropagator, PointwiseChain) {
           << tv->toString() << " axis " << i;
 }
 
+// propagatedAxes: the reference's axes that reach each tensor along the tree, without
+// replaying anything. From sum(x, {1}): x keeps both axes, the broadcast result only i0, and
+// y's reduction, reached through that broadcast, loses its reduced axis.
+TEST(TransformPropagator, PropagatedAxes) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* x = makeSymbolicTensor(2);
+  TensorView* y = makeSymbolicTensor(2);
+  fusion.addInput(x);
+  fusion.addInput(y);
+  TensorView* rx = sum(x, {1});
+  TensorView* bx = broadcast(rx, {false, true});
+  TensorView* ry = sum(y, {1});
+  fusion.addOutput(add(bx, broadcast(ry, {false, true})));
+  const auto axes = propagatedAxes(rx);
+  auto reached = [&](const TensorView* tv, int64_t ref_axis) {
+    const IdMap& m = axes.at(tv);
+    auto it = m.find(rx->getLogicalDomain()[ref_axis]);
+    return it == m.end() ? std::string("-") : it->second->toString();
+  };
+  EXPECT_EQ(reached(rx, 1), rx->getLogicalDomain()[1]->toString());
+  EXPECT_EQ(reached(x, 0), x->axis(0)->toString());
+  EXPECT_EQ(reached(x, 1), x->axis(1)->toString());
+  EXPECT_EQ(reached(bx, 0), bx->axis(0)->toString());
+  EXPECT_EQ(reached(bx, 1), "-");
+  EXPECT_EQ(reached(ry, 0), ry->axis(0)->toString());
+  EXPECT_EQ(reached(ry, 1), "-");
+  // Nothing was replayed.
+  EXPECT_EQ(x->nDims(), 2);
+  EXPECT_EQ(ry->nDims(), 2);
+}
+
 // A reordered reference (a permuted consumer) gives its order to its producers.
 TEST(TransformPropagator, PermutedConsumer) {
   Fusion fusion;

@@ -412,21 +412,24 @@ TEST(Segmentation, ScalarExprsAreCopiedIntoEachGroup) {
   expectGroupsReproduceFusion(fusion, *sf, inputs);
 }
 
-// An expr no scheduler takes even alone is a user error listing every scheduler's reason:
-// a reduction of a middle axis (the reduction scheduler tiles inner and outer reductions).
-TEST(Segmentation, ExprNoSchedulerTakesIsAUserError) {
+// A reduction of a middle axis, which no scheduler took before the Reduction scheduler
+// canonicalized any axis set (the segmenter's "no scheduler takes `...` alone" error named
+// it), is now one Reduction segment with its producer (a segment_set at the output cuts
+// nothing off), scheduled and compiled through FusionExecutorCache.
+TEST(Segmentation, MiddleAxisReductionIsAReductionSegment) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   TensorView* t0 = makeContigTensor(3);
   fusion.addInput(t0);
   fusion.addOutput(segment_set(sum(neg(t0), {1})));
-  EXPECT_THAT(
-      [&] {
-        SegmentCandidateFinder::segment(fusion, {Tensor::random({3, 4, 5}, DataType::Float, 1)});
-      },
-      ThrowsMessage<UserError>(
-          ::testing::AllOf(HasSubstr("segmenter: no scheduler takes `"),
-                           HasSubstr("neither the innermost nor the outermost"))));
+  std::vector<Tensor> inputs = {Tensor::random({3, 4, 5}, DataType::Float, 1)};
+  auto sf = SegmentCandidateFinder::segment(fusion, inputs);
+  ASSERT_EQ(sf->groups().size(), 1u) << sf->toString();
+  EXPECT_EQ(sf->groups()[0]->schedulerType(), SchedulerType::Reduction);
+  expectGroupsReproduceFusion(fusion, *sf, inputs);
+  FusionExecutorCache fec(std::make_unique<Fusion>(fusion));
+  EXPECT_EQ(fec.runFusionWithInputs(inputs).at(0).sizes(), std::vector<int64_t>({3, 5}));
+  EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("mf_blockAllReduceY<float>"));
 }
 
 // Misuse of the API is reported with what went wrong.
