@@ -231,6 +231,9 @@ int64_t innerVectorizationFactor(SchedulerRuntimeInfo& runtime_info,
   for (TensorView* tv : tvs) {
     const TensorMetadata* meta = runtime_info.inputMetadata(tv);
     if (meta == nullptr) return 1;
+    // A declared allocation order other than the logical one: the schedule's vector runs
+    // along the logical innermost axis, which lowering requires to be the allocation's.
+    if (tv->getMaybeAllocationDomain() != tv->getLogicalDomain()) return 1;
     // Row-major and dense: a vector of the innermost run never crosses a row.
     int64_t expected = 1;
     for (size_t i = meta->sizes.size(); i-- > 0;) {
