@@ -194,6 +194,11 @@ std::unique_ptr<HeuristicParams> PointWiseScheduler::computeHeuristics(
   }
   // Nothing to compute: the default 1-D parameters, no grid bound.
   if (n_elems == 0) return params;
+  // A 0-dim reference: one element, computed by a kernel without loops (one thread).
+  if (ref_axes.empty()) {
+    params->lparams = LaunchParams();
+    return params;
+  }
 
   const DeviceDescription& device = runtime_info.device();
   const std::vector<TensorView*> vect_tvs = vectorizableInputsOutputs(map, reference);
@@ -349,7 +354,9 @@ void PointWiseScheduler::schedule(Fusion* fusion, const HeuristicParams* params_
   const int64_t ur = params->unroll_factor_inner, ul = params->unroll_factor_outer;
   IterDomain* vector_axis = nullptr;
 
-  if (bp == 0) {
+  if (n == 0) {
+    // A 0-dim reference: no loop to split (its heuristics bind no parallel dimension).
+  } else if (bp == 0) {
     mergeRange(reference, 0, n);
     if (vect > 1) reference->split(0, vect);
     reference->split(0, params->block_size);

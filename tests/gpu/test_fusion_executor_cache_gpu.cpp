@@ -306,5 +306,23 @@ TEST_F(FecGpu, CachedRunsTakeNewScalarValues) {
   EXPECT_EQ(ke.launchCacheHits(), 2);
 }
 
+// A 0-dim tensor: a kernel without loops, one thread, from host and from device inputs.
+TEST_F(FecGpu, ZeroDimTensor) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* x = makeContigTensor(0);
+    fusion->addInput(x);
+    fusion->addOutput(mul(neg(x), constFloat(3.0)));
+  }
+  FusionExecutorCache fec(std::move(fusion));
+  for (bool device : {false, true}) {
+    Tensor in = Tensor::full({}, DataType::Float, 2.5);
+    std::vector<Tensor> out =
+        fec.runFusionWithInputs({device ? in.toDevice() : in}, {.poison_outputs = true});
+    EXPECT_EQ(out.at(0).toHost().item(0), -7.5) << (device ? "device" : "host");
+  }
+}
+
 }  // namespace
 }  // namespace mf

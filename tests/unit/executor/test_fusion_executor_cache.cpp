@@ -248,5 +248,23 @@ TEST(FusionExecutorCache, OneDimensionalOutputsBesideATwoDimensionalReference) {
   EXPECT_THAT(math, ::testing::Not(HasSubstr(", iS"))) << math;
 }
 
+// A 0-dim tensor (a scalar held as a tensor) through the cache: one pointwise kernel with no
+// loops.
+TEST(FusionExecutorCache, ZeroDimTensor) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* x = makeContigTensor(0);
+    fusion->addInput(x);
+    fusion->addOutput(neg(x));
+  }
+  FusionExecutorCache fec(std::move(fusion));
+  std::vector<Tensor> out = fec.runFusionWithInputs({Tensor::full({}, DataType::Float, 2.5)});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].dim(), 0);
+  EXPECT_EQ(out[0].item(0), -2.5);
+  EXPECT_EQ(fec.countKernelsCompiled(), 1);
+}
+
 }  // namespace
 }  // namespace mf
