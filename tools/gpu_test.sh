@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# One command for the GPU machine: builds minifuser there, runs the GPU tests (ctest label
-# `gpu`) and then the benchmarks (skip them with MINIFUSER_SKIP_BENCH=1), printing the ctest
-# summary and the benchmark table. Usage (from anywhere): tools/gpu_test.sh
+# One command for the GPU machine: builds minifuser there, then runs, in order, the steps of
+# MINIFUSER_GPU_STEPS (default "ctest sanitizer random bench"):
+#   ctest      the GPU tests (ctest label `gpu`), summary and skipped count
+#   sanitizer  compute-sanitizer memcheck and racecheck over the reduction tests
+#   random     10,000 random pointwise fusions, then 10,000 with reductions, on the GPU
+#              against the CPU reference (MINIFUSER_RANDOM_FUSIONS,
+#              MINIFUSER_RANDOM_REDUCTION_FUSIONS set the counts)
+#   bench      tools/bench/run_benchmarks.sh (the tables against copy, eager, torch.compile)
+# Each step's log goes to the build folder. Usage (from anywhere): tools/gpu_test.sh
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${MINIFUSER_GPU_BUILD:-$root/build-gpu}"
@@ -11,11 +17,18 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j"$(nproc)"
 export MINIFUSER_CACHE_DIR="$build/kernel-cache"
 status=0
-ctest --test-dir "$build" -L gpu --output-on-failure -j4 | tee "$build/gpu_ctest.log" || status=1
-# compute-sanitizer over the reduction tests: barriers and shared slots of the block
-# reductions (racecheck), the grid reduction's work buffer and semaphores (memcheck); each
-# must report 0 errors. Skip with MINIFUSER_SKIP_SANITIZER=1.
-if [ "${MINIFUSER_SKIP_SANITIZER:-0}" = "0" ] && command -v compute-sanitizer >/dev/null; then
+
+step_ctest() {
+  ctest --test-dir "$build" -L gpu --output-on-failure -j4 | tee "$build/gpu_ctest.log" || status=1
+  # Counted separately, so a skip is never mistaken for a pass.
+  echo "tools/gpu_test.sh: gpu tests skipped: $(grep -c "Skipped" "$build/gpu_ctest.log" || true)"
+}
+
+# Barriers and shared slots of the block reductions (racecheck), the grid reduction's work
+# buffer and semaphores (memcheck): each must report 0 errors.
+step_sanitizer() {
+  command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer: not installed"; return; }
+  local tool t log
   for tool in memcheck racecheck; do
     for t in ${MINIFUSER_SANITIZER_TESTS:-test_reduction_gpu test_reduction_scheduler_gpu test_persistent_gpu}; do
       log="$build/sanitizer.$tool.$t.log"
@@ -23,11 +36,11 @@ if [ "${MINIFUSER_SKIP_SANITIZER:-0}" = "0" ] && command -v compute-sanitizer >/
       echo "compute-sanitizer --tool $tool $t: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 1) ($(grep -cE "^\[       OK \]" "$log") tests passed)"
     done
   done
-fi
-# Random fusions (default 10,000 pointwise, then 10,000 with reductions) through
-# FusionExecutorCache against the reference, in 8 processes of consecutive seeds (each
-# compiles its own kernels with NVRTC).
-random_fusions() {  # random_fusions <name> <count> [--reductions]
+}
+
+# <name> <count> [--reductions]: in 8 processes of consecutive seeds (each compiles its own
+# kernels with NVRTC), device inputs, poisoned outputs.
+random_fusions() {
   local name=$1 count=$2 flag=${3:-} chunk p
   [ "$count" -gt 0 ] || return 0
   chunk=$(( (count + 7) / 8 ))
@@ -40,12 +53,19 @@ random_fusions() {  # random_fusions <name> <count> [--reductions]
        END {printf "%s: %d fusions, %d ran, %d refused, %d mismatches, %d errors\n", name, n, r, f, m, e;
             exit (m + e > 0)}' "$build"/$name.*.log || status=1
 }
-random_fusions random_fusions "${MINIFUSER_RANDOM_FUSIONS:-10000}"
-random_fusions random_fusions_reductions "${MINIFUSER_RANDOM_REDUCTION_FUSIONS:-10000}" --reductions
-# Counted separately, so a skip is never mistaken for a pass.
-skipped=$(grep -c "Skipped" "$build/gpu_ctest.log" || true)
-echo "tools/gpu_test.sh: gpu tests skipped: $skipped"
-if [ "${MINIFUSER_SKIP_BENCH:-0}" = "0" ]; then
+step_random() {
+  random_fusions random_fusions "${MINIFUSER_RANDOM_FUSIONS:-10000}"
+  random_fusions random_fusions_reductions "${MINIFUSER_RANDOM_REDUCTION_FUSIONS:-10000}" --reductions
+}
+
+step_bench() {
   "$root/tools/bench/run_benchmarks.sh" || status=1
-fi
+}
+
+for step in ${MINIFUSER_GPU_STEPS:-ctest sanitizer random bench}; do
+  case "$step" in
+    ctest | sanitizer | random | bench) "step_$step" ;;
+    *) echo "tools/gpu_test.sh: unknown step '$step' (ctest, sanitizer, random, bench)"; exit 2 ;;
+  esac
+done
 exit $status
