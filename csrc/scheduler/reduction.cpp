@@ -142,6 +142,7 @@ bool ReductionScheduler::canScheduleCompileTime(Fusion* fusion) {
           "{} follows the reduction {} but has more concrete axes than its result (a broadcast "
           "back to the input's shape: a persistent kernel or a separate segment)",
           tv->toString(), red->toString()));
+  if (std::optional<std::string> why = besideBroadcastRejectReason(fusion)) return reject(*why);
   return true;
 }
 

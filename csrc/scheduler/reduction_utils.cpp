@@ -171,6 +171,47 @@ std::optional<std::string> unmappedAxisRejectReason(Fusion* fusion, const Tensor
   return std::nullopt;
 }
 
+std::optional<std::string> besideBroadcastRejectReason(Fusion* fusion) {
+  const std::vector<ReductionOp*> ops = reductionOps(fusion);
+  if (ops.empty()) return std::nullopt;
+  auto* first = ops.front()->out()->as<TensorView>();
+  const std::vector<int64_t> reduced = reducedPositions(first);
+  std::vector<Val*> outs;
+  for (ReductionOp* op : ops) outs.push_back(op->out());
+  std::unordered_set<const TensorView*> related;
+  for (TensorView* tv : tensorViews(outs)) related.insert(tv);
+  for (TensorView* tv : postReductionTvs(fusion)) related.insert(tv);
+  // A tensor after the reductions reading one that feeds them (an input included: its
+  // register copy), other than a reduction's result: that one lives inside the reduction's
+  // loops.
+  for (TensorView* tv : postReductionTvs(fusion))
+    for (Val* in : tv->definition()->inputs()) {
+      auto* in_tv = dynamic_cast<TensorView*>(in);
+      if (in_tv == nullptr || !related.count(in_tv) ||
+          (in_tv->definition() != nullptr && in_tv->definition()->isA<ReductionOp>()))
+        continue;
+      const std::vector<TensorView*> post = postReductionTvs(fusion);
+      if (std::find(post.begin(), post.end(), in_tv) != post.end()) continue;
+      return fmt::format(
+          "{} follows the reductions but reads {}, computed before them inside their loops "
+          "(another segment)",
+          tv->toString(), in_tv->toString());
+    }
+  const int64_t rank = static_cast<int64_t>(first->getLogicalDomain().size());
+  for (TensorView* tv : fusion->allTvs()) {
+    if (tv->isFusionInput() || related.count(tv)) continue;
+    const std::vector<IterDomain*>& ids = tv->getLogicalDomain();
+    if (static_cast<int64_t>(ids.size()) != rank) continue;
+    for (int64_t p : reduced)
+      if (ids[p]->isBroadcast())
+        return fmt::format(
+            "{} is computed beside the reductions with a broadcast axis where {} reduces "
+            "(another segment)",
+            tv->toString(), first->toString());
+  }
+  return std::nullopt;
+}
+
 bool everyTensorFeedsOrFollowsReductions(Fusion* fusion) {
   std::vector<Val*> reduced;
   for (ReductionOp* op : reductionOps(fusion)) reduced.push_back(op->out());

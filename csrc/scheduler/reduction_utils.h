@@ -66,6 +66,13 @@ std::vector<TensorView*> postReductionTvs(Fusion* fusion);
 //! axis maps.
 std::optional<std::string> unmappedAxisRejectReason(Fusion* fusion, const TensorView* red);
 
+//! Why the tensors around the reductions of `fusion` keep it from being one reduction kernel:
+//! a tensor after the reductions reads one that feeds them (other than a reduction's
+//! result), or a tensor computed beside them (neither feeding nor following)
+//! has a broadcast axis where they reduce, which the schedule would split like the reduced
+//! axis and bind to its threads; nullopt when neither happens.
+std::optional<std::string> besideBroadcastRejectReason(Fusion* fusion);
+
 //! True when every tensor of `fusion` feeds a reduction or is computed from one (a fusion
 //! input must feed one): nothing is computed beside the reductions. A grid reduction needs it (the
 //! blocks that do not finish the reduction stop there).

@@ -41,6 +41,11 @@ TEST_P(RandomReductions, SegmentsCompilesAndRuns) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomReductions, ::testing::Range<uint64_t>(0, kFusions),
                          [](const auto& info) { return fmt::format("seed{}", info.param); });
+// Seeds past the first 100 whose kernels once failed to lower (random_fusions --reductions
+// on the H200).
+INSTANTIATE_TEST_SUITE_P(Regressions, RandomReductions,
+                         ::testing::Values<uint64_t>(784, 1904, 3088, 3222, 3954),
+                         [](const auto& info) { return fmt::format("seed{}", info.param); });
 
 // Both reduction schedulers' compile-time analyses on every whole fusion (the segmenter asks
 // them about every group it forms while segmenting the seeds): each accepts or refuses with

@@ -342,6 +342,43 @@ TEST(ReductionRefusal, Reasons) {
 // Two reductions of inputs whose extents differ at run time are refused then (x + y
 // connects them at compile time; the executor would refuse such inputs, the scheduler's
 // check does not rely on it).
+// Tensors around the reductions that one loop nest cannot hold (random fusions found both
+// on the H200; the segmenter then cuts them apart): a tensor after the reduction reading one
+// that feeds it, and a tensor beside it with a broadcast axis where it reduces.
+TEST(ReductionRefusal, TensorsAroundTheReductions) {
+  auto refuse = [](Fusion& f) {
+    ReductionScheduler s;
+    EXPECT_FALSE(s.canScheduleCompileTime(&f));
+    return s.rejectReason();
+  };
+  {
+    Fusion f;
+    FusionGuard fg(&f);
+    TensorView* x = makeContigTensor(2);
+    TensorView* v = makeContigTensor(1);
+    f.addInput(x);
+    f.addInput(v);
+    TensorView* bv = broadcast(v, {true, false});  // T2 [b, N], feeds the sum
+    TensorView* s = sum(mul(x, bv), {0});
+    f.addOutput(add(broadcast(s, {true, false}), bv));
+    EXPECT_THAT(refuse(f), HasSubstr("follows the reductions but reads " + bv->toString() +
+                                     ", computed before them inside their loops"));
+  }
+  {
+    Fusion f;
+    FusionGuard fg(&f);
+    TensorView* x = makeContigTensor(2);
+    TensorView* w = makeContigTensor(1);
+    f.addInput(x);
+    f.addInput(w);
+    TensorView* bw = broadcast(w, {true, false});  // [b, N], not feeding the max
+    f.addOutput(add(broadcast(max(x, {0}), {true, false}), abs(bw)));
+    EXPECT_THAT(refuse(f), HasSubstr(bw->toString() +
+                                     " is computed beside the reductions with a broadcast axis "
+                                     "where"));
+  }
+}
+
 TEST(ReductionRefusal, ExtentsDifferAtRunTime) {
   Fusion f;
   FusionGuard fg(&f);
