@@ -208,15 +208,23 @@ bool Generator::tryUnary(Value& a) {
   static TensorView* (*const kTranscendental[])(TensorView*) = {exp,     log, rsqrt, tanh,
                                                                 sigmoid, sin, cos};
   const int64_t r = pick(10);
+  using Unary = TensorView* (*)(TensorView*);
+  auto is = [](Unary op, Unary f) { return op == f; };
+  // 1/x, rsqrt(x) and log(x) of an inexact x near 0 turn its last-place error into any
+  // result (1 / (sum - x) with the sum's rounding): apply them to |x| + 1 instead.
+  auto awayFromZero = [&](Unary op, TensorView* x) {
+    if (a.exact || !(is(op, reciprocal) || is(op, rsqrt) || is(op, log))) return x;
+    return add(abs(x), constFloat(1.0, DataType::Double));
+  };
   if (r < 4) {
-    pool_.push_back({pickOf(kExact)(a.tv), a.exact});
+    const Unary op = pickOf(kExact);
+    pool_.push_back({op(awayFromZero(op, a.tv)), a.exact});
   } else if (r < 8) {
-    using Unary = TensorView* (*)(TensorView*);
     const Unary op = pickOf(kTranscendental);
     // sin and cos of an inexact value lose its relative error at large magnitudes (sin(1e20)
     // is noise): clamp the argument where a last-place difference cannot grow.
-    TensorView* arg = a.tv;
-    if ((op == static_cast<Unary>(sin) || op == static_cast<Unary>(cos)) && !a.exact)
+    TensorView* arg = awayFromZero(op, a.tv);
+    if ((is(op, sin) || is(op, cos)) && !a.exact)
       arg = minimum(maximum(arg, constFloat(-8.0, DataType::Double)),
                     constFloat(8.0, DataType::Double));
     pool_.push_back({op(arg), false});

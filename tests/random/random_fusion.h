@@ -12,7 +12,9 @@
 //     a transcendental function (exp, log, rsqrt, tanh, sigmoid, sin, cos, pow): a 1-ulp
 //     difference there could flip the result. +, -, *, /, sqrt, max, min and casts are
 //     correctly rounded everywhere, so values built from them alone compare exactly;
-//   - arithmetic on two Bool operands (only logicalAnd/Or, logicalNot and comparisons).
+//   - arithmetic on two Bool operands (only logicalAnd/Or, logicalNot and comparisons);
+//   - ill-conditioned uses of inexact values: 1/x, rsqrt(x), log(x) and x / y take |x| + 1
+//     (|y| + 1), sin and cos a clamped argument.
 //
 // With reductions (RandomFusionOptions): some ops are sum, max or min over a random non-empty
 // set of axes, kept as size-1 axes (keep_dim) so the result broadcasts back over the shape in
