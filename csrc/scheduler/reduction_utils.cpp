@@ -175,33 +175,34 @@ std::optional<std::string> besideBroadcastRejectReason(Fusion* fusion) {
   const std::vector<ReductionOp*> ops = reductionOps(fusion);
   if (ops.empty()) return std::nullopt;
   auto* first = ops.front()->out()->as<TensorView>();
-  const std::vector<int64_t> reduced = reducedPositions(first);
   std::vector<Val*> outs;
   for (ReductionOp* op : ops) outs.push_back(op->out());
-  std::unordered_set<const TensorView*> related;
-  for (TensorView* tv : tensorViews(outs)) related.insert(tv);
-  for (TensorView* tv : postReductionTvs(fusion)) related.insert(tv);
-  // A tensor after the reductions reading one that feeds them (an input included: its
-  // register copy), other than a reduction's result: that one lives inside the reduction's
-  // loops.
-  for (TensorView* tv : postReductionTvs(fusion))
-    for (Val* in : tv->definition()->inputs()) {
-      auto* in_tv = dynamic_cast<TensorView*>(in);
-      if (in_tv == nullptr || !related.count(in_tv) ||
-          (in_tv->definition() != nullptr && in_tv->definition()->isA<ReductionOp>()))
-        continue;
-      const std::vector<TensorView*> post = postReductionTvs(fusion);
-      if (std::find(post.begin(), post.end(), in_tv) != post.end()) continue;
-      return fmt::format(
-          "{} follows the reductions but reads {}, computed before them inside their loops "
-          "(another segment)",
-          tv->toString(), in_tv->toString());
-    }
-  const int64_t rank = static_cast<int64_t>(first->getLogicalDomain().size());
+  // `before`: feed a reduction (inputs included) and follow none; `after`: follow one.
+  const std::vector<TensorView*> after = postReductionTvs(fusion);
+  std::unordered_set<const TensorView*> before;
+  for (TensorView* tv : tensorViews(outs))
+    if ((tv->definition() == nullptr || !tv->definition()->isA<ReductionOp>()) &&
+        std::find(after.begin(), after.end(), tv) == after.end())
+      before.insert(tv);
+  // A tensor after the reductions reading one that feeds them (an input's register copy
+  // included): that one lives inside the reductions' loops.
+  for (TensorView* tv : after)
+    for (Val* in : tv->definition()->inputs())
+      if (auto* in_tv = dynamic_cast<TensorView*>(in); in_tv != nullptr && before.count(in_tv))
+        return fmt::format(
+            "{} follows the reductions but reads {}, computed before them inside their loops "
+            "(another segment)",
+            tv->toString(), in_tv->toString());
+  // A tensor beside them, neither feeding nor following, with a broadcast axis where they
+  // reduce.
+  const std::vector<int64_t> reduced = reducedPositions(first);
+  const size_t rank = first->getLogicalDomain().size();
   for (TensorView* tv : fusion->allTvs()) {
-    if (tv->isFusionInput() || related.count(tv)) continue;
+    if (tv->isFusionInput() || before.count(tv) || tv->definition()->isA<ReductionOp>() ||
+        std::find(after.begin(), after.end(), tv) != after.end())
+      continue;
     const std::vector<IterDomain*>& ids = tv->getLogicalDomain();
-    if (static_cast<int64_t>(ids.size()) != rank) continue;
+    if (ids.size() != rank) continue;
     for (int64_t p : reduced)
       if (ids[p]->isBroadcast())
         return fmt::format(
