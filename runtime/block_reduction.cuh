@@ -1,6 +1,7 @@
 // runtime/block_reduction.cuh: reductions across the threads of a block (lowering emits
 // mf_blockAllReduceX for a ReductionOp whose reduction axis is bound to threadIdx.x and
-// mf_blockAllReduceY for one bound to threadIdx.y; see docs/reductions.md). Part of the prelude, after helpers.cuh.
+// mf_blockAllReduceY for one bound to threadIdx.y; see docs/reductions.md). Part of the prelude,
+// after helpers.cuh.
 
 // One xor-shuffle step for the accumulator types (narrow floats accumulate in float).
 template <typename T>
@@ -84,7 +85,8 @@ __device__ inline bool mf_gridAllReduceY(T x, Op op, T init, T* work, unsigned* 
   __threadfence();
   const volatile T* slots = column;
   result = init;
-  for (unsigned y = 0; y < gridDim.y; ++y) result = op(result, slots[static_cast<size_t>(y) * threads]);
+  for (unsigned y = 0; y < gridDim.y; ++y)
+    result = op(result, slots[static_cast<size_t>(y) * threads]);
   if (tid == 0) semaphores[blockIdx.x] = 0;
   return true;
 }

@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_b9028140fd809fc5(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
+extern "C" __global__ void kernel_4d294f5abccfe33f(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
   __builtin_assume(threadIdx.x < 256);
   alignas(16) float T3[1];
   T3[0] = 0.0f;

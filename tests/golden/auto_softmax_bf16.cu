@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_660a99ea540e3124(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T9) {
+extern "C" __global__ void kernel_7b5e55ee8be684aa(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T9) {
   __builtin_assume(threadIdx.x < 128);
   alignas(16) float T5[32];
   alignas(16) float T1[32];

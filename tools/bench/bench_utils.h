@@ -1,5 +1,6 @@
-// Helpers shared by the benchmarks (pointwise, reduction, persistent): the median of CUDA-event-timed calls, taken the way the
-// PyTorch comparison scripts (compare_*.py) time theirs, and the check against the reference.
+// Helpers shared by the benchmarks (pointwise, reduction, persistent): the median of
+// CUDA-event-timed calls, taken the way the PyTorch comparison scripts (compare_*.py) time theirs,
+// and the check against the reference.
 #pragma once
 
 #include <fmt/format.h>
