@@ -455,23 +455,8 @@ class CudaPrinter final : public KirVisitor {
         return t == BinaryOpType::Add || t == BinaryOpType::Sub || t == BinaryOpType::Mul ||
                t == BinaryOpType::Div || isPredicateOp(t);
       }
-      if (auto* u = dynamic_cast<const UnaryOp*>(use)) {
-        switch (u->opType()) {
-          case UnaryOpType::Exp:
-          case UnaryOpType::Log:
-          case UnaryOpType::Sqrt:
-          case UnaryOpType::Rsqrt:
-          case UnaryOpType::Reciprocal:
-          case UnaryOpType::Tanh:
-          case UnaryOpType::Sigmoid:
-          case UnaryOpType::Sin:
-          case UnaryOpType::Cos:
-          case UnaryOpType::LogicalNot:
-            return true;
-          default:
-            return false;
-        }
-      }
+      if (auto* u = dynamic_cast<const UnaryOp*>(use))
+        return isFloatOnlyOp(u->opType()) || u->opType() == UnaryOpType::LogicalNot;
       return false;
     });
   }

@@ -70,6 +70,23 @@ DataType computeType(const BinaryOp* op) {
   return computeType(t);
 }
 
+bool isFloatOnlyOp(UnaryOpType t) {
+  switch (t) {
+    case UnaryOpType::Exp:
+    case UnaryOpType::Log:
+    case UnaryOpType::Sqrt:
+    case UnaryOpType::Rsqrt:
+    case UnaryOpType::Reciprocal:
+    case UnaryOpType::Tanh:
+    case UnaryOpType::Sigmoid:
+    case UnaryOpType::Sin:
+    case UnaryOpType::Cos:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool isPredicateOp(BinaryOpType t) {
   switch (t) {
     case BinaryOpType::Eq:

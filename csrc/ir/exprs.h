@@ -66,6 +66,9 @@ std::string_view toString(TernaryOpType t);
 bool isInfix(BinaryOpType t);
 //! True when the op yields Bool whatever its operands (comparisons, logical ops).
 bool isPredicateOp(BinaryOpType t);
+//! True for the floating-point functions (exp, log, sqrt, rsqrt, reciprocal, tanh, sigmoid,
+//! sin, cos): an integer or Bool operand is computed in Float.
+bool isFloatOnlyOp(UnaryOpType t);
 
 //! out = op(in). Cast converts to out's dtype.
 class UnaryOp : public Expr {

@@ -54,27 +54,10 @@ TensorView* newPointwiseOutput(std::string_view op, const std::vector<Val*>& ope
   return IrBuilder::create<TensorView>(td, dtype);
 }
 
-bool isFloatOnly(UnaryOpType op) {
-  switch (op) {
-    case UnaryOpType::Exp:
-    case UnaryOpType::Log:
-    case UnaryOpType::Sqrt:
-    case UnaryOpType::Rsqrt:
-    case UnaryOpType::Reciprocal:
-    case UnaryOpType::Tanh:
-    case UnaryOpType::Sigmoid:
-    case UnaryOpType::Sin:
-    case UnaryOpType::Cos:
-      return true;
-    default:
-      return false;
-  }
-}
-
 DataType unaryOutType(UnaryOpType op, Val* x) {
   DataType t = x->dtype();
   if (op == UnaryOpType::LogicalNot) return DataType::Bool;
-  if (isFloatOnly(op) && !isFloatingType(t)) return DataType::Float;
+  if (isFloatOnlyOp(op) && !isFloatingType(t)) return DataType::Float;
   MF_CHECK(!(t == DataType::Bool && op == UnaryOpType::Neg),
            "neg: {} is Bool; negation of booleans is not defined, use logicalNot",
            x->toInlineString());

@@ -10,6 +10,8 @@ import sys
 
 import torch
 
+from compare_pointwise import median_us
+
 
 def positions(m, k, in_off, out_off):
     rows = torch.arange(m, device="cuda")
@@ -27,21 +29,6 @@ def layout_op(inp, in_off, out_off, g):
     out = torch.empty((m + 127 * g) * kp, dtype=inp.dtype, device="cuda")
     out[positions(m, k, in_off, out_off).reshape(-1)] = inp.reshape(-1)
     return out
-
-
-def median_us(fn, iters=100):
-    for _ in range(10):
-        fn()
-    times = []
-    for _ in range(iters):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) * 1000)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def offsets(g, m):

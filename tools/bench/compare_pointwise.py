@@ -50,32 +50,34 @@ def cases():
 
 
 def read_ours(stream):
-    """minifuser's lines "case <name> <us> <bytes>" as {name: (us, bytes)}."""
+    """minifuser's lines "case <name> <us> <bytes> [heuristics...]" as {name: (us, bytes)}."""
     ours = {}
     for line in stream:
         parts = line.split()
-        if len(parts) == 4 and parts[0] == "case":
+        if len(parts) >= 4 and parts[0] == "case":
             ours[parts[1]] = (float(parts[2]), int(parts[3]))
     return ours
 
 
-def report(ours, cases):
+def report(ours, cases, reads_only=False):
     """One line per case of `cases` (name, fn, args) that minifuser timed: the copy of the same
-    bytes, ours, PyTorch eager and torch.compile, with ratios."""
-    print(f"{'case':<16}{'bytes MB':>9}{'copy us':>9}{'ours us':>9}{'ours GB/s':>10}"
+    bytes, ours, PyTorch eager and torch.compile, with ratios. The copy moves the case's bytes
+    (half read, half written); with `reads_only` (a reduction reads its bytes and writes
+    little) it is the time a copy takes to read them (half of copying them)."""
+    print(f"{'case':<22}{'bytes MB':>9}{'copy us':>9}{'ours us':>9}{'ours GB/s':>10}"
           f"{'x copy':>8}{'eager us':>10}{'compile us':>11}{'compile/ours':>13}")
     for name, fn, args in cases:
         if name not in ours:
             continue
         us, nbytes = ours[name]
-        src = torch.empty(nbytes // 2, dtype=torch.uint8, device="cuda")
+        src = torch.empty(nbytes if reads_only else nbytes // 2, dtype=torch.uint8, device="cuda")
         dst = torch.empty_like(src)
-        copy = median_us(lambda: dst.copy_(src))
+        copy = median_us(lambda: dst.copy_(src)) / (2 if reads_only else 1)
         eager = median_us(lambda: fn(*args))
         compiled = torch.compile(fn)
         comp = median_us(lambda: compiled(*args))
         del src, dst
-        print(f"{name:<16}{nbytes / 1e6:>9.0f}{copy:>9.1f}{us:>9.1f}{nbytes / us / 1e3:>10.0f}"
+        print(f"{name:<22}{nbytes / 1e6:>9.0f}{copy:>9.1f}{us:>9.1f}{nbytes / us / 1e3:>10.0f}"
               f"{copy / us:>8.2f}{eager:>10.1f}{comp:>11.1f}{comp / us:>13.2f}")
 
 

@@ -2,8 +2,7 @@
 // issue's reduction cases, checks each fusion against the CPU reference on a small problem
 // first, and prints one line per case for compare_reduction.py:
 //   case <name> <median kernel us> <bytes moved> <heuristics>
-// The persistent cases (softmax, RMS norm) join the table when the InnerPersistent scheduler
-// exists: add them to persistentCases().
+// The persistent cases (softmax, RMS norm) are persistent_bench's.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -66,12 +65,6 @@ std::vector<Case> reductionCases() {
   };
 }
 
-// Softmax and RMS norm over the last axis of bf16 [32Ki, 4Ki] (issue 9's persistent cases):
-// the InnerPersistent scheduler adds them here.
-std::vector<Case> persistentCases() {
-  return {};
-}
-
 }  // namespace
 
 int main() {
@@ -80,9 +73,7 @@ int main() {
                mf::cuda::noDeviceReason());
     return 0;
   }
-  std::vector<Case> cases = reductionCases();
-  for (Case& c : persistentCases()) cases.push_back(std::move(c));
-  for (const Case& c : cases) {
+  for (const Case& c : reductionCases()) {
     if (!checkSmall(c)) return 1;
     mf::FusionExecutorCache fec(makeFusion(c));
     std::vector<mf::Tensor> inputs = {mf::Tensor::random(c.shape, c.dtype, 100).toDevice()};
