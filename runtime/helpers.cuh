@@ -63,30 +63,18 @@ __device__ inline double mf_relu(double x) {
 }
 
 // maximum / minimum as torch.maximum / torch.minimum: a NaN operand gives NaN (a's if both);
-// +0 is larger than -0.
+// +0 is larger than -0. One select, no branches: a reduction combines every element with it.
 __device__ inline float mf_maximum(float a, float b) {
-  if (a != a) return a;
-  if (b != b) return b;
-  if (a == b) return __float_as_int(a) < 0 ? b : a;
-  return a > b ? a : b;
+  return (a > b || a != a || (a == b && __float_as_int(a) >= 0)) ? a : b;
 }
 __device__ inline double mf_maximum(double a, double b) {
-  if (a != a) return a;
-  if (b != b) return b;
-  if (a == b) return __double_as_longlong(a) < 0 ? b : a;
-  return a > b ? a : b;
+  return (a > b || a != a || (a == b && __double_as_longlong(a) >= 0)) ? a : b;
 }
 __device__ inline float mf_minimum(float a, float b) {
-  if (a != a) return a;
-  if (b != b) return b;
-  if (a == b) return __float_as_int(a) < 0 ? a : b;
-  return a < b ? a : b;
+  return (a < b || a != a || (a == b && __float_as_int(a) < 0)) ? a : b;
 }
 __device__ inline double mf_minimum(double a, double b) {
-  if (a != a) return a;
-  if (b != b) return b;
-  if (a == b) return __double_as_longlong(a) < 0 ? a : b;
-  return a < b ? a : b;
+  return (a < b || a != a || (a == b && __double_as_longlong(a) < 0)) ? a : b;
 }
 
 // ---- correctly rounded operations (IEEE, same bits as the host) ----

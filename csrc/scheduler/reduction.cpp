@@ -20,19 +20,26 @@ namespace {
 constexpr int64_t kMaxVectorBytes = 16;
 constexpr int64_t kMaxUnroll = 4;
 constexpr int64_t kWarp = 32;
-// Threads along a row of an inner reduction: long rows take 512 threads, each with two or
-// more 16-byte loads in flight, so that four blocks fill an SM.
+// Threads along a row of an inner reduction: enough for each to load about
+// kTargetInnerVectors vectors (a row of 4Ki floats: 128 threads x 8 vectors), at most 512.
+// Fewer threads per row and more loads per thread cost less in block reductions: on the
+// H200, fp32 [32Ki, 4Ki] takes 125 us with 64 or 128 threads per row and 167 us with 512
+// (tools/bench/reduction_tune, docs/reductions.md).
+constexpr int64_t kTargetInnerVectors = 8;
 constexpr int64_t kMaxInnerBdimx = 512;
+// A row shared by a grid reduction (too few rows to fill the SMs) takes whole 1024-thread
+// blocks, a full wave of them: 128Mi floats in 138 us against 145 us with twice as many
+// 512-thread blocks.
+constexpr int64_t kCrossBlockBdimx = 1024;
 // Threads of a block when rows are short (several rows per block on threadIdx.y).
 constexpr int64_t kMinBlockThreads = 128;
 // Threads of an outer reduction's block: columns on threadIdx.x times reduced rows on
 // threadIdx.y.
 constexpr int64_t kOuterBlockThreads = 512;
 constexpr int64_t kMaxOuterBdimx = 128;
-// A grid reduction aims at this many resident blocks per SM (one full wave of 512-thread
-// blocks) and leaves every thread at least kMinSerialSteps serial steps to amortize the
+// A grid reduction aims at one full wave of resident blocks (as many per SM as its threads
+// allow) and leaves every thread at least kMinSerialSteps serial steps to amortize the
 // partial results' round trip through global memory.
-constexpr int64_t kTargetBlocksPerSm = 4;
 constexpr int64_t kMinSerialSteps = 4;
 constexpr int64_t kMaxGridY = 65535;
 
@@ -71,18 +78,23 @@ bool anyOutputFeedsReduction(Fusion* fusion) {
   });
 }
 
-// Blocks per output along the reduced axis: 1 when the outputs alone give a block per SM;
-// otherwise enough to fill the device while each thread keeps kMinSerialSteps of its
-// `serial_steps`. Only for a fusion with one reduction (a kernel holds one grid reduction)
-// and nothing computed beside it (see everyTensorFeedsOrFollowsReductions and
-// anyOutputFeedsReduction).
-int64_t crossBlockFactor(Fusion* fusion, int64_t blocks, int64_t serial_steps,
-                         const DeviceDescription& device) {
-  if (blocks <= 0 || blocks >= device.sm_count || reductionOps(fusion).size() != 1 ||
-      !everyTensorFeedsOrFollowsReductions(fusion) || anyOutputFeedsReduction(fusion))
-    return 1;
-  const int64_t gy = std::min(ceilDiv(kTargetBlocksPerSm * device.sm_count, blocks),
-                              serial_steps / kMinSerialSteps);
+// Whether a grid reduction may share each output over several blocks: fewer blocks than SMs,
+// one reduction (a kernel holds one grid reduction) and nothing computed beside it (see
+// everyTensorFeedsOrFollowsReductions and anyOutputFeedsReduction).
+bool mayCrossBlocks(Fusion* fusion, int64_t blocks, const DeviceDescription& device) {
+  return blocks > 0 && blocks < device.sm_count && reductionOps(fusion).size() == 1 &&
+         everyTensorFeedsOrFollowsReductions(fusion) && !anyOutputFeedsReduction(fusion);
+}
+
+// Blocks per output along the reduced axis: 1 unless mayCrossBlocks; otherwise enough for
+// one full wave of `block_threads`-thread blocks while each thread keeps kMinSerialSteps of
+// its `serial_steps`.
+int64_t crossBlockFactor(Fusion* fusion, int64_t blocks, int64_t block_threads,
+                         int64_t serial_steps, const DeviceDescription& device) {
+  if (!mayCrossBlocks(fusion, blocks, device)) return 1;
+  const int64_t blocks_per_sm = std::max<int64_t>(1, device.max_threads_per_sm / block_threads);
+  const int64_t gy =
+      std::min(ceilDiv(blocks_per_sm * device.sm_count, blocks), serial_steps / kMinSerialSteps);
   return std::clamp<int64_t>(gy, 1, kMaxGridY);
 }
 
@@ -175,10 +187,17 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
                                        kMaxVectorBytes / max_bytes);
     const int64_t after_vect = std::max<int64_t>(ceilDiv(r_elems, vect), 1);
     // A warp-multiple of threads per row (the block reduction shuffles whole warps).
-    const int64_t bdimx = std::min(kMaxInnerBdimx, roundUp(after_vect, kWarp));
+    int64_t bdimx =
+        std::min(kMaxInnerBdimx, roundUp(ceilDiv(after_vect, kTargetInnerVectors), kWarp));
     // Short rows: several rows per block, so a block still has kMinBlockThreads threads.
-    const int64_t bdimy =
-        std::max<int64_t>(1, std::min(kMinBlockThreads / bdimx, ceilPow2(i_elems)));
+    int64_t bdimy = std::max<int64_t>(1, std::min(kMinBlockThreads / bdimx, ceilPow2(i_elems)));
+    // Too few rows for the SMs and rows long enough to share: whole blocks per row.
+    const int64_t cross_bdimx = std::min(kCrossBlockBdimx, device.max_threads_per_block);
+    if (mayCrossBlocks(fusion, ceilDiv(i_elems, bdimy), device) &&
+        after_vect >= cross_bdimx * kMinSerialSteps) {
+      bdimx = cross_bdimx;
+      bdimy = 1;
+    }
     params->vectorization_factor = vect;
     params->unroll_factor = lastPow2(std::min(kMaxUnroll, ceilDiv(after_vect, bdimx)));
     params->bdimx = bdimx;
@@ -190,7 +209,7 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
     const int64_t blocks = i_elems == 0 ? 0 : ceilDiv(i_elems, bdimy);
     if (has_iter && blocks > 0) params->lparams.bind(blocks, ParallelType::BIDx);
     setCrossBlock(*params,
-                  crossBlockFactor(fusion, blocks,
+                  crossBlockFactor(fusion, blocks, bdimx * bdimy,
                                    ceilDiv(after_vect, bdimx * params->unroll_factor), device));
     return params;
   }
@@ -208,7 +227,7 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
   params->lparams.bind(bdimy, ParallelType::TIDy);
   const int64_t blocks = ceilDiv(i_elems, bdimx);
   if (blocks > 0) params->lparams.bind(blocks, ParallelType::BIDx);
-  setCrossBlock(*params, crossBlockFactor(fusion, blocks,
+  setCrossBlock(*params, crossBlockFactor(fusion, blocks, bdimx * bdimy,
                                           ceilDiv(r_elems, bdimy * params->unroll_factor), device));
   return params;
 }

@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_d68944f440e67132(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, void* mf_grid_work, unsigned* mf_grid_semaphores) {
+extern "C" __global__ void kernel_24710fe7e5695149(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, void* mf_grid_work, unsigned* mf_grid_semaphores) {
   const mf_index_t i65 = ((((mf_index_t)blockIdx.x) * 32) + ((mf_index_t)threadIdx.x));
   const bool b94 = (i65 < T0.size[1]);
   const mf_index_t i14 = ((((((T0.size[0] + 16 - 1) / 16) + 4 - 1) / 4) + 4 - 1) / 4);

@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_80d5e4c5bf14725b(Tensor<mf_half, 2, 2> T0, Tensor<mf_half, 1, 1> T3) {
+extern "C" __global__ void kernel_7546b9f52c7c2e7a(Tensor<mf_half, 2, 2> T0, Tensor<mf_half, 1, 1> T3) {
   const mf_index_t i25 = ((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x));
   const bool b41 = (i25 < T0.size[0]);
   alignas(16) float T2[1];

@@ -16,6 +16,7 @@ namespace {
 
 using schedtest::contiguous;
 using schedtest::propose;
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -341,13 +342,14 @@ TEST(PersistentScheduler, RefusesEmptyRows) {
 }
 
 // The schedule of bf16 softmax over rows of 4096, as the rules say: the input's register copy
-// T10 is a vector load (iV{8}) inside the loops of its cast T1; T1 (x) and T5 (exp) are the
+// T12 is a vector load (iV{8}) inside the loops of its cast T1; T1 (x) and T5 (exp) are the
 // persistent buffers, computed at position 1 (after BIDx) so that each holds 4 x 8 floats per
-// thread; each reduction is a serial rfactor (T12, T13: [TIDx, r batch, r vector]) and a
+// thread; each reduction is a serial rfactor (T14, T15: [TIDx, r batch, r vector]) and a
 // block reduction over TIDx (T2, T6), whose all-reduced result each thread reads inside its
-// consumer's loops: the broadcasts T3, T7 take their loops from their consumers (the
+// consumer's loops: the broadcasts T3, T11 take their loops from their consumers (the
 // propagator prefers the edge that maps both of their axes) and are inlined there; the
-// output is stored by a vector copy.
+// division by the row's sum is a multiplication by its reciprocal T10, one per row
+// (multiplyByRowReciprocals); the output is stored by a vector copy.
 TEST(PersistentScheduler, SoftmaxScheduleKeepsTheRowInRegisters) {
   FusionExecutorCache fec(make(softmax2d, DataType::BFloat16));
   fec.runFusionWithInputs({Tensor::random({3, 4096}, DataType::BFloat16, 1)});
@@ -356,20 +358,54 @@ TEST(PersistentScheduler, SoftmaxScheduleKeepsTheRowInRegisters) {
                                      ir.find("} // %kernel_math") - ir.find("%kernel_math {"));
   EXPECT_EQ(math,
             R"(%kernel_math {
-T10_l_bfloat16[iblockIdx.x28{i0}, ithreadIdx.x43{128}, iS42{4}, iV41{8}] ca_pos( 3 ) = set(T0)
-T1_l_float[iblockIdx.x2{i0}, ithreadIdx.x39{128}, iS38{4}, iS37{8}] ca_pos( 1 ) = cast<float>(T10)
-T12_l_float[iblockIdx.x80{i0}, ithreadIdx.x85{128}, rS84{4}, rS83{8}] ca_pos( 2 ) = reduction(T1, op = max, initial = -INFINITY)
-T2_l_float[iblockIdx.x4{i0}, rthreadIdx.x86{128}] ca_pos( 2 ) = reduction(T12, op = max, initial = -INFINITY)
-T3_l_float[iblockIdx.x6{i0}, bthreadIdx.x75{128}, bS74{1}, bS73{8}] ca_pos( 4 ) = broadcast(T2, {false, true})
-T4_l_float[iblockIdx.x8{i0}, ithreadIdx.x47{128}, iS46{4}, iS45{8}] ca_pos( 4 ) = T1 - T3
-T5_l_float[iblockIdx.x10{i0}, ithreadIdx.x55{128}, iS54{4}, iS53{8}] ca_pos( 1 ) = exp(T4)
-T13_l_float[iblockIdx.x87{i0}, ithreadIdx.x92{128}, rS91{4}, rS90{8}] ca_pos( 2 ) = reduction(T5, op = add, initial = 0.0)
-T6_l_float[iblockIdx.x12{i0}, rthreadIdx.x93{128}] ca_pos( 2 ) = reduction(T13, op = add, initial = 0.0)
-T7_l_float[iblockIdx.x14{i0}, bthreadIdx.x79{128}, bS78{1}, bS77{8}] ca_pos( 4 ) = broadcast(T6, {false, true})
-T8_l_float[iblockIdx.x16{i0}, ithreadIdx.x63{128}, iS62{4}, iS61{8}] ca_pos( 4 ) = T5 / T7
-T11_l_bfloat16[iblockIdx.x30{i0}, ithreadIdx.x67{128}, iS66{4}, iS65{8}] ca_pos( 3 ) = cast<bfloat16>(T8)
-T9_g_bfloat16[iblockIdx.x18{i0}, ithreadIdx.x71{128}, iS70{4}, iV69{8}] = set(T11)
+T12_l_bfloat16[iblockIdx.x31{i0}, ithreadIdx.x46{128}, iS45{4}, iV44{8}] ca_pos( 3 ) = set(T0)
+T1_l_float[iblockIdx.x2{i0}, ithreadIdx.x42{128}, iS41{4}, iS40{8}] ca_pos( 1 ) = cast<float>(T12)
+T14_l_float[iblockIdx.x83{i0}, ithreadIdx.x88{128}, rS87{4}, rS86{8}] ca_pos( 2 ) = reduction(T1, op = max, initial = -INFINITY)
+T2_l_float[iblockIdx.x4{i0}, rthreadIdx.x89{128}] ca_pos( 2 ) = reduction(T14, op = max, initial = -INFINITY)
+T3_l_float[iblockIdx.x6{i0}, bthreadIdx.x78{128}, bS77{1}, bS76{8}] ca_pos( 4 ) = broadcast(T2, {false, true})
+T4_l_float[iblockIdx.x8{i0}, ithreadIdx.x50{128}, iS49{4}, iS48{8}] ca_pos( 4 ) = T1 - T3
+T5_l_float[iblockIdx.x10{i0}, ithreadIdx.x58{128}, iS57{4}, iS56{8}] ca_pos( 1 ) = exp(T4)
+T15_l_float[iblockIdx.x90{i0}, ithreadIdx.x95{128}, rS94{4}, rS93{8}] ca_pos( 2 ) = reduction(T5, op = add, initial = 0.0)
+T6_l_float[iblockIdx.x12{i0}, rthreadIdx.x96{128}] ca_pos( 1 ) = reduction(T15, op = add, initial = 0.0)
+T10_l_float[iblockIdx.x28{i0}] ca_pos( 1 ) = reciprocal(T6)
+T11_l_float[iblockIdx.x29{i0}, bthreadIdx.x82{128}, bS81{1}, bS80{8}] ca_pos( 4 ) = broadcast(T10, {false, true})
+T8_l_float[iblockIdx.x16{i0}, ithreadIdx.x66{128}, iS65{4}, iS64{8}] ca_pos( 4 ) = T5 * T11
+T13_l_bfloat16[iblockIdx.x33{i0}, ithreadIdx.x70{128}, iS69{4}, iS68{8}] ca_pos( 3 ) = cast<bfloat16>(T8)
+T9_g_bfloat16[iblockIdx.x18{i0}, ithreadIdx.x74{128}, iS73{4}, iV72{8}] = set(T13)
 )");
+}
+
+// Only a division by a per-row value broadcast over the row becomes a multiplication by a
+// reciprocal computed once per row, and only when a block shares the row (a thread holding a
+// whole row of 16 divides as often either way): x / sum(x) over rows of 1000 does; x / w by a
+// weight broadcast over the rows keeps its division, and so does the NVFP4 block scale
+// x / max|x| over 16.
+TEST(PersistentScheduler, DivisionByTheRowsValueBecomesAReciprocal) {
+  auto scheduled = [](BuildFn build, std::vector<Tensor> in) {
+    FusionExecutorCache fec(make(build, DataType::Float));
+    fec.runFusionWithInputs(in);
+    EXPECT_EQ(fec.getMostRecentKernelRuntime()->heuristics().at(0)->schedulerType(),
+              SchedulerType::InnerPersistent);
+    return fec.getMostRecentScheduledIr();
+  };
+  auto normalizeByWeight = [](Fusion& f, DataType t) {
+    TensorView* x = makeContigTensor(2, t);
+    TensorView* w = makeContigTensor(1, t);
+    f.addInput(x);
+    f.addInput(w);
+    TensorView* s = sum(x, {1});
+    f.addOutput(div(div(x, broadcast(w, {true, false})), testing::backOverRow(s, 2)));
+  };
+  const std::string ir = scheduled(
+      normalizeByWeight,
+      {Tensor::random({5, 1000}, DataType::Float, 1), Tensor::random({1000}, DataType::Float, 2)});
+  EXPECT_THAT(ir, HasSubstr("= reciprocal(T"));
+  EXPECT_THAT(ir, ContainsRegex(R"(= T[0-9]+ / T[0-9]+)"));   // by the weight
+  EXPECT_THAT(ir, ContainsRegex(R"(= T[0-9]+ \* T[0-9]+)"));  // by the row's reciprocal
+  const std::string scale = scheduled([](Fusion& f, DataType t) { testing::buildBlockScale(f, t); },
+                                      {Tensor::random({7, 4, 16}, DataType::Float, 3)});
+  EXPECT_THAT(scale, Not(HasSubstr("reciprocal")));
+  EXPECT_THAT(scale, ContainsRegex(R"(= T[0-9]+ / T[0-9]+)"));
 }
 
 // Each normalization through FusionExecutorCache: one InnerPersistent kernel, outputs equal

@@ -37,24 +37,23 @@ std::unique_ptr<Fusion> sumOf2d(int64_t axis, DataType dtype = DataType::Float) 
   return fusion;
 }
 
-// fp32 [32Ki, 4Ki] summed over the last axis: 16-byte loads (4 floats), 512 threads per row,
-// two vectors per thread unrolled, one row per block.
+// fp32 [32Ki, 4Ki] summed over the last axis: 16-byte loads (4 floats), 128 threads per row
+// with 8 vectors each (4 unrolled), one row per block.
 TEST(ReductionHeuristics, InnerLongRows) {
   auto f = sumOf2d(1);
   auto p = reductionHeuristics(*f, {schedtest::contiguous({32768, 4096})});
   EXPECT_TRUE(p->inner_reduction);
   EXPECT_EQ(p->vectorization_factor, 4);
-  EXPECT_EQ(p->bdimx, 512);
+  EXPECT_EQ(p->bdimx, 128);
   EXPECT_EQ(p->bdimy, 1);
-  EXPECT_EQ(p->unroll_factor, 2);
+  EXPECT_EQ(p->unroll_factor, 4);
   EXPECT_FALSE(p->cross_block);
   EXPECT_EQ(p->lparams.getDim(ParallelType::BIDx), 32768);
   EXPECT_EQ(p->index_type, DataType::Int32);
   EXPECT_EQ(p->toString(),
-            "ReductionParams(inner, vectorization_factor = 4, unroll_factor = 2, bdimx = 512, "
+            "ReductionParams(inner, vectorization_factor = 4, unroll_factor = 4, bdimx = 128, "
             "bdimy = 1, cross_block = false, grid_y = 1, index_type = int32, LaunchParams(grid = "
-            "[32768, -, "
-            "-], block = [512, -, -]))");
+            "[32768, -, -], block = [128, -, -]))");
 }
 
 // Short rows: a warp per row and 4 rows per block on threadIdx.y; an odd row length reads
@@ -84,8 +83,9 @@ TEST(ReductionHeuristics, OuterColumns) {
   EXPECT_EQ(p->lparams.getDim(ParallelType::BIDx), 128);
 }
 
-// One 128Mi fp32 vector: one output, so the row is shared by 528 blocks (4 per SM) on
-// blockIdx.y, each reducing a contiguous chunk before the grid reduction.
+// One 128Mi fp32 vector: one output, so the row is shared by 264 blocks of 1024 threads (one
+// full wave: 2 per SM) on blockIdx.y, each reducing a contiguous chunk before the grid
+// reduction.
 TEST(ReductionHeuristics, LongVectorIsCrossBlock) {
   auto fusion = std::make_unique<Fusion>();
   FusionGuard fg(fusion.get());
@@ -95,12 +95,12 @@ TEST(ReductionHeuristics, LongVectorIsCrossBlock) {
   auto p = reductionHeuristics(*fusion, {schedtest::contiguous({int64_t{128} << 20})});
   EXPECT_TRUE(p->inner_reduction);
   EXPECT_TRUE(p->cross_block);
-  EXPECT_EQ(p->grid_y, 528);
+  EXPECT_EQ(p->grid_y, 264);
   EXPECT_EQ(p->vectorization_factor, 4);
-  EXPECT_EQ(p->bdimx, 512);
+  EXPECT_EQ(p->bdimx, 1024);
   EXPECT_EQ(p->unroll_factor, 4);
   EXPECT_FALSE(p->lparams.hasDim(ParallelType::BIDx));
-  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDy), 528);
+  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDy), 264);
 }
 
 // [32Ki, 4Ki] over the first axis: 128 blocks of columns are fewer than the SMs, so each
@@ -191,7 +191,7 @@ TEST(ReductionHeuristics, OuterAndInnerAxesAreInner) {
   auto odd = reductionHeuristics(*f, {schedtest::contiguous({16, 8, 30})});
   EXPECT_TRUE(odd->inner_reduction);
   EXPECT_EQ(odd->vectorization_factor, 2);
-  EXPECT_EQ(odd->bdimx, 256);  // 240 vectors of the row, rounded up to warps
+  EXPECT_EQ(odd->bdimx, 32);  // 240 vectors of the row: 30 threads of 8, rounded up to a warp
   // Strided runs (a padded innermost stride): one element at a time.
   auto strided = reductionHeuristics(*f, {schedtest::strided({16, 8, 256}, {8 * 260, 260, 1})});
   EXPECT_EQ(strided->vectorization_factor, 1);
@@ -442,7 +442,9 @@ TEST(ReductionSchedule, CrossBlockInnerKernel) {
   auto* p =
       dynamic_cast<const ReductionParams*>(fec.getMostRecentKernelRuntime()->heuristics().at(0));
   ASSERT_NE(p, nullptr);
-  EXPECT_EQ(p->grid_y, 32);
+  // 1Mi floats: 1024 threads x 4 unrolled vectors take 16Ki per step; 16 blocks keep each
+  // thread kMinSerialSteps = 4 steps.
+  EXPECT_EQ(p->grid_y, 16);
   const std::string code = fec.getMostRecentCode();
   EXPECT_THAT(code, HasSubstr("void* mf_grid_work, unsigned* mf_grid_semaphores)"));
   EXPECT_THAT(code, HasSubstr("if (!mf_gridAllReduceY<float>(block_result, "));
