@@ -439,24 +439,44 @@ class CudaPrinter final : public KirVisitor {
     line("}");
   }
 
-  // Whether a narrow float widened to float by `op` lands in a register read by arithmetic
-  // only (+ - * /, comparisons, transcendental functions): a NaN then need not be made
-  // canonical, since no arithmetic result's NaN bits are part of the contract
-  // (docs/numerics.md). A copy, neg/abs/relu, maximum/minimum, where or a cast would pass
-  // the bits on, and a fusion output keeps them.
+  // Whether a narrow float widened to float by `op` lands in a register whose NaN bits reach
+  // only arithmetic (+ - * /, comparisons, transcendental functions): a NaN then need not be
+  // made canonical, since no arithmetic result's NaN bits are part of the contract
+  // (docs/numerics.md). Readers that pass a value on unchanged (maximum/minimum, a max/min
+  // reduction, a copy or broadcast into registers) are followed: softmax's max(x) feeds only
+  // x - max. A fusion output, a cast, neg/abs/relu or where would pass the bits on.
   static bool widensForArithmeticOnly(const UnaryOp* op) {
     auto* out = op->out()->as<TensorIndex>()->view();
-    if (out->dtype() != DataType::Float || !isNarrowFloat(op->in()->dtype()) ||
-        out->getMemoryType() != MemoryType::Local || out->isFusionOutput() || out->uses().empty())
+    return out->dtype() == DataType::Float && isNarrowFloat(op->in()->dtype()) &&
+           nanBitsReachOnlyArithmetic(out, /*depth=*/0);
+  }
+
+  static bool nanBitsReachOnlyArithmetic(const TensorView* tv, int depth) {
+    // A few pass-through steps cover max-then-broadcast chains; deeper ones stay canonical.
+    constexpr int kMaxPassThrough = 8;
+    if (depth > kMaxPassThrough || tv->getMemoryType() != MemoryType::Local ||
+        tv->isFusionOutput() || tv->uses().empty())
       return false;
-    return std::all_of(out->uses().begin(), out->uses().end(), [](const Expr* use) {
+    auto passesOn = [depth](const Expr* use) {
+      auto* next = dynamic_cast<const TensorView*>(use->output(0));
+      return next != nullptr && next->dtype() == DataType::Float &&
+             nanBitsReachOnlyArithmetic(next, depth + 1);
+    };
+    return std::all_of(tv->uses().begin(), tv->uses().end(), [&](const Expr* use) {
       if (auto* b = dynamic_cast<const BinaryOp*>(use)) {
         BinaryOpType t = b->opType();
+        if (t == BinaryOpType::Maximum || t == BinaryOpType::Minimum) return passesOn(use);
         return t == BinaryOpType::Add || t == BinaryOpType::Sub || t == BinaryOpType::Mul ||
                t == BinaryOpType::Div || isPredicateOp(t);
       }
       if (auto* u = dynamic_cast<const UnaryOp*>(use))
         return isFloatOnlyOp(u->opType()) || u->opType() == UnaryOpType::LogicalNot;
+      if (auto* r = dynamic_cast<const ReductionOp*>(use))
+        return (r->opType() == BinaryOpType::Maximum || r->opType() == BinaryOpType::Minimum) &&
+               passesOn(use);
+      if (use->isA<BroadcastOp>()) return passesOn(use);
+      if (auto* ls = dynamic_cast<const LoadStoreOp*>(use))
+        return ls->opType() == LoadStoreOpType::Set && passesOn(use);
       return false;
     });
   }

@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_bd9613ae59470813(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T9) {
+extern "C" __global__ void kernel_96397cd02906f9fe(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T9) {
   __builtin_assume(threadIdx.x < 128);
   alignas(16) float T10[1];
   alignas(16) float T6[1];
@@ -8,7 +8,7 @@ extern "C" __global__ void kernel_bd9613ae59470813(Tensor<mf_bfloat16, 2, 2> T0,
     alignas(16) mf_bfloat16 T12[8];
     mf_vectorCopy<mf_bfloat16, 8>(&T12[0], &T0[((((mf_index_t)blockIdx.x) * T0.stride[0]) + (((i55 * 128) + ((mf_index_t)threadIdx.x)) * 8))]);
     for (mf_index_t i57 = 0; i57 < 8; ++i57) {
-      T1[((i55 * 8) + i57)] = mf_cast<float>(T12[i57]);
+      T1[((i55 * 8) + i57)] = mf_toFloatForArithmetic(T12[i57]);
     }
   }
   alignas(16) float T2[1];

@@ -7,6 +7,7 @@
 #include "cuda/runtime_sources.h"
 #include "minifuser/minifuser.h"
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -118,6 +119,25 @@ TEST(CodegenSubstrings, WideningKeepsCanonicalNanWhereBitsAreVisible) {
   EXPECT_THAT(code, HasSubstr("T2[0] = mf_cast<float>(T0[i5]);")) << code;
   EXPECT_THAT(code, HasSubstr("T3[0] = mf_cast<float>(T0[i6]);")) << code;
   EXPECT_THAT(code, Not(HasSubstr("mf_toFloatForArithmetic"))) << code;
+}
+
+// maximum passes its NaN operand on: the widening skips the canonicalizing select when what
+// the maximum returns is itself read by arithmetic only (softmax's x - max(x)), and keeps it
+// when the maximum's result reaches a neg (which would pass the bits to memory).
+TEST(CodegenSubstrings, WideningFollowsMaximumToItsReaders) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1, DataType::BFloat16);
+  fusion.addInput(t0);
+  TensorView* t1 = castOp(DataType::Float, t0);
+  TensorView* t2 = castOp(DataType::Float, t0);
+  fusion.addOutput(add(maximum(t1, constFloat(0.5)), t1));
+  fusion.addOutput(neg(maximum(t2, constFloat(0.5))));
+  inlineMost();
+  std::string code = generate(fusion).kernel_code;
+  EXPECT_THAT(code, ContainsRegex(R"(T1\[0\] = mf_toFloatForArithmetic\(T0\[i[0-9]+\]\);)"))
+      << code;
+  EXPECT_THAT(code, ContainsRegex(R"(T2\[0\] = mf_cast<float>\(T0\[i[0-9]+\]\);)")) << code;
 }
 
 // The layout op is one call of the runtime function with the output and offset types, the
