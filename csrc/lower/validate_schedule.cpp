@@ -110,19 +110,23 @@ void checkMemoryType(TensorView* tv) {
            tv->isFusionInput() ? "addInput" : "addOutput");
 }
 
-// A reduction is lowered as loops innermost in its nest: `acc = init` goes before the first
-// reduction loop, and every iteration loop must enclose it. A reduction axis is serial or, for
-// a block reduction, bound to threadIdx.x or threadIdx.y (one of them per reduction); a grid
-// reduction also binds one to blockIdx.y (see checkGridReduction).
+// A reduction is lowered as its loops nested inside its iteration loops: `acc = init` goes
+// before the first reduction loop. Iteration axes after a reduction axis (the vector of an
+// outer reduction's rfactor, [.., r serial, r unroll, i vector]) are loops inside the
+// reduction loops, which the init covers with loops of its own; they must be serial or
+// unrolled, and, for a block reduction (whose values of those axes are reduced in one
+// runtime call, a group), constant and across threadIdx.y. A reduction axis is serial or,
+// for a block reduction, bound to threadIdx.x or threadIdx.y (one of them per reduction);
+// a grid reduction also binds one to blockIdx.y (see checkGridReduction).
 void checkReduction(const ReductionOp* red) {
   auto* out = red->out()->as<TensorView>();
-  bool in_reduction = false;
+  const IterDomain* first_reduction = nullptr;
   const IterDomain* block_axis = nullptr;
   for (int64_t i = 0; i < out->nDims(); ++i) {
     IterDomain* id = out->axis(i);
+    ParallelType p = id->parallelType();
     if (id->isReduction()) {
-      in_reduction = true;
-      ParallelType p = id->parallelType();
+      if (first_reduction == nullptr) first_reduction = id;
       // TODO(#9): reductions across threadIdx.z.
       MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll || p == ParallelType::TIDx ||
                    p == ParallelType::TIDy || p == ParallelType::BIDy,
@@ -136,12 +140,27 @@ void checkReduction(const ReductionOp* red) {
                  out->toString(), block_axis->toString(), id->toString());
         block_axis = id;
       }
-    } else {
-      MF_CHECK(!in_reduction,
-               "{}: iteration axis {} comes after a reduction axis; reorder so that the "
-               "reduction axes are the innermost loops",
-               out->toString(), id->toString());
+    } else if (first_reduction != nullptr) {
+      MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll,
+               "{}: iteration axis {} after the reduction axis {} is bound to {}; iteration axes "
+               "inside the reduction loops must be serial or unrolled loops (move it before the "
+               "reduction axes to parallelize it)",
+               out->toString(), id->toString(), first_reduction->toString(), toString(p));
     }
+  }
+  if (block_axis == nullptr) return;
+  for (int64_t i = 0; i < out->nDims(); ++i) {
+    IterDomain* id = out->axis(i);
+    if (id->isReduction() || first_reduction == nullptr ||
+        i < std::find(out->getLoopDomain().begin(), out->getLoopDomain().end(), first_reduction) -
+                out->getLoopDomain().begin())
+      continue;
+    MF_CHECK(block_axis->parallelType() == ParallelType::TIDy && id->extent()->constInt(),
+             "{}: iteration axis {} after the reduction axis {} groups the block reduction's "
+             "values (one runtime call for all of them), which needs a constant extent and a "
+             "reduction across threadIdx.y; split it by a constant, or move it before the "
+             "reduction axes",
+             out->toString(), id->toString(), first_reduction->toString());
   }
 }
 
@@ -168,7 +187,11 @@ void checkGridReduction(const Fusion& ir) {
         "{}: a grid reduction must also reduce across threadIdx.x or threadIdx.y (rFactor the "
         "per-thread part, bind the block's part to threads)",
         out->toString());
-    for (IterDomain* id : loop)
+    // Iteration axes after the reduction axes are its group (checkReduction), reduced in the
+    // same runtime call: not a loop around it.
+    const auto first = std::find_if(loop.begin(), loop.end(),
+                                    [](IterDomain* id) { return id->isReduction(); });
+    for (IterDomain* id : std::vector<IterDomain*>(loop.begin(), first))
       MF_CHECK(
           id->isReduction() || isThreadDim(id->parallelType()) || isBlockDim(id->parallelType()),
           "{}: iteration axis {} of a grid reduction is a loop; bind every iteration axis "
