@@ -41,39 +41,48 @@ __device__ inline T mf_blockAllReduceX(T x, Op op, T init) {
   return result;
 }
 
-// The static scratch of mf_blockAllReduceY: one per element type and group size, shared by
-// every call site (a static array inside the Op-templated function would be one per lambda,
-// i.e. per call site). Sharing is safe: each call's first barrier orders its writes after
-// the previous call's reads.
-template <typename T, int N>
-__device__ inline T* mf_blockReduceSlotsY() {
-  __shared__ T slots[N * 1024];
-  return slots;
+// The shared scratch of every mf_blockAllReduceY of the kernel: one static buffer, whatever
+// the element type, group size or call site (a static array inside the templated function
+// would be one per instantiation, and each lambda is a type of its own: a kernel with a few
+// reductions would run past the 48 KiB of static shared memory). Sharing is safe: each
+// call's first barrier orders its writes after the previous call's reads.
+#define MF_BLOCK_REDUCE_Y_BYTES 16384
+__device__ inline char* mf_blockReduceScratchY() {
+  __shared__ alignas(16) char scratch[MF_BLOCK_REDUCE_Y_BYTES];
+  return scratch;
 }
 
 // Every thread of a column of blockDim.y threads (one column per (threadIdx.x, threadIdx.z))
 // gets op over the column's values, for each of its N values x[0..N) in place (a grouped
 // reduction: N iteration elements per thread, e.g. the vector of an outer reduction, for
-// the price of one pair of barriers). The block writes one slot per thread and value, laid
-// out [value][linear thread index], so a warp's 32 writes and each of its reads are
-// consecutive words (no bank conflicts); then each thread combines its column's blockDim.y
-// slots in threadIdx.y order (an all-reduce: no broadcast afterwards). Barriers as in
-// mf_blockAllReduceX. A block holds at most 1024 threads, hence N * 1024 slots. Every thread
-// of the block must call it.
+// one pair of barriers per round). A round takes as many values as the scratch holds for
+// the block (at least 2: 1024 threads of 8 bytes), so one round for 512 threads of 8 floats.
+// The block writes one slot per thread and value, laid out [value][linear thread index], so
+// a warp's 32 writes and each of its reads are consecutive words (no bank conflicts); then
+// each thread combines its column's blockDim.y slots in threadIdx.y order (an all-reduce: no
+// broadcast afterwards). Barriers as in mf_blockAllReduceX. The value loops are unrolled so
+// that x stays in registers. Every thread of the block must call it.
 template <typename T, int N, typename Op>
 __device__ inline void mf_blockAllReduceY(T (&x)[N], Op op, T init) {
-  T* slots = mf_blockReduceSlotsY<T, N>();
+  T* slots = reinterpret_cast<T*>(mf_blockReduceScratchY());
+  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+  const unsigned per_round = MF_BLOCK_REDUCE_Y_BYTES / sizeof(T) / threads;
   const unsigned column = threadIdx.z * blockDim.y * blockDim.x + threadIdx.x;
-  __syncthreads();
+  const unsigned tid = column + threadIdx.y * blockDim.x;
+  for (unsigned base = 0; base < N; base += per_round) {
+    __syncthreads();
 #pragma unroll
-  for (int v = 0; v < N; ++v) slots[v * 1024 + column + threadIdx.y * blockDim.x] = x[v];
-  __syncthreads();
+    for (unsigned v = 0; v < N; ++v)
+      if (v >= base && v - base < per_round) slots[(v - base) * threads + tid] = x[v];
+    __syncthreads();
 #pragma unroll
-  for (int v = 0; v < N; ++v) {
-    T result = init;
-    for (unsigned y = 0; y < blockDim.y; ++y)
-      result = op(result, slots[v * 1024 + column + y * blockDim.x]);
-    x[v] = result;
+    for (unsigned v = 0; v < N; ++v) {
+      if (v < base || v - base >= per_round) continue;
+      T result = init;
+      for (unsigned y = 0; y < blockDim.y; ++y)
+        result = op(result, slots[(v - base) * threads + column + y * blockDim.x]);
+      x[v] = result;
+    }
   }
 }
 
@@ -96,8 +105,7 @@ __device__ inline T mf_blockAllReduceY(T x, Op op, T init) {
 // hence the N values of a group in one call. Every thread of the block must call it;
 // gridDim.z must be 1.
 template <typename T, int N, typename Op>
-__device__ inline bool mf_gridAllReduceY(T (&x)[N], Op op, T init, T* work,
-                                         unsigned* semaphores) {
+__device__ inline bool mf_gridAllReduceY(T (&x)[N], Op op, T init, T* work, unsigned* semaphores) {
   __shared__ bool last;
   const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
   const unsigned tid = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
@@ -105,8 +113,7 @@ __device__ inline bool mf_gridAllReduceY(T (&x)[N], Op op, T init, T* work,
   T* column = work + static_cast<size_t>(blockIdx.x) * gridDim.y * block_slots + tid;
 #pragma unroll
   for (int v = 0; v < N; ++v)
-    column[static_cast<size_t>(blockIdx.y) * block_slots + static_cast<size_t>(v) * threads] =
-        x[v];
+    column[static_cast<size_t>(blockIdx.y) * block_slots + static_cast<size_t>(v) * threads] = x[v];
   // Release: this thread's writes are visible device-wide before the block is counted.
   __threadfence();
   __syncthreads();
@@ -120,8 +127,8 @@ __device__ inline bool mf_gridAllReduceY(T (&x)[N], Op op, T init, T* work,
   for (int v = 0; v < N; ++v) {
     T result = init;
     for (unsigned y = 0; y < gridDim.y; ++y)
-      result = op(result, slots[static_cast<size_t>(y) * block_slots + static_cast<size_t>(v) *
-                                                                          threads]);
+      result = op(result,
+                  slots[static_cast<size_t>(y) * block_slots + static_cast<size_t>(v) * threads]);
     x[v] = result;
   }
   if (tid == 0) semaphores[blockIdx.x] = 0;

@@ -493,10 +493,10 @@ class CudaPrinter final : public KirVisitor {
             type, lambda, init));
         result = "grid_result";
       } else {
-        line(fmt::format(
-            "if (!mf_gridAllReduceY<{0}, {1}>(block_values, {2}, {3}, "
-            "static_cast<{0}*>(mf_grid_work), mf_grid_semaphores)) return;",
-            type, kernel_.summary().grid_reduction_group, lambda, init));
+        line(
+            fmt::format("if (!mf_gridAllReduceY<{0}, {1}>(block_values, {2}, {3}, "
+                        "static_cast<{0}*>(mf_grid_work), mf_grid_semaphores)) return;",
+                        type, kernel_.summary().grid_reduction_group, lambda, init));
       }
     }
     auto update = [&] {

@@ -42,7 +42,8 @@ void addGridReduction(const Fusion& ir, KernelSummary& s) {
       continue;
     s.grid_reduction_dtype = computeType(out->dtype());
     // The group: iteration axes after the first reduction axis (constant: validateSchedule).
-    auto first = std::find_if(loop.begin(), loop.end(), [](IterDomain* id) { return id->isReduction(); });
+    auto first =
+        std::find_if(loop.begin(), loop.end(), [](IterDomain* id) { return id->isReduction(); });
     for (auto it = first; it != loop.end(); ++it)
       if (!(*it)->isReduction()) s.grid_reduction_group *= *(*it)->extent()->constInt();
   }

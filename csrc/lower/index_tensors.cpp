@@ -139,8 +139,8 @@ Expr* initReduction(Kernel& kernel, ReductionOp* red, TensorIndex* out_index,
   Scope* inner = nullptr;
   for (size_t i = depth; i < loops.size(); ++i) {
     if (out->axis(static_cast<int64_t>(i))->isReduction()) continue;
-    auto* loop = IrBuilder::create<ForLoop>(loops[i]->iterDomain(), loops[i]->index(),
-                                            loops[i]->stop());
+    auto* loop =
+        IrBuilder::create<ForLoop>(loops[i]->iterDomain(), loops[i]->index(), loops[i]->stop());
     if (inner == nullptr)
       placed = loop;
     else

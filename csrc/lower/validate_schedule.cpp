@@ -189,8 +189,8 @@ void checkGridReduction(const Fusion& ir) {
         out->toString());
     // Iteration axes after the reduction axes are its group (checkReduction), reduced in the
     // same runtime call: not a loop around it.
-    const auto first = std::find_if(loop.begin(), loop.end(),
-                                    [](IterDomain* id) { return id->isReduction(); });
+    const auto first =
+        std::find_if(loop.begin(), loop.end(), [](IterDomain* id) { return id->isReduction(); });
     for (IterDomain* id : std::vector<IterDomain*>(loop.begin(), first))
       MF_CHECK(
           id->isReduction() || isThreadDim(id->parallelType()) || isBlockDim(id->parallelType()),

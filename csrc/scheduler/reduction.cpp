@@ -29,6 +29,10 @@ constexpr int64_t kMinBlockThreads = 128;
 // threadIdx.y.
 constexpr int64_t kOuterBlockThreads = 512;
 constexpr int64_t kMaxOuterBdimx = 128;
+// Bytes an outer reduction's thread loads per unrolled group of rows: two 16-byte vectors
+// (2048 threads per SM then keep 64 KiB in flight, well above what HBM's latency needs), so
+// that the running sums and the loads stay within 32 registers (4 blocks of 512 per SM).
+constexpr int64_t kOuterBytesInFlight = 32;
 // A grid reduction aims at this many resident blocks per SM (one full wave of 512-thread
 // blocks) and leaves every thread at least kMinSerialSteps serial steps to amortize the
 // partial results' round trip through global memory.
@@ -81,8 +85,10 @@ int64_t crossBlockFactor(Fusion* fusion, int64_t blocks, int64_t serial_steps,
   if (blocks <= 0 || blocks >= device.sm_count || reductionOps(fusion).size() != 1 ||
       !everyTensorFeedsOrFollowsReductions(fusion) || anyOutputFeedsReduction(fusion))
     return 1;
-  const int64_t gy = std::min(ceilDiv(kTargetBlocksPerSm * device.sm_count, blocks),
-                              serial_steps / kMinSerialSteps);
+  // Rounded down: one wave of at most kTargetBlocksPerSm blocks per SM (rounded up, the
+  // extra blocks of a partial second wave would take as long as the first).
+  const int64_t gy =
+      std::min(kTargetBlocksPerSm * device.sm_count / blocks, serial_steps / kMinSerialSteps);
   return std::clamp<int64_t>(gy, 1, kMaxGridY);
 }
 
@@ -98,8 +104,8 @@ int64_t widestElement(const std::vector<TensorView*>& full) {
 // (innerIterationRun), the dense row-major strides and the alignment allow. A trailing
 // broadcast axis (from a broadcast op before the reduction) gives 1: the vector would not run
 // along the inputs' innermost axis.
-int64_t outerVectorizationFactor(Fusion* fusion, SchedulerRuntimeInfo& info,
-                                 const TensorView* red, int64_t i_elems) {
+int64_t outerVectorizationFactor(Fusion* fusion, SchedulerRuntimeInfo& info, const TensorView* red,
+                                 int64_t i_elems) {
   const std::vector<TensorView*> full = fullShapeInputs(fusion, red);
   if (full.empty() || i_elems == 0 || red->getLogicalDomain().back()->isBroadcast()) return 1;
   return innerVectorizationFactor(info, full, innerIterationRun(info, red),
@@ -107,11 +113,13 @@ int64_t outerVectorizationFactor(Fusion* fusion, SchedulerRuntimeInfo& info,
 }
 
 // Whether `out` (a fusion output) is a register-to-global copy whose innermost loop axis is
-// the vector split of the merged iteration axis (an inner split by `vect`, not a reduction).
-// Outputs are allocated dense and aligned, and the executor checks the run at launch.
+// the vector split of the merged iteration axis (an inner split by `vect`, not a reduction)
+// and whose vector fits kMaxVectorBytes (the width follows the inputs: an int64 sum of int8
+// or a float output of bf16 is stored an element at a time). Outputs are allocated dense
+// and aligned, and the executor checks the run at launch.
 bool endsInVector(TensorView* out, int64_t vect) {
   if (out->isFusionInput() || out->nDims() == 0 || out->definition() == nullptr ||
-      !out->definition()->isA<LoadStoreOp>())
+      !out->definition()->isA<LoadStoreOp>() || vect * dataTypeSize(out->dtype()) > kMaxVectorBytes)
     return false;
   IterDomain* last = out->axis(-1);
   auto* split = dynamic_cast<Split*>(last->definition());
@@ -232,13 +240,16 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
   const int64_t vect = outerVectorizationFactor(fusion, runtime_info, red, i_elems);
   const int64_t i_vectors = ceilDiv(i_elems, vect);
   // A power of two, so that halving keeps whole warps.
-  int64_t bdimx = std::min(kMaxOuterBdimx, ceilPow2(roundUp(std::max<int64_t>(i_vectors, 1), kWarp)));
+  int64_t bdimx =
+      std::min(kMaxOuterBdimx, ceilPow2(roundUp(std::max<int64_t>(i_vectors, 1), kWarp)));
   while (bdimx > kWarp && ceilDiv(i_vectors, bdimx) < device.sm_count) bdimx /= 2;
   params->vectorization_factor = vect;
   const int64_t bdimy =
       std::max<int64_t>(1, std::min(kOuterBlockThreads / bdimx, ceilPow2(r_elems)));
+  const int64_t max_unroll = std::max<int64_t>(
+      1, kOuterBytesInFlight / (vect * widestElement(fullShapeInputs(fusion, red))));
   params->unroll_factor =
-      lastPow2(std::min(kMaxUnroll, std::max<int64_t>(ceilDiv(r_elems, bdimy), 1)));
+      lastPow2(std::min({kMaxUnroll, max_unroll, std::max<int64_t>(ceilDiv(r_elems, bdimy), 1)}));
   params->bdimx = bdimx;
   params->bdimy = bdimy;
   params->lparams.bind(bdimx, ParallelType::TIDx);
@@ -330,6 +341,9 @@ void ReductionScheduler::schedule(Fusion* fusion, const HeuristicParams* params_
     ref->axis(1)->parallelize(ParallelType::TIDx);
     if (cross) ref->axis(2)->parallelize(ParallelType::BIDy);
     ref->axis(t)->parallelize(ParallelType::TIDy);
+    // The vector's loops (the rfactor's running sums, the block reduction's group, a store
+    // that is not a whole vector) are unrolled: the v values stay in registers.
+    if (vect > 1) ref->axis(-1)->parallelize(ParallelType::Unroll);
     rfactor_axes.push_back(t + 1);
     if (unroll > 1) {
       ref->axis(t + 2)->parallelize(ParallelType::Unroll);

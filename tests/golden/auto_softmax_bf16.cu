@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_7b5e55ee8be684aa(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T9) {
+extern "C" __global__ void kernel_ab5f9d311b9b10ab(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T9) {
   __builtin_assume(threadIdx.x < 128);
   alignas(16) float T5[32];
   alignas(16) float T1[32];
@@ -24,12 +24,12 @@ extern "C" __global__ void kernel_7b5e55ee8be684aa(Tensor<mf_bfloat16, 2, 2> T0,
   }
   for (mf_index_t i59 = 0; i59 < 4; ++i59) {
     for (mf_index_t i60 = 0; i60 < 8; ++i60) {
-      const mf_index_t i139 = ((i59 * 8) + i60);
+      const mf_index_t i141 = ((i59 * 8) + i60);
       alignas(16) float T4[1];
       alignas(16) float T3[1];
       T3[0] = T2[0];
-      T4[0] = (T1[i139] - T3[0]);
-      T5[i139] = mf_exp(T4[0]);
+      T4[0] = (T1[i141] - T3[0]);
+      T5[i141] = mf_exp(T4[0]);
     }
   }
   alignas(16) float T6[1];

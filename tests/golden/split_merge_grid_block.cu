@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_39cf11287c3dcfb1(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1) {
+extern "C" __global__ void kernel_fda9bce509a5ada1(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1) {
   const mf_index_t i2 = (T0.size[0] * T0.size[1]);
   #pragma unroll
   for (mf_index_t i8 = 0; i8 < 4; ++i8) {

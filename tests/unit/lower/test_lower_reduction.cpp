@@ -325,7 +325,10 @@ TEST(LowerReduction, GroupedGridReduction) {
   TensorView* t1 = sum(t0, {0});
   fusion->addOutput(t1);
   // [r0, i1] -> [i1/4: TIDx, gy: rBIDy, 8: rTIDy, r serial, 4]
-  t1->split(1, 4)->split(0, 8)->split(0, 3, /*inner_split=*/false)->reorder({{3, 0}, {0, 1}, {2, 2}, {1, 3}});
+  t1->split(1, 4)
+      ->split(0, 8)
+      ->split(0, 3, /*inner_split=*/false)
+      ->reorder({{3, 0}, {0, 1}, {2, 2}, {1, 3}});
   t1->axis(0)->parallelize(ParallelType::TIDx);
   t1->axis(1)->parallelize(ParallelType::BIDy);
   t1->axis(2)->parallelize(ParallelType::TIDy);
@@ -333,10 +336,11 @@ TEST(LowerReduction, GroupedGridReduction) {
   inlineMost();
   std::unique_ptr<Kernel> kernel = lowerFusion(*fusion, {});
   EXPECT_EQ(kernel->summary().grid_reduction_group, 4);
-  EXPECT_THAT(kernel->summary().toString(), HasSubstr("grid reduction: float, 4 values per thread"));
+  EXPECT_THAT(kernel->summary().toString(),
+              HasSubstr("grid reduction: float, 4 values per thread"));
   const std::string code = generateCuda(*kernel, "").kernel_code;
-  EXPECT_THAT(code, HasSubstr(
-                        "mf_blockAllReduceY<float, 4>(block_values, [](float a, float b) { return "
+  EXPECT_THAT(code,
+              HasSubstr("mf_blockAllReduceY<float, 4>(block_values, [](float a, float b) { return "
                         "(a + b); }, 0.0f);\n    if (!mf_gridAllReduceY<float, 4>(block_values, "
                         "[](float a, float b) { return (a + b); }, 0.0f, "
                         "static_cast<float*>(mf_grid_work), mf_grid_semaphores)) return;"));

@@ -72,8 +72,8 @@ TEST(ReductionHeuristics, InnerShortRowsShareABlock) {
 
 // fp32 [32Ki, 4Ki] summed over the first axis: vectors of 4 columns (16 bytes) on
 // threadIdx.x, halved until there are at least as many blocks as SMs or a warp is left (1024
-// vectors: 32 blocks of 32), the reduced axis on 16 threads of threadIdx.y, each unrolling 4
-// rows.
+// vectors: 32 blocks of 32), the reduced axis on 16 threads of threadIdx.y, each unrolling 2
+// rows (two 16-byte loads in flight), 16 blocks per column (one wave of 4 blocks per SM).
 TEST(ReductionHeuristics, OuterColumns) {
   auto f = sumOf2d(0);
   auto p = reductionHeuristics(*f, {schedtest::contiguous({32768, 4096})});
@@ -81,12 +81,16 @@ TEST(ReductionHeuristics, OuterColumns) {
   EXPECT_EQ(p->vectorization_factor, 4);
   EXPECT_EQ(p->bdimx, 32);
   EXPECT_EQ(p->bdimy, 16);
-  EXPECT_EQ(p->unroll_factor, 4);
+  EXPECT_EQ(p->unroll_factor, 2);
   EXPECT_EQ(p->lparams.getDim(ParallelType::BIDx), 32);
   EXPECT_EQ(p->toString(),
-            "ReductionParams(outer, vectorization_factor = 4, unroll_factor = 4, bdimx = 32, "
-            "bdimy = 16, cross_block = true, grid_y = 17, index_type = int32, LaunchParams(grid = "
-            "[32, 17, -], block = [32, 16, -]))");
+            "ReductionParams(outer, vectorization_factor = 4, unroll_factor = 2, bdimx = 32, "
+            "bdimy = 16, cross_block = true, grid_y = 16, index_type = int32, LaunchParams(grid = "
+            "[32, 16, -], block = [32, 16, -]))");
+  // One element per load: 4 rows unrolled (16 bytes in flight per group).
+  auto odd = reductionHeuristics(*f, {schedtest::contiguous({32768, 4093})});
+  EXPECT_EQ(odd->vectorization_factor, 1);
+  EXPECT_EQ(odd->unroll_factor, 4);
 }
 
 // The outer vector is the widest power of two of at most 16 bytes that divides the
@@ -132,15 +136,20 @@ TEST(ReductionHeuristics, LongVectorIsCrossBlock) {
 }
 
 // [32Ki, 4Ki] over the first axis: 32 blocks of 128 columns are fewer than the SMs, so each
-// column is shared by ceil(528 / 32) = 17 blocks (4 blocks per SM in all), each with 512 / 17
-// serial steps of 4 unrolled rows per thread.
+// column is shared by 528 / 32 = 16 blocks (rounded down: one wave of at most 4 blocks per
+// SM), each thread with 1024 / 16 serial steps of 2 unrolled rows.
 TEST(ReductionHeuristics, OuterFewColumnsIsCrossBlock) {
   auto f = sumOf2d(0);
   auto p = reductionHeuristics(*f, {schedtest::contiguous({32768, 4096})});
   EXPECT_TRUE(p->cross_block);
-  EXPECT_EQ(p->grid_y, 17);
+  EXPECT_EQ(p->grid_y, 16);
   EXPECT_EQ(p->lparams.getDim(ParallelType::BIDx), 32);
-  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDy), 17);
+  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDy), 16);
+  // 100 blocks of columns (12800 of them): 5 per column, 500 blocks, not 6 (600 blocks: a
+  // second wave).
+  auto hundred = reductionHeuristics(*f, {schedtest::contiguous({32768, 12800})});
+  EXPECT_EQ(hundred->lparams.getDim(ParallelType::BIDx), 100);
+  EXPECT_EQ(hundred->grid_y, 5);
 }
 
 // Two reductions cannot share a grid reduction: they stay one block per output.
@@ -506,12 +515,14 @@ TEST(ReductionSchedule, CrossBlockOuterKernel) {
       dynamic_cast<const ReductionParams*>(fec.getMostRecentKernelRuntime()->heuristics().at(0));
   ASSERT_NE(p, nullptr);
   EXPECT_TRUE(p->cross_block);
-  EXPECT_EQ(p->grid_y, 16);
+  // One block of columns: 4096 / (16 * 2) = 128 serial steps, 4 per block at least.
+  EXPECT_EQ(p->grid_y, 32);
   EXPECT_EQ(p->vectorization_factor, 4);
   // One grid reduction call for the thread's 4 values: the blocks that do not finish it
   // return, so a call per value would never finish the others.
   EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("mf_blockAllReduceY<float, 4>(block_values, "));
-  EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("if (!mf_gridAllReduceY<float, 4>(block_values, "));
+  EXPECT_THAT(fec.getMostRecentCode(),
+              HasSubstr("if (!mf_gridAllReduceY<float, 4>(block_values, "));
   const KernelSummary& summary = fec.getMostRecentKernelRuntime()->executor()->kernel().summary();
   EXPECT_EQ(summary.grid_reduction_group, 4);
   EXPECT_THAT(summary.toString(), HasSubstr("grid reduction: float, 4 values per thread"));
@@ -529,8 +540,8 @@ TEST(ReductionSchedule, BroadcastsBeforeAndKeepDim) {
     FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
     EXPECT_FALSE(rt->isSegmented());
     EXPECT_EQ(rt->heuristics().at(0)->schedulerType(), SchedulerType::Reduction);
-    EXPECT_THAT(fec.getMostRecentCode(),
-                HasSubstr(axis == 1 ? "mf_blockAllReduceX<float>" : "mf_blockAllReduceY<float, 4>"));
+    EXPECT_THAT(fec.getMostRecentCode(), HasSubstr(axis == 1 ? "mf_blockAllReduceX<float>"
+                                                             : "mf_blockAllReduceY<float, 4>"));
   }
 }
 
@@ -564,9 +575,13 @@ TEST(ReductionSchedule, AnyAxisSet) {
                 {9},
                 "mf_blockAllReduceX<float>",
                 "mf_vectorCopy<float, 2>"},
-           Case{
-               "rank4_middle", 4, {1, 2}, {3, 50, 7, 16}, {3, 16}, "mf_blockAllReduceY<float, 4>",
-               "mf_vectorCopy<float, 4>"},
+           Case{"rank4_middle",
+                4,
+                {1, 2},
+                {3, 50, 7, 16},
+                {3, 16},
+                "mf_blockAllReduceY<float, 4>",
+                "mf_vectorCopy<float, 4>"},
        }) {
     FusionExecutorCache fec(sumOfAxes(c.rank, c.axes));
     std::vector<Tensor> in = {Tensor::random(c.sizes, DataType::Float, 9)};
