@@ -349,33 +349,30 @@ TEST(LowerReduction, GroupedGridReduction) {
 // Iteration axes inside the reduction loops are serial loops; a block reduction groups them
 // into one call only across threadIdx.y and with constant extents.
 TEST(LowerReduction, IterationAxesInsideReductionRules) {
-  {
+  struct Case {
+    void (*schedule)(TensorView* column_sum);
+    std::string message;
+  };
+  for (const Case& c : {
+           Case{[](TensorView* t1) { t1->split(1, 32)->axis(2)->parallelize(ParallelType::TIDx); },
+                "T1_g_float[rS2{i0}, iS4{ceilDiv(i1, 32)}, ithreadIdx.x5{32}]: iteration axis "
+                "ithreadIdx.x5{32} after the reduction axis rS2{i0} is bound to threadIdx.x; "
+                "iteration axes inside the reduction loops must be serial or unrolled loops"},
+           Case{[](TensorView* t1) { t1->split(0, 32)->axis(1)->parallelize(ParallelType::TIDx); },
+                "iteration axis iS3{i1} after the reduction axis rS4{ceilDiv(i0, 32)} groups the "
+                "block reduction's values (one runtime call for all of them), which needs a "
+                "constant extent and a reduction across threadIdx.y"},
+           Case{[](TensorView* t1) { t1->split(0, 32)->axis(1)->parallelize(ParallelType::TIDy); },
+                "iteration axis iS3{i1} after the reduction axis rS4{ceilDiv(i0, 32)} groups"},
+       }) {
     Fusion fusion;
     FusionGuard fg(&fusion);
     TensorView* t0 = makeSymbolicTensor(2);
     fusion.addInput(t0);
     TensorView* t1 = sum(t0, {0});
     fusion.addOutput(t1);
-    t1->split(1, 32)->axis(2)->parallelize(ParallelType::TIDx);
-    EXPECT_THAT(validate(fusion),
-                ThrowsMessage<UserError>(HasSubstr(
-                    "T1_g_float[rS2{i0}, iS4{ceilDiv(i1, 32)}, ithreadIdx.x5{32}]: iteration axis "
-                    "ithreadIdx.x5{32} after the reduction axis rS2{i0} is bound to threadIdx.x; "
-                    "iteration axes inside the reduction loops must be serial or unrolled loops")));
-  }
-  {
-    Fusion fusion;
-    FusionGuard fg(&fusion);
-    TensorView* t0 = makeSymbolicTensor(2);
-    fusion.addInput(t0);
-    TensorView* t1 = sum(t0, {0});
-    fusion.addOutput(t1);
-    t1->split(0, 32)->axis(1)->parallelize(ParallelType::TIDx);
-    EXPECT_THAT(validate(fusion),
-                ThrowsMessage<UserError>(HasSubstr(
-                    "iteration axis iS3{i1} after the reduction axis rS4{ceilDiv(i0, 32)} groups "
-                    "the block reduction's values (one runtime call for all of them), which needs "
-                    "a constant extent and a reduction across threadIdx.y")));
+    c.schedule(t1);
+    EXPECT_THAT(validate(fusion), ThrowsMessage<UserError>(HasSubstr(c.message)));
   }
 }
 
