@@ -1,6 +1,7 @@
 // validateSchedule: reject schedules the later passes cannot lower, with a message that
 // names the tensor and the axis.
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -149,6 +150,7 @@ void checkReduction(const ReductionOp* red) {
     }
   }
   if (block_axis == nullptr) return;
+  std::optional<int64_t> first_group;
   for (int64_t i = 0; i < out->nDims(); ++i) {
     IterDomain* id = out->axis(i);
     if (id->isReduction() || first_reduction == nullptr ||
@@ -161,7 +163,19 @@ void checkReduction(const ReductionOp* red) {
              "reduction across threadIdx.y; split it by a constant, or move it before the "
              "reduction axes",
              out->toString(), id->toString(), first_reduction->toString());
+    if (!first_group) first_group = i;
   }
+  if (!first_group) return;
+  // The group's loops hold the reduction alone: codegen gathers, reduces and scatters them.
+  std::vector<Val*> sharers = red->inputs();
+  sharers.push_back(out);
+  for (Val* v : sharers)
+    if (auto* in = dynamic_cast<TensorView*>(v))
+      MF_CHECK(in->computeAtPosition() <= *first_group,
+               "{} shares {}, the group loop of the block reduction {}, which must hold the "
+               "reduction alone (its values are reduced in one call); inline it at position {} "
+               "at most",
+               in->toString(), out->axis(*first_group)->toString(), out->toString(), *first_group);
 }
 
 // A grid reduction (a reduction axis bound to blockIdx.y) is the kernel's only one, reduces

@@ -376,5 +376,31 @@ TEST(LowerReduction, IterationAxesInsideReductionRules) {
   }
 }
 
+// A producer computed inside the group's loop would be computed once for all the values the
+// one call reduces: refused.
+TEST(LowerReduction, GroupLoopHoldsTheReductionAlone) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigConcreteTensor({8, 128});
+  fusion.addInput(t0);
+  TensorView* t2 = neg(t0);
+  TensorView* t1 = sum(t2, {0});
+  fusion.addOutput(t1);
+  for (TensorView* tv : {t2, t1}) {
+    // [8, 128] -> [128/4: TIDx, 8: TIDy, 4]
+    tv->split(1, 4)->reorder({{0, 1}});
+    tv->axis(0)->parallelize(ParallelType::TIDx);
+    tv->axis(1)->parallelize(ParallelType::TIDy);
+  }
+  t2->inlineAt(3);
+  EXPECT_THAT(validate(fusion),
+              ThrowsMessage<UserError>(HasSubstr(
+                  "T1_l_float[ithreadIdx.x6{32}, ithreadIdx.y2{8}, iS7{4}] ca_pos( 3 ) shares "
+                  "iS9{4}, the group loop of the block reduction T2_g_float[ithreadIdx.x8{32}, "
+                  "rthreadIdx.y4{8}, iS9{4}], which must hold the reduction alone")));
+  t2->inlineAt(2);
+  EXPECT_NO_THROW(irAfter(fusion, "insertSyncs"));
+}
+
 }  // namespace
 }  // namespace mf

@@ -478,6 +478,14 @@ TEST(ReductionSchedule, OuterKernel) {
   odd.runFusionWithInputs({Tensor::random({37, 999}, DataType::Float, 1)});
   EXPECT_THAT(odd.getMostRecentCode(), HasSubstr("mf_blockAllReduceY<float>("));
   EXPECT_THAT(odd.getMostRecentCode(), Not(HasSubstr("mf_vectorCopy")));
+
+  // bf16: vectors of 8 loaded and stored, 8 float sums per thread reduced in one call.
+  FusionExecutorCache bf16(sumOf2d(0, DataType::BFloat16));
+  bf16.runFusionWithInputs({Tensor::random({37, 1000}, DataType::BFloat16, 1)});
+  const std::string bf16_code = bf16.getMostRecentCode();
+  EXPECT_THAT(bf16_code, HasSubstr("mf_vectorCopy<mf_bfloat16, 8>(&T4[0], &T0["));
+  EXPECT_THAT(bf16_code, HasSubstr("mf_blockAllReduceY<float, 8>(block_values, "));
+  EXPECT_THAT(bf16_code, HasSubstr("mf_vectorCopy<mf_bfloat16, 8>(&T3["));
 }
 
 // The grid reduction's kernel: blockIdx.y splits the row, the block all-reduce, then
