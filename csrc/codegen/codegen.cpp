@@ -465,11 +465,11 @@ class CudaPrinter final : public KirVisitor {
     std::string value =
         isTrue(preds.read) ? x : fmt::format("{} ? {} : {}", scalar(preds.read), x, init);
     std::string result = "block_result";
+    int64_t size = 1;
     if (group.empty()) {
       line(fmt::format("const {0} block_result = mf_blockAllReduce{4}<{0}>({1}, {2}, {3});", type,
                        value, lambda, init, blockReductionSuffix(op)));
     } else {
-      int64_t size = 1;
       std::string flat;
       for (const ForLoop* loop : group) {
         size *= *loop->stop()->constInt();
@@ -493,10 +493,14 @@ class CudaPrinter final : public KirVisitor {
             type, lambda, init));
         result = "grid_result";
       } else {
+        // The executor sized the work buffer for the summary's group.
+        MF_ASSERT(size == kernel_.summary().grid_reduction_group,
+                  "grid reduction group of {} values, the summary says {}", size,
+                  kernel_.summary().grid_reduction_group);
         line(
             fmt::format("if (!mf_gridAllReduceY<{0}, {1}>(block_values, {2}, {3}, "
                         "static_cast<{0}*>(mf_grid_work), mf_grid_semaphores)) return;",
-                        type, kernel_.summary().grid_reduction_group, lambda, init));
+                        type, size, lambda, init));
       }
     }
     auto update = [&] {
