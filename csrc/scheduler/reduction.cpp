@@ -30,8 +30,9 @@ constexpr int64_t kMinBlockThreads = 128;
 constexpr int64_t kOuterBlockThreads = 512;
 constexpr int64_t kMaxOuterBdimx = 128;
 // Bytes an outer reduction's thread loads per unrolled group of rows: two 16-byte vectors
-// (2048 threads per SM then keep 64 KiB in flight, well above what HBM's latency needs), so
-// that the running sums and the loads stay within 32 registers (4 blocks of 512 per SM).
+// (2048 threads per SM then keep 64 KiB in flight, well above what HBM's latency needs),
+// aiming to keep the running sums and the loads within the 32 registers per thread that 4
+// blocks of 512 per SM allow.
 constexpr int64_t kOuterBytesInFlight = 32;
 // A grid reduction aims at this many resident blocks per SM (one full wave of 512-thread
 // blocks) and leaves every thread at least kMinSerialSteps serial steps to amortize the
@@ -265,7 +266,8 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
 // [iteration..., reduction...] (broadcasts join the iteration axes; nvFuser's
 // canonicalDimReduction), merged to [I, R]:
 //   inner: [I] -> [BIDx, (TIDy)], R -> [(BIDy), TIDx | serial, (Unroll), (v)]
-//   outer: [I] -> [BIDx, TIDx],   R -> [(BIDy), TIDy | serial, (Unroll)]
+//   outer: [I] -> [BIDx, TIDx, (v)], R -> [(BIDy), TIDy | serial, (Unroll)], the vector v of
+//          I last: [BIDx, TIDx, (BIDy), TIDy | serial, (Unroll), (v)]
 // then the same for every tensor (propagateTransforms), and every reduction rfactored at the
 // part right of `|`: each thread reduces its elements in registers, then the block reduces
 // across the thread axis left of `|`, then (cross_block) the grid across blockIdx.y.
