@@ -470,8 +470,12 @@ TEST(ReductionSchedule, OuterKernel) {
   EXPECT_THAT(code, HasSubstr("mf_blockAllReduceY<float, 4>(block_values, "));
   EXPECT_THAT(code, HasSubstr("mf_vectorCopy<float, 4>(&T2[0], &T0["));
   EXPECT_THAT(code, HasSubstr("mf_vectorCopy<float, 4>(&T1["));
-  // The register sums are indexed by the vector's loop, not through a remainder.
+  // The register sums are indexed by the vector's loop, not through a remainder, and stay
+  // in registers (with the block reduction's values): no local memory in the PTX.
   EXPECT_THAT(code, Not(HasSubstr("% 4)]")));
+  const std::string& ptx = fec.getMostRecentKernelRuntime()->executor()->ptx();
+  ASSERT_FALSE(ptx.empty());
+  EXPECT_THAT(ptx, Not(HasSubstr(".local")));
   EXPECT_THAT(fec.getMostRecentScheduledIr(), HasSubstr("rthreadIdx.y"));
 
   FusionExecutorCache odd(sumOf2d(0));
@@ -486,6 +490,7 @@ TEST(ReductionSchedule, OuterKernel) {
   EXPECT_THAT(bf16_code, HasSubstr("mf_vectorCopy<mf_bfloat16, 8>(&T4[0], &T0["));
   EXPECT_THAT(bf16_code, HasSubstr("mf_blockAllReduceY<float, 8>(block_values, "));
   EXPECT_THAT(bf16_code, HasSubstr("mf_vectorCopy<mf_bfloat16, 8>(&T3["));
+  EXPECT_THAT(bf16.getMostRecentKernelRuntime()->executor()->ptx(), Not(HasSubstr(".local")));
 }
 
 // The grid reduction's kernel: blockIdx.y splits the row, the block all-reduce, then
@@ -533,6 +538,7 @@ TEST(ReductionSchedule, CrossBlockOuterKernel) {
               HasSubstr("if (!mf_gridAllReduceY<float, 4>(block_values, "));
   const KernelSummary& summary = fec.getMostRecentKernelRuntime()->executor()->kernel().summary();
   EXPECT_EQ(summary.grid_reduction_group, 4);
+  EXPECT_THAT(fec.getMostRecentKernelRuntime()->executor()->ptx(), Not(HasSubstr(".local")));
   EXPECT_THAT(summary.toString(), HasSubstr("grid reduction: float, 4 values per thread"));
 }
 
