@@ -41,41 +41,80 @@ __device__ inline T mf_blockAllReduceX(T x, Op op, T init) {
   return result;
 }
 
+// The shared scratch of every mf_blockAllReduceY of the kernel: one static buffer, whatever
+// the element type, group size or call site (a static array inside the templated function
+// would be one per instantiation, and each lambda is a type of its own: a kernel with a few
+// reductions would run past the 48 KiB of static shared memory). Sharing is safe: each
+// call's first barrier orders its writes after the previous call's reads.
+#define MF_BLOCK_REDUCE_Y_BYTES 16384
+__device__ inline char* mf_blockReduceScratchY() {
+  __shared__ alignas(16) char scratch[MF_BLOCK_REDUCE_Y_BYTES];
+  return scratch;
+}
+
 // Every thread of a column of blockDim.y threads (one column per (threadIdx.x, threadIdx.z))
-// gets op over the column's values: the block writes one slot per thread, laid out as the
-// linear thread index, so a warp's 32 writes and each of its reads are consecutive words (no
-// bank conflicts); then each thread combines its column's blockDim.y slots in threadIdx.y
-// order (an all-reduce: no broadcast afterwards). Barriers as in mf_blockAllReduceX. A block
-// holds at most 1024 threads, hence 1024 slots. Every thread of the block must call it.
+// gets op over the column's values, for each of its N values x[0..N) in place (a grouped
+// reduction: N iteration elements per thread, e.g. the vector of an outer reduction, for
+// one pair of barriers per round). A round takes as many values as the scratch holds for
+// the block (at least 2: 1024 threads of 8 bytes), so one round for 512 threads of 8 floats.
+// The block writes one slot per thread and value, laid out [value][linear thread index], so
+// a warp's 32 writes and each of its reads are consecutive words (no bank conflicts); then
+// each thread combines its column's blockDim.y slots in threadIdx.y order (an all-reduce: no
+// broadcast afterwards). Barriers as in mf_blockAllReduceX. The value loops are unrolled so
+// that x stays in registers. Every thread of the block must call it.
+template <typename T, int N, typename Op>
+__device__ inline void mf_blockAllReduceY(T (&x)[N], Op op, T init) {
+  T* slots = reinterpret_cast<T*>(mf_blockReduceScratchY());
+  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+  const unsigned per_round = MF_BLOCK_REDUCE_Y_BYTES / sizeof(T) / threads;
+  const unsigned column = threadIdx.z * blockDim.y * blockDim.x + threadIdx.x;
+  const unsigned tid = column + threadIdx.y * blockDim.x;
+  for (unsigned base = 0; base < N; base += per_round) {
+    __syncthreads();
+#pragma unroll
+    for (unsigned v = 0; v < N; ++v)
+      if (v >= base && v - base < per_round) slots[(v - base) * threads + tid] = x[v];
+    __syncthreads();
+#pragma unroll
+    for (unsigned v = 0; v < N; ++v) {
+      if (v < base || v - base >= per_round) continue;
+      T result = init;
+      for (unsigned y = 0; y < blockDim.y; ++y)
+        result = op(result, slots[(v - base) * threads + column + y * blockDim.x]);
+      x[v] = result;
+    }
+  }
+}
+
+// One value per thread: mf_blockAllReduceY of a group of one.
 template <typename T, typename Op>
 __device__ inline T mf_blockAllReduceY(T x, Op op, T init) {
-  __shared__ T slots[1024];
-  const unsigned column = threadIdx.z * blockDim.y * blockDim.x + threadIdx.x;
-  __syncthreads();
-  slots[column + threadIdx.y * blockDim.x] = x;
-  __syncthreads();
-  T result = init;
-  for (unsigned y = 0; y < blockDim.y; ++y) result = op(result, slots[column + y * blockDim.x]);
-  return result;
+  T group[1] = {x};
+  mf_blockAllReduceY<T, 1>(group, op, init);
+  return group[0];
 }
 
 // A reduction across the blocks of a grid column (blockIdx.y), after each block reduced its
-// part (`x`: every thread's all-reduced value). Every thread of every block writes x to its
-// slot of `work` (gridDim.x * gridDim.y * threads slots, laid out [blockIdx.x][blockIdx.y]
-// [thread]: a block's writes are coalesced), fences, and thread 0 counts the block in
-// semaphores[blockIdx.x]. The last block to arrive combines the column's slots in blockIdx.y
-// order (deterministic: no float atomics), resets the semaphore to 0 for the next launch, and
-// returns true with the result in every thread; the other blocks return false. Every thread
-// of the block must call it; gridDim.z must be 1.
-template <typename T, typename Op>
-__device__ inline bool mf_gridAllReduceY(T x, Op op, T init, T* work, unsigned* semaphores,
-                                         T& result) {
+// part (`x`: every thread's N all-reduced values, reduced in place). Every thread of every
+// block writes x to its slots of `work` (gridDim.x * gridDim.y * N * threads slots, laid out
+// [blockIdx.x][blockIdx.y][value][thread]: a block's writes are coalesced), fences, and
+// thread 0 counts the block in semaphores[blockIdx.x]. The last block to arrive combines
+// the column's slots in blockIdx.y order (deterministic: no float atomics), resets the
+// semaphore to 0 for the next launch, and returns true with the results in every thread's
+// x; the other blocks return false. One call per kernel (the others' blocks have returned),
+// hence the N values of a group in one call. Every thread of the block must call it;
+// gridDim.z must be 1.
+template <typename T, int N, typename Op>
+__device__ inline bool mf_gridAllReduceY(T (&x)[N], Op op, T init, T* work, unsigned* semaphores) {
   __shared__ bool last;
   const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
   const unsigned tid = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
-  T* column = work + static_cast<size_t>(blockIdx.x) * gridDim.y * threads + tid;
-  column[static_cast<size_t>(blockIdx.y) * threads] = x;
-  // Release: this thread's write is visible device-wide before the block is counted.
+  const size_t block_slots = static_cast<size_t>(N) * threads;
+  T* column = work + static_cast<size_t>(blockIdx.x) * gridDim.y * block_slots + tid;
+#pragma unroll
+  for (int v = 0; v < N; ++v)
+    column[static_cast<size_t>(blockIdx.y) * block_slots + static_cast<size_t>(v) * threads] = x[v];
+  // Release: this thread's writes are visible device-wide before the block is counted.
   __threadfence();
   __syncthreads();
   if (tid == 0) last = atomicAdd(&semaphores[blockIdx.x], 1u) == gridDim.y - 1;
@@ -84,9 +123,24 @@ __device__ inline bool mf_gridAllReduceY(T x, Op op, T init, T* work, unsigned* 
   // Acquire: the other blocks' writes, read past L1 (volatile).
   __threadfence();
   const volatile T* slots = column;
-  result = init;
-  for (unsigned y = 0; y < gridDim.y; ++y)
-    result = op(result, slots[static_cast<size_t>(y) * threads]);
+#pragma unroll
+  for (int v = 0; v < N; ++v) {
+    T result = init;
+    for (unsigned y = 0; y < gridDim.y; ++y)
+      result = op(result,
+                  slots[static_cast<size_t>(y) * block_slots + static_cast<size_t>(v) * threads]);
+    x[v] = result;
+  }
   if (tid == 0) semaphores[blockIdx.x] = 0;
   return true;
+}
+
+// One value per thread: mf_gridAllReduceY of a group of one, the result in `result`.
+template <typename T, typename Op>
+__device__ inline bool mf_gridAllReduceY(T x, Op op, T init, T* work, unsigned* semaphores,
+                                         T& result) {
+  T group[1] = {x};
+  const bool finished = mf_gridAllReduceY<T, 1>(group, op, init, work, semaphores);
+  result = group[0];
+  return finished;
 }

@@ -294,6 +294,11 @@ class CudaPrinter final : public KirVisitor {
   }
 
   void handle(ForLoop* loop) override {
+    std::vector<const ForLoop*> group;
+    if (ReductionOp* red = groupedReduction(loop, group)) {
+      emitBlockReduction(red, group);
+      return;
+    }
     if (!isSerialLoop(loop)) {
       // Hardware dims index by thread/block; a vectorized axis is one whole-vector copy.
       for (Expr* e : loop->body().exprs()) dispatch(e);
@@ -398,16 +403,59 @@ class CudaPrinter final : public KirVisitor {
   }
 
   // A serial reduction step: out = op(out, in), in the accumulator's compute type. A block
-  // reduction: every thread calls the all-reduce (threads without data give the identity),
-  // then the writers combine its result into the output.
+  // reduction: emitBlockReduction.
   void handle(ReductionOp* op) override {
-    DataType compute = computeType(op->out()->dtype());
-    std::string acc = operand(op->out(), compute), x = operand(op->in(), compute);
-    auto it = kernel_.inlinePredicates().find(op);
-    if (it == kernel_.inlinePredicates().end()) {
-      assign(op->out(), compute, binaryValue(op->opType(), compute, acc, x));
+    if (kernel_.inlinePredicates().count(op)) {
+      emitBlockReduction(op, {});
       return;
     }
+    DataType compute = computeType(op->out()->dtype());
+    assign(op->out(), compute,
+           binaryValue(op->opType(), compute, operand(op->out(), compute),
+                       operand(op->in(), compute)));
+  }
+
+  // The block reduction that `loop` groups, or null: a loop over an iteration axis nested
+  // inside the block reduction's thread-bound reduction axis (the vector of an outer
+  // reduction: validateSchedule requires a constant extent), whose body is the reduction or
+  // another such loop. `group` receives the loops, outermost first. One runtime call
+  // reduces all their values: fewer barriers, and a grid reduction must be called once
+  // (the blocks that do not finish it return).
+  ReductionOp* groupedReduction(ForLoop* loop, std::vector<const ForLoop*>& group) {
+    if (!isSerialLoop(loop) || loop->iterDomain()->isReduction() ||
+        loop->body().exprs().size() != 1)
+      return nullptr;
+    group.push_back(loop);
+    Expr* body = loop->body().exprs().front();
+    if (auto* inner = dynamic_cast<ForLoop*>(body)) return groupedReduction(inner, group);
+    auto* red = dynamic_cast<ReductionOp*>(body);
+    return red != nullptr && kernel_.inlinePredicates().count(red) ? red : nullptr;
+  }
+
+  // Opens `group`'s loops (as written: the same index names) around what `body` emits.
+  template <typename Body>
+  void emitGroupLoops(const std::vector<const ForLoop*>& group, Body body) {
+    for (const ForLoop* loop : group) {
+      if (loop->parallelType() == ParallelType::Unroll) line("#pragma unroll");
+      std::string i = scalar(loop->index());
+      line(fmt::format("for (mf_index_t {0} = 0; {0} < {1}; ++{0}) {{", i, scalar(loop->stop())));
+      ++indent_;
+    }
+    body();
+    for (size_t n = 0; n < group.size(); ++n) {
+      --indent_;
+      line("}");
+    }
+  }
+
+  // A block reduction: every thread calls the all-reduce (threads without data give the
+  // identity), then the writers combine its result into the output. A grouped one (`group`
+  // not empty) gathers the values of its loops into `block_values`, reduces them in one
+  // call, and scatters the results in the same loops.
+  void emitBlockReduction(ReductionOp* op, const std::vector<const ForLoop*>& group) {
+    const Kernel::InlinePredicates& preds = kernel_.inlinePredicates().at(op);
+    DataType compute = computeType(op->out()->dtype());
+    std::string acc = operand(op->out(), compute), x = operand(op->in(), compute);
     const std::string type(cudaTypeName(compute)), init = operand(op->init(), compute);
     const std::string lambda = fmt::format("[]({0} a, {0} b) {{ return {1}; }}", type,
                                            binaryValue(op->opType(), compute, "a", "b"));
@@ -415,26 +463,58 @@ class CudaPrinter final : public KirVisitor {
     ++indent_;
     auto isTrue = [](Val* pred) { return pred->isConst() && asBool(*pred->constValue()); };
     std::string value =
-        isTrue(it->second.read) ? x : fmt::format("{} ? {} : {}", scalar(it->second.read), x, init);
-    line(fmt::format("const {0} block_result = mf_blockAllReduce{4}<{0}>({1}, {2}, {3});", type,
-                     value, lambda, init, blockReductionSuffix(op)));
+        isTrue(preds.read) ? x : fmt::format("{} ? {} : {}", scalar(preds.read), x, init);
     std::string result = "block_result";
+    int64_t size = 1;
+    if (group.empty()) {
+      line(fmt::format("const {0} block_result = mf_blockAllReduce{4}<{0}>({1}, {2}, {3});", type,
+                       value, lambda, init, blockReductionSuffix(op)));
+    } else {
+      std::string flat;
+      for (const ForLoop* loop : group) {
+        size *= *loop->stop()->constInt();
+        std::string i = scalar(loop->index());
+        flat = flat.empty() ? i : fmt::format("{} * {} + {}", flat, *loop->stop()->constInt(), i);
+      }
+      result = fmt::format("block_values[{}]", flat);
+      line(fmt::format("{} block_values[{}];", type, size));
+      emitGroupLoops(group, [&] { line(fmt::format("{} = {};", result, value)); });
+      line(fmt::format("mf_blockAllReduce{}<{}, {}>(block_values, {}, {});",
+                       blockReductionSuffix(op), type, size, lambda, init));
+    }
     if (isGridReduction(op)) {
       // Only the last block to arrive has the result; the others have nothing left to do
       // (validateSchedule: no loop encloses a grid reduction, and it is the kernel's only one).
-      line(fmt::format("{} grid_result;", type));
-      line(fmt::format(
-          "if (!mf_gridAllReduceY<{0}>(block_result, {1}, {2}, static_cast<{0}*>(mf_grid_work), "
-          "mf_grid_semaphores, grid_result)) return;",
-          type, lambda, init));
-      result = "grid_result";
+      if (group.empty()) {
+        line(fmt::format("{} grid_result;", type));
+        line(fmt::format(
+            "if (!mf_gridAllReduceY<{0}>(block_result, {1}, {2}, static_cast<{0}*>(mf_grid_work), "
+            "mf_grid_semaphores, grid_result)) return;",
+            type, lambda, init));
+        result = "grid_result";
+      } else {
+        // The executor sized the work buffer for the summary's group.
+        MF_ASSERT(size == kernel_.summary().grid_reduction_group,
+                  "grid reduction group of {} values, the summary says {}", size,
+                  kernel_.summary().grid_reduction_group);
+        line(
+            fmt::format("if (!mf_gridAllReduceY<{0}, {1}>(block_values, {2}, {3}, "
+                        "static_cast<{0}*>(mf_grid_work), mf_grid_semaphores)) return;",
+                        type, size, lambda, init));
+      }
     }
-    const bool guarded = !isTrue(it->second.write);
-    if (guarded) line(fmt::format("if ({}) {{", scalar(it->second.write)));
-    indent_ += guarded ? 1 : 0;
-    assign(op->out(), compute, binaryValue(op->opType(), compute, acc, result));
-    indent_ -= guarded ? 1 : 0;
-    if (guarded) line("}");
+    auto update = [&] {
+      const bool guarded = !isTrue(preds.write);
+      if (guarded) line(fmt::format("if ({}) {{", scalar(preds.write)));
+      indent_ += guarded ? 1 : 0;
+      assign(op->out(), compute, binaryValue(op->opType(), compute, acc, result));
+      indent_ -= guarded ? 1 : 0;
+      if (guarded) line("}");
+    };
+    if (group.empty())
+      update();
+    else
+      emitGroupLoops(group, update);
     --indent_;
     line("}");
   }

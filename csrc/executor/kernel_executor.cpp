@@ -341,13 +341,13 @@ PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>& inputs,
       continue;
     }
     if (p.kind == KernelParameter::Kind::GridWork) {
-      // One slot per thread of every block (KernelSummary::grid_reduction_dtype).
+      // grid_reduction_group slots per thread of every block (KernelSummary).
       args.addPointer(0);
-      launch.grid_work = PreparedLaunch::GridWork{arg,
-                                                  int64_t{launch.dims.grid_x} * launch.dims.grid_y *
-                                                      launch.dims.block_x * launch.dims.block_y *
-                                                      launch.dims.block_z,
-                                                  *summary.grid_reduction_dtype};
+      launch.grid_work = PreparedLaunch::GridWork{
+          arg,
+          int64_t{launch.dims.grid_x} * launch.dims.grid_y * summary.grid_reduction_group *
+              launch.dims.block_x * launch.dims.block_y * launch.dims.block_z,
+          *summary.grid_reduction_dtype};
       continue;
     }
     if (p.kind == KernelParameter::Kind::GridSemaphores) {

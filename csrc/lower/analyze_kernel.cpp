@@ -35,9 +35,17 @@ void addGridReduction(const Fusion& ir, KernelSummary& s) {
     auto* red = dynamic_cast<ReductionOp*>(e);
     if (red == nullptr) continue;
     auto* out = red->out()->as<TensorView>();
-    for (IterDomain* id : out->getLoopDomain())
-      if (id->isReduction() && isBlockDim(id->parallelType()))
-        s.grid_reduction_dtype = computeType(out->dtype());
+    const auto& loop = out->getLoopDomain();
+    if (std::none_of(loop.begin(), loop.end(), [](IterDomain* id) {
+          return id->isReduction() && isBlockDim(id->parallelType());
+        }))
+      continue;
+    s.grid_reduction_dtype = computeType(out->dtype());
+    // The group: iteration axes after the first reduction axis (constant: validateSchedule).
+    auto first =
+        std::find_if(loop.begin(), loop.end(), [](IterDomain* id) { return id->isReduction(); });
+    for (auto it = first; it != loop.end(); ++it)
+      if (!(*it)->isReduction()) s.grid_reduction_group *= *(*it)->extent()->constInt();
   }
 }
 

@@ -5,19 +5,16 @@
 #include "ir/builder.h"
 
 namespace mf {
-namespace {
 
-// Whether loop axis `i` of `tv` is an axis of its buffer: registers are per thread and hold
-// the axes right of the compute-at position; shared memory is per block and also holds every
-// thread-bound axis (one element per thread), inlined or not.
+// Registers are per thread and hold the axes right of the compute-at position; shared memory
+// is per block and also holds every thread-bound axis (one element per thread), inlined or
+// not.
 bool heldInBuffer(const TensorView* tv, int64_t i) {
   IterDomain* id = tv->axis(i);
   if (isBlockDim(id->parallelType()) || id->isBroadcast() || id->isReduction()) return false;
   if (isThreadDim(id->parallelType())) return tv->getMemoryType() == MemoryType::Shared;
   return i >= tv->computeAtPosition();
 }
-
-}  // namespace
 
 Val* promotedExtent(IterDomain* id, const IdModel* model) {
   if (model == nullptr) return id->extent();

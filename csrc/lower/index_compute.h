@@ -67,6 +67,10 @@ struct MergedIndexSource {
 Val* globalOffset(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logical_indices,
                   const MergedIndexSource* merged = nullptr);
 
+//! Whether loop axis `i` of `tv` (a register or shared tensor) is an axis of its buffer, one
+//! that localOffset linearizes over.
+bool heldInBuffer(const TensorView* tv, int64_t i);
+
 //! Offset into the buffer of a local (register) or shared tensor, given its loop indices:
 //! row-major over the loop axes right of its compute-at position that are not bound to
 //! blocks, nor to threads for a register buffer.

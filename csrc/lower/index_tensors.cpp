@@ -68,19 +68,47 @@ TensorIndex* indexOf(Kernel& kernel, TensorView* tv, const std::vector<Val*>& lo
 // take remainders to find the loop indices again (a register array indexed by `i % 8`, not
 // a constant after unrolling, lives in local memory), and would lose where the consumer's
 // loops run over an axis the producer broadcasts.
+//
+// A reduction's register result has fewer loop axes than its reader (an rfactor tensor
+// [.., r serial, r unroll, i v] read by the block reduction [.., r tidy, i v]) or more (the
+// block reduction read by the output's copy [.., i v]); its buffer axes (the v) are read at
+// the consumer's loop axis each maps to, one to one: the axis it was written at.
 std::optional<std::vector<Val*>> sharedLoopIndices(const IdModel& model, TensorView* p,
                                                    TensorView* c, const std::vector<Val*>& c_loop) {
-  if (p->getMemoryType() == MemoryType::Global || p->nDims() != c->nDims()) return std::nullopt;
-  for (int64_t i = 0; i < p->nDims(); ++i)
-    if (!model.areMapped(p->axis(i), c->axis(i), IdMappingMode::Permissive)) return std::nullopt;
-  return c_loop;
+  if (p->getMemoryType() == MemoryType::Global) return std::nullopt;
+  auto mapped = [&](int64_t i, int64_t j) {
+    return model.areMapped(p->axis(i), c->axis(j), IdMappingMode::Permissive);
+  };
+  bool by_position = p->nDims() == c->nDims();
+  for (int64_t i = 0; by_position && i < p->nDims(); ++i) by_position = mapped(i, i);
+  if (by_position) return c_loop;
+  const bool reduction_result = p->definition() != nullptr && p->definition()->isA<ReductionOp>();
+  if (!reduction_result || p->getMemoryType() != MemoryType::Local) return std::nullopt;
+  std::vector<Val*> p_loop(static_cast<size_t>(p->nDims()), constInt(0));
+  for (int64_t i = 0; i < p->nDims(); ++i) {
+    if (!heldInBuffer(p, i)) continue;
+    std::optional<int64_t> match;
+    for (int64_t j = 0; j < c->nDims(); ++j) {
+      if (!mapped(i, j)) continue;
+      if (match) return std::nullopt;
+      match = j;
+    }
+    if (!match) return std::nullopt;
+    p_loop[static_cast<size_t>(i)] = c_loop[static_cast<size_t>(*match)];
+  }
+  return p_loop;
 }
 
 // `acc = init` for the reduction `red`, stored where `out_index` points (its offset depends on
 // the iteration loops only), placed before the first reduction loop: the reduction loops that
 // follow combine into the identity. A buffer allocated inside that loop (inlined past a
 // threadIdx.x reduction axis, which is no loop in the code) is initialized right after its
-// allocation instead. Records the init's loops.
+// allocation instead. Iteration axes nested inside the reduction loops (an outer reduction's
+// vector: [.., r serial, r unroll, i vector]) get init loops of their own, which reuse the
+// output's loop indices (as nvFuser's init loops do), so `out_index` addresses them:
+//   FOR i7 in iS{4}: T2[i7] = set(0)          <- the init loop
+//   FOR i5 in rS{n}: FOR i7 in iS{4}: T2[i7] = reduction(..)
+// Records the init's loops.
 Expr* initReduction(Kernel& kernel, ReductionOp* red, TensorIndex* out_index,
                     const std::vector<ForLoop*>& loops) {
   auto* out = red->out()->as<TensorView>();
@@ -106,9 +134,24 @@ Expr* initReduction(Kernel& kernel, ReductionOp* red, TensorIndex* out_index,
   }
   MF_ASSERT(in_allocation || it != exprs.end(),
             "the first reduction loop of {} is not in its scope", red->toString());
-  scope.exprs().insert(it, init);
+  std::vector<ForLoop*> init_loops(loops.begin(), loops.begin() + depth);
+  Expr* placed = init;
+  Scope* inner = nullptr;
+  for (size_t i = depth; i < loops.size(); ++i) {
+    if (out->axis(static_cast<int64_t>(i))->isReduction()) continue;
+    auto* loop =
+        IrBuilder::create<ForLoop>(loops[i]->iterDomain(), loops[i]->index(), loops[i]->stop());
+    if (inner == nullptr)
+      placed = loop;
+    else
+      inner->push_back(loop);
+    inner = &loop->body();
+    init_loops.push_back(loop);
+  }
+  if (inner != nullptr) inner->push_back(init);
+  scope.exprs().insert(it, placed);
   kernel.reductionInits().insert(init);
-  kernel.loopsOf()[init] = std::vector<ForLoop*>(loops.begin(), loops.begin() + depth);
+  kernel.loopsOf()[init] = std::move(init_loops);
   return init;
 }
 

@@ -49,7 +49,8 @@ class Kernel {
   //! vector's first element.
   std::unordered_map<const Expr*, IndexMap>& outputIndices() { return output_indices_; }
   //! The lowered `acc = init` stores that start each reduction (set by indexTensors, which
-  //! places them before the first reduction loop): predicates skip their reduction axes.
+  //! places them before the first reduction loop, inside loops of their own over iteration
+  //! axes nested in the reduction loops): predicates skip their reduction axes.
   std::unordered_set<const Expr*>& reductionInits() { return reduction_inits_; }
   //! Block reductions (set by insertPredicates): every thread must reach the call, so its
   //! predicates are passed in instead of wrapping it: `read` selects the input or the identity,

@@ -127,7 +127,11 @@ std::string KernelSummary::toString() const {
   for (const VectorizedAccess& v : vectorized)
     s += fmt::format("  vectorized: T{} by {}\n", v.tv->name(), v.width);
   if (has_error_flag) s += "  error flag: layout op\n";
-  if (grid_reduction_dtype) s += fmt::format("  grid reduction: {}\n", *grid_reduction_dtype);
+  if (grid_reduction_dtype)
+    s += fmt::format("  grid reduction: {}{}\n", *grid_reduction_dtype,
+                     grid_reduction_group > 1
+                         ? fmt::format(", {} values per thread", grid_reduction_group)
+                         : "");
   s += fmt::format("  min compute capability: {}.{}\n", min_compute_capability.first,
                    min_compute_capability.second);
   return s + "} // %summary\n";

@@ -71,11 +71,16 @@ struct KernelSummary {
   std::pair<int, int> min_compute_capability{9, 0};
 
   //! A grid reduction (a reduction axis bound to blockIdx.y; at most one per kernel): every
-  //! block writes one value per thread to a global work buffer of
-  //! gridDim.x * gridDim.y * threads elements of this dtype (the accumulator's), and counts
-  //! itself in one of gridDim.x semaphores (unsigned, zero before the launch; the last block
-  //! resets its own). Null when the kernel has none (then neither parameter exists).
+  //! block writes grid_reduction_group values per thread to a global work buffer of
+  //! gridDim.x * gridDim.y * grid_reduction_group * threads elements of this dtype (the
+  //! accumulator's), and counts itself in one of gridDim.x semaphores (unsigned, zero before
+  //! the launch; the last block resets its own). Null when the kernel has none (then neither
+  //! parameter exists).
   std::optional<DataType> grid_reduction_dtype;
+  //! Values each thread of a grid reduction reduces in one call: the product of the extents
+  //! of the iteration axes nested inside its reduction axes (the vector of an outer
+  //! reduction), 1 without such axes.
+  int64_t grid_reduction_group = 1;
 
   //! The dimension `p`, or null when the kernel does not use it.
   const ParallelDimension* dimension(ParallelType p) const;

@@ -44,9 +44,12 @@ void insertAllocations(Kernel& kernel);
 //! indices of the consumer, mapped to the producer, then forward to its allocation (global:
 //! dot with strides, except that contiguous axes down to the innermost that one merged loop
 //! axis covers are addressed by the merged index) or its register buffer (at the consumer's
-//! loop indices when the producer's loops map to the consumer's).
+//! loop indices when the producer's loops map to the consumer's). Starts each reduction with
+//! `acc = init` before its first reduction loop, in init loops over the iteration axes
+//! nested inside its reduction loops (they reuse the output's loop indices).
 //!   T3 = exp(T2)  ->  T3[i0 * T3.stride[0] + i1] = exp(T2[i1])
 //!   T1 = neg(T0), T0 contiguous, [i0 * i1] merged  ->  T1[i] = neg(T0[i])
+//!   T1[r0, i1] = sum(T0)  ->  FOR i1: T1[i1] = 0; FOR r0: FOR i1: T1[i1] = T1[i1] + T0[..]
 //! Needs: generateLoopNests. Guarantees: no TensorView operand left in compute exprs;
 //! kernel.outputIndices() holds each expr's walk.
 void indexTensors(Kernel& kernel);

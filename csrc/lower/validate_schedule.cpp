@@ -1,6 +1,7 @@
 // validateSchedule: reject schedules the later passes cannot lower, with a message that
 // names the tensor and the axis.
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -110,19 +111,23 @@ void checkMemoryType(TensorView* tv) {
            tv->isFusionInput() ? "addInput" : "addOutput");
 }
 
-// A reduction is lowered as loops innermost in its nest: `acc = init` goes before the first
-// reduction loop, and every iteration loop must enclose it. A reduction axis is serial or, for
-// a block reduction, bound to threadIdx.x or threadIdx.y (one of them per reduction); a grid
-// reduction also binds one to blockIdx.y (see checkGridReduction).
+// A reduction is lowered as its loops nested inside its iteration loops: `acc = init` goes
+// before the first reduction loop. Iteration axes after a reduction axis (the vector of an
+// outer reduction's rfactor, [.., r serial, r unroll, i vector]) are loops inside the
+// reduction loops, which the init covers with loops of its own; they must be serial or
+// unrolled, and, for a block reduction (whose values of those axes are reduced in one
+// runtime call, a group), constant and across threadIdx.y. A reduction axis is serial or,
+// for a block reduction, bound to threadIdx.x or threadIdx.y (one of them per reduction);
+// a grid reduction also binds one to blockIdx.y (see checkGridReduction).
 void checkReduction(const ReductionOp* red) {
   auto* out = red->out()->as<TensorView>();
-  bool in_reduction = false;
+  const IterDomain* first_reduction = nullptr;
   const IterDomain* block_axis = nullptr;
   for (int64_t i = 0; i < out->nDims(); ++i) {
     IterDomain* id = out->axis(i);
+    ParallelType p = id->parallelType();
     if (id->isReduction()) {
-      in_reduction = true;
-      ParallelType p = id->parallelType();
+      if (first_reduction == nullptr) first_reduction = id;
       // TODO(#9): reductions across threadIdx.z.
       MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll || p == ParallelType::TIDx ||
                    p == ParallelType::TIDy || p == ParallelType::BIDy,
@@ -136,13 +141,41 @@ void checkReduction(const ReductionOp* red) {
                  out->toString(), block_axis->toString(), id->toString());
         block_axis = id;
       }
-    } else {
-      MF_CHECK(!in_reduction,
-               "{}: iteration axis {} comes after a reduction axis; reorder so that the "
-               "reduction axes are the innermost loops",
-               out->toString(), id->toString());
+    } else if (first_reduction != nullptr) {
+      MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll,
+               "{}: iteration axis {} after the reduction axis {} is bound to {}; iteration axes "
+               "inside the reduction loops must be serial or unrolled loops (move it before the "
+               "reduction axes to parallelize it)",
+               out->toString(), id->toString(), first_reduction->toString(), toString(p));
     }
   }
+  if (block_axis == nullptr) return;
+  std::optional<int64_t> first_group;
+  for (int64_t i = 0; i < out->nDims(); ++i) {
+    IterDomain* id = out->axis(i);
+    if (id->isReduction() || first_reduction == nullptr ||
+        i < std::find(out->getLoopDomain().begin(), out->getLoopDomain().end(), first_reduction) -
+                out->getLoopDomain().begin())
+      continue;
+    MF_CHECK(block_axis->parallelType() == ParallelType::TIDy && id->extent()->constInt(),
+             "{}: iteration axis {} after the reduction axis {} groups the block reduction's "
+             "values (one runtime call for all of them), which needs a constant extent and a "
+             "reduction across threadIdx.y; split it by a constant, or move it before the "
+             "reduction axes",
+             out->toString(), id->toString(), first_reduction->toString());
+    if (!first_group) first_group = i;
+  }
+  if (!first_group) return;
+  // The group's loops hold the reduction alone: codegen gathers, reduces and scatters them.
+  std::vector<Val*> sharers = red->inputs();
+  sharers.push_back(out);
+  for (Val* v : sharers)
+    if (auto* in = dynamic_cast<TensorView*>(v))
+      MF_CHECK(in->computeAtPosition() <= *first_group,
+               "{} shares {}, the group loop of the block reduction {}, which must hold the "
+               "reduction alone (its values are reduced in one call); inline it at position {} "
+               "at most",
+               in->toString(), out->axis(*first_group)->toString(), out->toString(), *first_group);
 }
 
 // A grid reduction (a reduction axis bound to blockIdx.y) is the kernel's only one, reduces
@@ -168,7 +201,11 @@ void checkGridReduction(const Fusion& ir) {
         "{}: a grid reduction must also reduce across threadIdx.x or threadIdx.y (rFactor the "
         "per-thread part, bind the block's part to threads)",
         out->toString());
-    for (IterDomain* id : loop)
+    // Iteration axes after the reduction axes are its group (checkReduction), reduced in the
+    // same runtime call: not a loop around it.
+    const auto first =
+        std::find_if(loop.begin(), loop.end(), [](IterDomain* id) { return id->isReduction(); });
+    for (IterDomain* id : std::vector<IterDomain*>(loop.begin(), first))
       MF_CHECK(
           id->isReduction() || isThreadDim(id->parallelType()) || isBlockDim(id->parallelType()),
           "{}: iteration axis {} of a grid reduction is a loop; bind every iteration axis "

@@ -37,6 +37,11 @@ constexpr int64_t kMinBlockThreads = 128;
 // threadIdx.y.
 constexpr int64_t kOuterBlockThreads = 512;
 constexpr int64_t kMaxOuterBdimx = 128;
+// Bytes an outer reduction's thread loads per unrolled group of rows: two 16-byte vectors
+// (2048 threads per SM then keep 64 KiB in flight, well above what HBM's latency needs),
+// aiming to keep the running sums and the loads within the 32 registers per thread that 4
+// blocks of 512 per SM allow.
+constexpr int64_t kOuterBytesInFlight = 32;
 // A grid reduction aims at one full wave of resident blocks (as many per SM as its threads
 // allow) and leaves every thread at least kMinSerialSteps serial steps to amortize the
 // partial results' round trip through global memory.
@@ -86,16 +91,52 @@ bool mayCrossBlocks(Fusion* fusion, int64_t blocks, const DeviceDescription& dev
          everyTensorFeedsOrFollowsReductions(fusion) && !anyOutputFeedsReduction(fusion);
 }
 
-// Blocks per output along the reduced axis: 1 unless mayCrossBlocks; otherwise enough for
-// one full wave of `block_threads`-thread blocks while each thread keeps kMinSerialSteps of
-// its `serial_steps`.
+// Blocks per output along the reduced axis: 1 unless mayCrossBlocks; otherwise one full
+// wave of `block_threads`-thread blocks, rounded down (the extra blocks of a partial second
+// wave would take as long as the first), while each thread keeps kMinSerialSteps of its
+// `serial_steps`.
 int64_t crossBlockFactor(Fusion* fusion, int64_t blocks, int64_t block_threads,
                          int64_t serial_steps, const DeviceDescription& device) {
   if (!mayCrossBlocks(fusion, blocks, device)) return 1;
   const int64_t blocks_per_sm = std::max<int64_t>(1, device.max_threads_per_sm / block_threads);
   const int64_t gy =
-      std::min(ceilDiv(blocks_per_sm * device.sm_count, blocks), serial_steps / kMinSerialSteps);
+      std::min(blocks_per_sm * device.sm_count / blocks, serial_steps / kMinSerialSteps);
   return std::clamp<int64_t>(gy, 1, kMaxGridY);
+}
+
+// The widest element of the full-shaped inputs (1 when there are none).
+int64_t widestElement(const std::vector<TensorView*>& full) {
+  int64_t bytes = 1;
+  for (TensorView* tv : full) bytes = std::max(bytes, dataTypeSize(tv->dtype()));
+  return bytes;
+}
+
+// Elements per thread along the merged iteration axis of an outer reduction: kMaxVectorBytes
+// of the widest full-shaped input, if the innermost run of iteration axes
+// (innerIterationRun), the dense row-major strides and the alignment allow. A trailing
+// broadcast axis (from a broadcast op before the reduction) gives 1: the vector would not run
+// along the inputs' innermost axis.
+int64_t outerVectorizationFactor(Fusion* fusion, SchedulerRuntimeInfo& info, const TensorView* red,
+                                 int64_t i_elems) {
+  const std::vector<TensorView*> full = fullShapeInputs(fusion, red);
+  if (full.empty() || i_elems == 0 || red->getLogicalDomain().back()->isBroadcast()) return 1;
+  return innerVectorizationFactor(info, full, innerIterationRun(info, red),
+                                  kMaxVectorBytes / widestElement(full));
+}
+
+// Whether `out` (a fusion output) is a register-to-global copy whose innermost loop axis is
+// the vector split of the merged iteration axis (an inner split by `vect`, not a reduction)
+// and whose vector fits kMaxVectorBytes (the width follows the inputs: an int64 sum of int8
+// or a float output of bf16 is stored an element at a time). Outputs are allocated dense
+// and aligned, and the executor checks the run at launch.
+bool endsInVector(TensorView* out, int64_t vect) {
+  if (out->isFusionInput() || out->nDims() == 0 || out->definition() == nullptr ||
+      !out->definition()->isA<LoadStoreOp>() || vect * dataTypeSize(out->dtype()) > kMaxVectorBytes)
+    return false;
+  IterDomain* last = out->axis(-1);
+  auto* split = dynamic_cast<Split*>(last->definition());
+  return split != nullptr && split->inner() == last && !last->isReduction() &&
+         !last->isBroadcast() && last->extent()->constInt() == vect;
 }
 
 void mergeRange(TensorView* tv, int64_t begin, int64_t end) {
@@ -176,15 +217,13 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
 
   if (params->inner_reduction) {
     const std::vector<TensorView*> full = fullShapeInputs(fusion, red);
-    int64_t max_bytes = 1;
-    for (TensorView* tv : full) max_bytes = std::max(max_bytes, dataTypeSize(tv->dtype()));
     // A vector runs along the innermost reduced axes only: [r0, i1, r2] merges r0 and r2 to
     // one axis, contiguous in r2 runs.
     const int64_t vect =
         full.empty() || r_elems == 0
             ? 1
             : innerVectorizationFactor(runtime_info, full, innerReducedRun(runtime_info, red),
-                                       kMaxVectorBytes / max_bytes);
+                                       kMaxVectorBytes / widestElement(full));
     const int64_t after_vect = std::max<int64_t>(ceilDiv(r_elems, vect), 1);
     // A warp-multiple of threads per row (the block reduction shuffles whole warps).
     int64_t bdimx =
@@ -214,18 +253,27 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
     return params;
   }
 
-  // Outer: columns on threadIdx.x, fewer per block while there are fewer blocks than SMs.
-  int64_t bdimx = std::min(kMaxOuterBdimx, roundUp(std::max<int64_t>(i_elems, 1), kWarp));
-  while (bdimx > kWarp && ceilDiv(i_elems, bdimx) < device.sm_count) bdimx /= 2;
+  // Outer: each thread keeps a vector of adjacent columns (16 bytes of the widest full-shaped
+  // input: one load per row step), the vectors on threadIdx.x, fewer per block while there
+  // are fewer blocks than SMs (32 threads of 4 floats: a warp reads 512 contiguous bytes).
+  const int64_t vect = outerVectorizationFactor(fusion, runtime_info, red, i_elems);
+  const int64_t i_vectors = ceilDiv(i_elems, vect);
+  // A power of two, so that halving keeps whole warps.
+  int64_t bdimx =
+      std::min(kMaxOuterBdimx, ceilPow2(roundUp(std::max<int64_t>(i_vectors, 1), kWarp)));
+  while (bdimx > kWarp && ceilDiv(i_vectors, bdimx) < device.sm_count) bdimx /= 2;
+  params->vectorization_factor = vect;
   const int64_t bdimy =
       std::max<int64_t>(1, std::min(kOuterBlockThreads / bdimx, ceilPow2(r_elems)));
+  const int64_t max_unroll = std::max<int64_t>(
+      1, kOuterBytesInFlight / (vect * widestElement(fullShapeInputs(fusion, red))));
   params->unroll_factor =
-      lastPow2(std::min(kMaxUnroll, std::max<int64_t>(ceilDiv(r_elems, bdimy), 1)));
+      lastPow2(std::min({kMaxUnroll, max_unroll, std::max<int64_t>(ceilDiv(r_elems, bdimy), 1)}));
   params->bdimx = bdimx;
   params->bdimy = bdimy;
   params->lparams.bind(bdimx, ParallelType::TIDx);
   params->lparams.bind(bdimy, ParallelType::TIDy);
-  const int64_t blocks = ceilDiv(i_elems, bdimx);
+  const int64_t blocks = ceilDiv(i_vectors, bdimx);
   if (blocks > 0) params->lparams.bind(blocks, ParallelType::BIDx);
   setCrossBlock(*params, crossBlockFactor(fusion, blocks, bdimx * bdimy,
                                           ceilDiv(r_elems, bdimy * params->unroll_factor), device));
@@ -236,7 +284,8 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
 // [iteration..., reduction...] (broadcasts join the iteration axes; nvFuser's
 // canonicalDimReduction), merged to [I, R]:
 //   inner: [I] -> [BIDx, (TIDy)], R -> [(BIDy), TIDx | serial, (Unroll), (v)]
-//   outer: [I] -> [BIDx, TIDx],   R -> [(BIDy), TIDy | serial, (Unroll)]
+//   outer: [I] -> [BIDx, TIDx, (v)], R -> [(BIDy), TIDy | serial, (Unroll)], the vector v of
+//          I last: [BIDx, TIDx, (BIDy), TIDy | serial, (Unroll), (v)]
 // then the same for every tensor (propagateTransforms), and every reduction rfactored at the
 // part right of `|`: each thread reduces its elements in registers, then the block reduces
 // across the thread axis left of `|`, then (cross_block) the grid across blockIdx.y.
@@ -294,18 +343,27 @@ void ReductionScheduler::schedule(Fusion* fusion, const HeuristicParams* params_
     }
   } else {
     MF_ASSERT(has_iter, "an outer reduction has iteration axes");
-    // I -> [BIDx, TIDx]; R -> [(BIDy), serial, (Unroll), TIDy] -> [(BIDy), TIDy, serial,
-    // (Unroll)]
+    // I -> [BIDx, TIDx, (v)]; R -> [(BIDy), serial, (Unroll), TIDy] -> [(BIDy), TIDy, serial,
+    // (Unroll)]; the vector last, inside the reduction loops: the rfactor tensor accumulates
+    // v columns per thread, [BIDx, TIDx, (BIDy), TIDy, r serial, r (Unroll), v], the block
+    // and grid reductions reduce the v values in one call (a group).
+    if (vect > 1) {
+      ref->split(0, vect);
+      ref->reorder({{1, 2}});
+    }
     ref->split(0, params->bdimx);
     ref->split(2, params->bdimy);
     if (unroll > 1) ref->split(2, unroll);
     if (cross) ref->split(2, params->grid_y, /*inner_split=*/false);
     const int64_t t = cross ? 3 : 2;
-    ref->reorder({{ref->nDims() - 1, t}});
+    ref->reorder({{ref->nDims() - (vect > 1 ? 2 : 1), t}});
     ref->axis(0)->parallelize(ParallelType::BIDx);
     ref->axis(1)->parallelize(ParallelType::TIDx);
     if (cross) ref->axis(2)->parallelize(ParallelType::BIDy);
     ref->axis(t)->parallelize(ParallelType::TIDy);
+    // The vector's loops (the rfactor's running sums, the block reduction's group, a store
+    // that is not a whole vector) are unrolled: the v values stay in registers.
+    if (vect > 1) ref->axis(-1)->parallelize(ParallelType::Unroll);
     rfactor_axes.push_back(t + 1);
     if (unroll > 1) {
       ref->axis(t + 2)->parallelize(ParallelType::Unroll);
@@ -325,11 +383,17 @@ void ReductionScheduler::schedule(Fusion* fusion, const HeuristicParams* params_
   if (!rfactor_axes.empty())
     for (TensorView* red : reds) red->rFactor(rfactor_axes);
 
-  // The full-shaped inputs' copies load whole vectors along the reduced axis.
-  if (params->inner_reduction && vect > 1)
+  // The full-shaped inputs' copies load whole vectors along the reduced (inner) or iteration
+  // (outer) axis; an outer reduction's outputs store whole vectors of their columns.
+  if (vect > 1) {
     for (size_t i = 0; i < cached.inputs.size(); ++i)
       if (std::find(full_inputs.begin(), full_inputs.end(), cached.inputs[i]) != full_inputs.end())
         cached.input_caches[i]->axis(-1)->parallelize(ParallelType::Vectorize);
+    if (!params->inner_reduction)
+      for (Val* v : fusion->outputs())
+        if (auto* out = v->as<TensorView>(); endsInVector(out, vect))
+          out->axis(-1)->parallelize(ParallelType::Vectorize);
+  }
   inlineMost();
 }
 

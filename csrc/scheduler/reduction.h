@@ -15,10 +15,12 @@ namespace mf {
 //! schedules written here). The scheduled reduction tensor has the merged iteration axis I
 //! and the merged reduction axis R:
 //!   inner: [I/bdimy: BIDx, bdimy: TIDy | (gy: BIDy), bdimx: TIDx || serial, u: Unroll, v]
-//!   outer: [I/bdimx: BIDx, bdimx: TIDx | (gy: BIDy), bdimy: TIDy || serial, u: Unroll]
-//! The part right of `||` is rfactored: each thread reduces its serial, unrolled and vector
-//! elements, then a block reduction across threadIdx.x (inner) or threadIdx.y (outer), then,
-//! when cross_block, a grid reduction across the gy blocks of blockIdx.y.
+//!   outer: [I/v/bdimx: BIDx, bdimx: TIDx | (gy: BIDy), bdimy: TIDy || serial, u: Unroll | v]
+//! The part right of `||` is rfactored: each thread reduces its serial, unrolled and (inner)
+//! vector elements, then a block reduction across threadIdx.x (inner) or threadIdx.y (outer),
+//! then, when cross_block, a grid reduction across the gy blocks of blockIdx.y. The outer
+//! vector v is an iteration axis inside the reduction loops: each thread keeps v running sums
+//! of adjacent columns, and the block and grid reductions reduce the v values in one call.
 class ReductionParams : public HeuristicParams {
  public:
   ReductionParams() : HeuristicParams(SchedulerType::Reduction) {}
@@ -26,12 +28,14 @@ class ReductionParams : public HeuristicParams {
   //! True: the innermost non-broadcast axis (allocation order) is reduced, so threadIdx.x
   //! runs along the merged reduced axes. False: along the merged iteration axes.
   bool inner_reduction = true;
-  //! Elements per vector load of the full-shaped inputs along the reduced axis (inner only;
-  //! it divides the innermost run of reduced axes, innerReducedRun).
+  //! Elements per vector load of the full-shaped inputs: along the reduced axis (inner; it
+  //! divides the innermost run of reduced axes, innerReducedRun) or along the iteration axis
+  //! (outer; it divides innerIterationRun, and the outputs are stored as vectors too).
   int64_t vectorization_factor = 1;
   //! Serial steps per thread unrolled into one loop body (loads in flight).
   int64_t unroll_factor = 1;
-  //! Threads along the reduced axis (inner) or the iteration axis (outer).
+  //! Threads along the reduced axis (inner) or the iteration axis (outer: each thread takes
+  //! vectorization_factor columns).
   int64_t bdimx = 32;
   //! Rows per block (inner) or threads along the reduced axis (outer).
   int64_t bdimy = 1;

@@ -57,12 +57,26 @@ bool isInnerReduction(const TensorView* red) {
   return red->getLogicalDomain()[pos]->isReduction();
 }
 
-int64_t innerReducedRun(SchedulerRuntimeInfo& runtime_info, const TensorView* red) {
+namespace {
+
+// The product of the extents of the axes at the end of `red`'s logical domain that are
+// reduction axes (`reduced`) or not.
+int64_t innerRun(SchedulerRuntimeInfo& runtime_info, const TensorView* red, bool reduced) {
   int64_t run = 1;
   const auto& logical = red->getLogicalDomain();
-  for (auto it = logical.rbegin(); it != logical.rend() && (*it)->isReduction(); ++it)
+  for (auto it = logical.rbegin(); it != logical.rend() && (*it)->isReduction() == reduced; ++it)
     run *= runtime_info.extent(*it);
   return run;
+}
+
+}  // namespace
+
+int64_t innerReducedRun(SchedulerRuntimeInfo& runtime_info, const TensorView* red) {
+  return innerRun(runtime_info, red, /*reduced=*/true);
+}
+
+int64_t innerIterationRun(SchedulerRuntimeInfo& runtime_info, const TensorView* red) {
+  return innerRun(runtime_info, red, /*reduced=*/false);
 }
 
 std::optional<std::string> reductionPatternRejectReason(Fusion* fusion) {

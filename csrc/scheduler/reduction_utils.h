@@ -55,6 +55,12 @@ bool isInnerReduction(const TensorView* red);
 //! row-major input, which a vector load must not cross. [r0, i1, r2] gives r2.
 int64_t innerReducedRun(SchedulerRuntimeInfo& runtime_info, const TensorView* red);
 
+//! The elements of `red`'s innermost run of iteration logical axes (the product of the
+//! run-time extents of the non-reduction axes at the end of its logical domain; 1 when its
+//! last axis is reduced): the part of an outer reduction's merged iteration axis that is
+//! contiguous in a row-major input. [i0, r1, i2] gives i2.
+int64_t innerIterationRun(SchedulerRuntimeInfo& runtime_info, const TensorView* red);
+
 //! The tensors computed from a reduction output (directly or through other tensors): the
 //! post-reduction part of the fusion, which the schedule iterates over the reduction's
 //! iteration axes only.

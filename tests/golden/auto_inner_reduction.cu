@@ -1,39 +1,39 @@
-extern "C" __global__ void kernel_1d5affb6584d8959(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
+extern "C" __global__ void kernel_b14ab22979db577b(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
   __builtin_assume(threadIdx.x < 32);
   __builtin_assume(threadIdx.y < 4);
   const mf_index_t i71 = ((((mf_index_t)blockIdx.x) * 4) + ((mf_index_t)threadIdx.y));
-  const bool b102 = (i71 < T0.size[0]);
+  const bool b100 = (i71 < T0.size[0]);
   alignas(16) float T3[1];
-  if (b102) {
+  if (b100) {
     T3[0] = 0.0f;
   }
   alignas(16) float T4[1];
-  if (b102) {
+  if (b100) {
     T4[0] = 0.0f;
   }
   for (mf_index_t i27 = 0; i27 < ((((((T0.size[1] + 4 - 1) / 4) + 32 - 1) / 32) + 4 - 1) / 4); ++i27) {
     #pragma unroll
     for (mf_index_t i28 = 0; i28 < 4; ++i28) {
       const mf_index_t i39 = ((((i27 * 4) + i28) * 32) + ((mf_index_t)threadIdx.x));
-      const bool b93 = (b102 && (i39 < (T0.size[1] / 4)));
+      const bool b91 = (b100 && (i39 < (T0.size[1] / 4)));
       alignas(16) float T2[4];
-      if (b93) {
+      if (b91) {
         mf_vectorCopy<float, 4>(&T2[0], &T0[((i71 * T0.stride[0]) + (i39 * 4))]);
       }
       for (mf_index_t i30 = 0; i30 < 4; ++i30) {
-        if (b93) {
+        if (b91) {
           T4[0] = (T4[0] + T2[i30]);
         }
       }
     }
   }
   {
-    const float block_result = mf_blockAllReduceX<float>(b102 ? T4[0] : 0.0f, [](float a, float b) { return (a + b); }, 0.0f);
-    if (b102) {
+    const float block_result = mf_blockAllReduceX<float>(b100 ? T4[0] : 0.0f, [](float a, float b) { return (a + b); }, 0.0f);
+    if (b100) {
       T3[0] = (T3[0] + block_result);
     }
   }
-  if (b102) {
+  if (b100) {
     T1[i71] = T3[0];
   }
 }

@@ -1,38 +1,55 @@
-extern "C" __global__ void kernel_24710fe7e5695149(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, void* mf_grid_work, unsigned* mf_grid_semaphores) {
-  const mf_index_t i65 = ((((mf_index_t)blockIdx.x) * 32) + ((mf_index_t)threadIdx.x));
-  const bool b94 = (i65 < T0.size[1]);
-  const mf_index_t i14 = ((((((T0.size[0] + 16 - 1) / 16) + 4 - 1) / 4) + 4 - 1) / 4);
-  alignas(16) float T3[1];
-  if (b94) {
-    T3[0] = 0.0f;
+extern "C" __global__ void kernel_09b15f42dcaa09e7(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, void* mf_grid_work, unsigned* mf_grid_semaphores) {
+  const mf_index_t i90 = ((((mf_index_t)blockIdx.x) * 32) + ((mf_index_t)threadIdx.x));
+  const mf_index_t i91 = (i90 * 4);
+  const mf_index_t i17 = ((((((T0.size[0] + 16 - 1) / 16) + 2 - 1) / 2) + 8 - 1) / 8);
+  const bool b119 = (i90 < (T0.size[1] / 4));
+  alignas(16) float T3[4];
+  #pragma unroll
+  for (mf_index_t i39 = 0; i39 < 4; ++i39) {
+    if (((i91 + i39) < T0.size[1])) {
+      T3[i39] = 0.0f;
+    }
   }
-  alignas(16) float T4[1];
-  if (b94) {
-    T4[0] = 0.0f;
+  alignas(16) float T4[4];
+  #pragma unroll
+  for (mf_index_t i38 = 0; i38 < 4; ++i38) {
+    if (((i91 + i38) < T0.size[1])) {
+      T4[i38] = 0.0f;
+    }
   }
-  for (mf_index_t i27 = 0; i27 < i14; ++i27) {
+  for (mf_index_t i35 = 0; i35 < i17; ++i35) {
     #pragma unroll
-    for (mf_index_t i28 = 0; i28 < 4; ++i28) {
-      const mf_index_t i37 = ((((((((mf_index_t)blockIdx.y) * i14) + i27) * 4) + i28) * 16) + ((mf_index_t)threadIdx.y));
-      const bool b86 = ((i37 < T0.size[0]) && b94);
-      alignas(16) float T2[1];
-      if (b86) {
-        T2[0] = T0[((i37 * T0.stride[0]) + i65)];
+    for (mf_index_t i36 = 0; i36 < 2; ++i36) {
+      const mf_index_t i53 = ((((((((mf_index_t)blockIdx.y) * i17) + i35) * 2) + i36) * 16) + ((mf_index_t)threadIdx.y));
+      const bool b120 = ((i53 < T0.size[0]) && b119);
+      alignas(16) float T2[4];
+      if (b120) {
+        mf_vectorCopy<float, 4>(&T2[0], &T0[((i53 * T0.stride[0]) + i91)]);
       }
-      if (b86) {
-        T4[0] = (T4[0] + T2[0]);
+      #pragma unroll
+      for (mf_index_t i38 = 0; i38 < 4; ++i38) {
+        if (b120) {
+          T4[i38] = (T4[i38] + T2[i38]);
+        }
       }
     }
   }
   {
-    const float block_result = mf_blockAllReduceY<float>(b94 ? T4[0] : 0.0f, [](float a, float b) { return (a + b); }, 0.0f);
-    float grid_result;
-    if (!mf_gridAllReduceY<float>(block_result, [](float a, float b) { return (a + b); }, 0.0f, static_cast<float*>(mf_grid_work), mf_grid_semaphores, grid_result)) return;
-    if (b94) {
-      T3[0] = (T3[0] + grid_result);
+    float block_values[4];
+    #pragma unroll
+    for (mf_index_t i39 = 0; i39 < 4; ++i39) {
+      block_values[i39] = b119 ? T4[i39] : 0.0f;
+    }
+    mf_blockAllReduceY<float, 4>(block_values, [](float a, float b) { return (a + b); }, 0.0f);
+    if (!mf_gridAllReduceY<float, 4>(block_values, [](float a, float b) { return (a + b); }, 0.0f, static_cast<float*>(mf_grid_work), mf_grid_semaphores)) return;
+    #pragma unroll
+    for (mf_index_t i39 = 0; i39 < 4; ++i39) {
+      if (b119) {
+        T3[i39] = (T3[i39] + block_values[i39]);
+      }
     }
   }
-  if (b94) {
-    T1[i65] = T3[0];
+  if (b119) {
+    mf_vectorCopy<float, 4>(&T1[i91], &T3[0]);
   }
 }

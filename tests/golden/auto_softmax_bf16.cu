@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_96397cd02906f9fe(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T9) {
+extern "C" __global__ void kernel_f93f0063f9c9f562(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T9) {
   __builtin_assume(threadIdx.x < 128);
   alignas(16) float T10[1];
   alignas(16) float T6[1];
@@ -26,12 +26,12 @@ extern "C" __global__ void kernel_96397cd02906f9fe(Tensor<mf_bfloat16, 2, 2> T0,
   }
   for (mf_index_t i61 = 0; i61 < 4; ++i61) {
     for (mf_index_t i62 = 0; i62 < 8; ++i62) {
-      const mf_index_t i143 = ((i61 * 8) + i62);
+      const mf_index_t i145 = ((i61 * 8) + i62);
       alignas(16) float T4[1];
       alignas(16) float T3[1];
       T3[0] = T2[0];
-      T4[0] = (T1[i143] - T3[0]);
-      T5[i143] = mf_exp(T4[0]);
+      T4[0] = (T1[i145] - T3[0]);
+      T5[i145] = mf_exp(T4[0]);
     }
   }
   T6[0] = 0.0f;

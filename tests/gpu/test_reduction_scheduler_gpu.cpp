@@ -92,6 +92,59 @@ TEST_F(ReductionSchedulerGpu, EveryOpInnerAndOuter) {
       for (int64_t axis : {0, 1}) runOp(op, dtype, axis);
 }
 
+// Outer reductions with vectors along the columns (each thread keeps V running results,
+// the block and grid reductions take the V values in one call): column counts whose vector
+// width is 4 or 8 (bf16), 2, and 1 (odd), a partial block of vectors (1028 = 257 vectors of
+// 4) and a single vector; rows from 1 to long columns shared by several blocks (cross_block;
+// 8192 x 4096 is the benchmark's schedule with a quarter of its rows, small enough for the
+// sanitizers). Each case also checks the heuristics chose what it means to test.
+TEST_F(ReductionSchedulerGpu, VectorizedOuter) {
+  struct Case {
+    int64_t m, n;
+    DataType dtype;
+    int64_t vector;
+    bool cross_block;
+  };
+  const std::vector<Case> cases = {
+      {1, 4096, DataType::Float, 4, false},      {7, 4096, DataType::Float, 4, false},
+      {4099, 1028, DataType::Float, 4, true},    {131, 4094, DataType::Float, 2, false},
+      {4099, 4093, DataType::Float, 1, true},    {8192, 4096, DataType::Float, 4, true},
+      {4099, 4, DataType::Float, 4, true},       {13, 24, DataType::BFloat16, 8, false},
+      {8192, 4096, DataType::BFloat16, 8, true}, {4099, 1000, DataType::BFloat16, 8, true},
+  };
+  for (const OpCase& op : {OpCase{"sum", sum, false}, OpCase{"max", max, true}}) {
+    for (const Case& c : cases) {
+      auto fusion = std::make_unique<Fusion>();
+      {
+        FusionGuard fg(fusion.get());
+        TensorView* x = makeContigTensor(2, c.dtype);
+        fusion->addInput(x);
+        fusion->addOutput(op.fn(x, {0}, false, std::nullopt));
+      }
+      FusionExecutorCache fec(std::move(fusion));
+      std::vector<Tensor> in = {Tensor::random({c.m, c.n}, c.dtype, 31).toDevice()};
+      std::vector<Tensor> ref = ReferenceEvaluator(fec.fusion()).run({in[0].toHost()});
+      std::vector<Tensor> out = fec.runFusionWithInputs(in, {.poison_outputs = true});
+      const std::string what = fmt::format("{} {} [{}, {}]", op.name, c.dtype, c.m, c.n);
+      auto* p = dynamic_cast<const ReductionParams*>(
+          fec.getMostRecentKernelRuntime()->heuristics().at(0));
+      ASSERT_NE(p, nullptr) << what;
+      EXPECT_FALSE(p->inner_reduction) << what;
+      EXPECT_EQ(p->vectorization_factor, c.vector) << what;
+      EXPECT_EQ(p->cross_block, c.cross_block) << what;
+      if (op.exact_for_floats) {
+        expectClose(out, ref, 0, 0, what);
+      } else {
+        const double tol = reftest::sumTolerance(DataType::Float, c.dtype, c.m, 2.0 * c.m, 0.0);
+        expectClose(out, ref, tol, 2 * reftest::unitRoundoff(c.dtype), what);
+      }
+      // A second run reuses the executor: the grid reduction's semaphores are back at 0.
+      std::vector<Tensor> again = fec.runFusionWithInputs(in, {.poison_outputs = true});
+      expectClose(again, out, 0, 0, what + " (second run, bitwise equal)");
+    }
+  }
+}
+
 // Reductions of any axis set of a [a, b, c] tensor (the schedule merges the iteration axes
 // and the reduction axes into one each): the middle axis (an outer schedule over columns
 // a*c apart), the outer and inner axes together (an inner schedule over rows whose runs of

@@ -310,6 +310,30 @@ const std::vector<GoldenFusion>& goldenFusions() {
          return std::vector<Tensor>{Tensor::random({n % 37 + 1, n}, DataType::Float, seed)};
        },
        1e-5},
+      // The outer reduction's vector by hand, serial: each thread loads 4 adjacent columns of
+      // a row with one vector copy and keeps 4 running sums (an iteration axis inside the
+      // reduction loop: the init's own loop over it), then stores them as one vector.
+      {"outer_reduction_vector_serial",
+       [](Fusion& f) {
+         TensorView* t0 = makeContigTensor(2);
+         f.addInput(t0);
+         TensorView* t1 = sum(t0, {0});
+         f.addOutput(t1);
+         TensorView* copy = t0->cacheAfter();
+         TensorView* acc = t1->cacheBefore();
+         // [r0, i1] -> [i1/4/128: BIDx, 128: TIDx, r0, 4]; the output [i1] -> [BIDx, TIDx, 4].
+         for (TensorView* tv : {copy, acc}) tv->split(1, 4)->reorder({{1, 0}})->split(0, 128);
+         t1->split(0, 4)->split(0, 128);
+         for (TensorView* tv : {copy, acc, t1}) {
+           gridBlock(tv);
+           tv->axis(-1)->parallelize(tv == acc ? ParallelType::Unroll : ParallelType::Vectorize);
+         }
+         inlineMost();
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n % 37 + 1, 4 * n}, DataType::Float, seed)};
+       },
+       1e-5},
       // One row per thread: half inputs cast to float inside the reduction loop, the float
       // accumulator in a register, the result cast back to half.
       {"inner_reduction_serial_half",

@@ -239,17 +239,167 @@ TEST(LowerReduction, SerialReductionLoopIsNotShared) {
                   "result after that loop")));
 }
 
-// The init goes before the first reduction loop, so iteration loops must be outside it.
-TEST(LowerReduction, IterationAxisInsideReductionIsRefused) {
+// An iteration loop inside the reduction loop (a column sum left unscheduled: T1[r0, i1]):
+// the init gets a loop of its own over the iteration axis, before the reduction loop, with
+// the same index, so it writes every element the reduction's loops update.
+TEST(LowerReduction, IterationLoopInsideReductionLoop) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   TensorView* t0 = makeSymbolicTensor(2);
   fusion.addInput(t0);
   fusion.addOutput(sum(t0, {0}));
+  EXPECT_TRUE(checkPass(fusion, "insertPredicates", R"(
+%kernel {
+  FOR i4 in iS3{i1}:
+    T1[i4] = set(0.0)
+  FOR i3 in rS2{i0}:
+    FOR i4 in iS3{i1}:
+      T1[i4] = reduction(T0[( ( i3 * T0.stride[0] ) + ( i4 * T0.stride[1] ) )], op = add, initial = 0.0)
+} // %kernel
+)"));
+}
+
+// The outer reduction's vector, by hand: columns split by 4, the rows by 8 on threadIdx.y,
+// the serial part rfactored. The rfactor tensor T2 [TIDx, TIDy, r serial, i4] keeps 4
+// register sums (its init loop over the vector before the serial loop; a partial tile of
+// rows guards the step only); the block reduction T1 [TIDx, rTIDy, i4] groups its 4 values.
+std::unique_ptr<Fusion> groupedColumnSum(DataType dtype = DataType::Float) {
+  auto fusion = std::make_unique<Fusion>();
+  FusionGuard fg(fusion.get());
+  TensorView* t0 = makeContigConcreteTensor({-1, 128}, dtype);
+  fusion->addInput(t0);
+  TensorView* t1 = sum(t0, {0});
+  fusion->addOutput(t1);
+  // [r0, i1] -> [i1/4: TIDx, 8: rTIDy, r0/8, 4]
+  t1->split(1, 4)->split(0, 8)->reorder({{2, 0}, {0, 2}});
+  t1->axis(0)->parallelize(ParallelType::TIDx);
+  t1->axis(1)->parallelize(ParallelType::TIDy);
+  t1->rFactor({2});
+  inlineMost();
+  return fusion;
+}
+
+TEST(LowerReduction, GroupedBlockReduction) {
+  std::unique_ptr<Fusion> fusion = groupedColumnSum();
+  EXPECT_TRUE(checkPass(*fusion, "insertPredicates", R"(
+%kernel {
+  FOR ((mf_index_t)threadIdx.x) in ithreadIdx.x10{32}:
+    FOR i13 in iS5{4}:
+      T1[( ( ((mf_index_t)threadIdx.x) * 4 ) + i13 )] = set(0.0)
+    FOR ((mf_index_t)threadIdx.y) in ithreadIdx.y13{8}:
+      T2_l_float[ithreadIdx.x10{32}, ithreadIdx.y13{8}, rS12{ceilDiv(i0, 8)}, iS11{4}] ca_pos( 2 ) = ALLOCATE(size = 4, mem = l)
+      FOR i12 in iS11{4}:
+        T2[i12] = set(0.0)
+      FOR i11 in rS12{ceilDiv(i0, 8)}:
+        FOR i12 in iS11{4}:
+          IF ( ( ( i11 * 8 ) + ((mf_index_t)threadIdx.y) ) < i0 ):
+            T2[i12] = reduction(T0[( ( ( ( i11 * 8 ) + ((mf_index_t)threadIdx.y) ) * T0.stride[0] ) + ( ( ((mf_index_t)threadIdx.x) * 4 ) + i12 ) )], op = add, initial = 0.0)
+      FOR i13 in iS5{4}:
+        T1[( ( ((mf_index_t)threadIdx.x) * 4 ) + i13 )] = reduction(T2[i13], op = add, initial = 0.0) (read: true, write: ( ((mf_index_t)threadIdx.y) == 0 ))
+} // %kernel
+)"));
+  // One call for the 4 values: gathered and scattered in the group's loop, same index.
+  std::unique_ptr<Kernel> kernel = lowerFusion(*fusion, {});
+  const std::string code = generateCuda(*kernel, "").kernel_code;
+  EXPECT_THAT(code, HasSubstr(R"(    float block_values[4];
+    for (mf_index_t i13 = 0; i13 < 4; ++i13) {
+      block_values[i13] = T2[i13];
+    }
+    mf_blockAllReduceY<float, 4>(block_values, [](float a, float b) { return (a + b); }, 0.0f);
+    for (mf_index_t i13 = 0; i13 < 4; ++i13) {
+      if ((((mf_index_t)threadIdx.y) == 0)) {
+        T1[(i27 + i13)] = (T1[(i27 + i13)] + block_values[i13]);
+      }
+    }
+)"));
+}
+
+// With blockIdx.y splitting the rows too, the grid reduction takes the 4 values in one call
+// (the blocks that do not finish it return), and the summary sizes its work buffer for 4
+// values per thread.
+TEST(LowerReduction, GroupedGridReduction) {
+  auto fusion = std::make_unique<Fusion>();
+  FusionGuard fg(fusion.get());
+  TensorView* t0 = makeContigConcreteTensor({-1, 128});
+  fusion->addInput(t0);
+  TensorView* t1 = sum(t0, {0});
+  fusion->addOutput(t1);
+  // [r0, i1] -> [i1/4: TIDx, gy: rBIDy, 8: rTIDy, r serial, 4]
+  t1->split(1, 4)
+      ->split(0, 8)
+      ->split(0, 3, /*inner_split=*/false)
+      ->reorder({{3, 0}, {0, 1}, {2, 2}, {1, 3}});
+  t1->axis(0)->parallelize(ParallelType::TIDx);
+  t1->axis(1)->parallelize(ParallelType::BIDy);
+  t1->axis(2)->parallelize(ParallelType::TIDy);
+  t1->rFactor({3});
+  inlineMost();
+  std::unique_ptr<Kernel> kernel = lowerFusion(*fusion, {});
+  EXPECT_EQ(kernel->summary().grid_reduction_group, 4);
+  EXPECT_THAT(kernel->summary().toString(),
+              HasSubstr("grid reduction: float, 4 values per thread"));
+  const std::string code = generateCuda(*kernel, "").kernel_code;
+  EXPECT_THAT(code,
+              HasSubstr("mf_blockAllReduceY<float, 4>(block_values, [](float a, float b) { return "
+                        "(a + b); }, 0.0f);\n    if (!mf_gridAllReduceY<float, 4>(block_values, "
+                        "[](float a, float b) { return (a + b); }, 0.0f, "
+                        "static_cast<float*>(mf_grid_work), mf_grid_semaphores)) return;"));
+}
+
+// Iteration axes inside the reduction loops are serial loops; a block reduction groups them
+// into one call only across threadIdx.y and with constant extents.
+TEST(LowerReduction, IterationAxesInsideReductionRules) {
+  struct Case {
+    void (*schedule)(TensorView* column_sum);
+    std::string message;
+  };
+  for (const Case& c : {
+           Case{[](TensorView* t1) { t1->split(1, 32)->axis(2)->parallelize(ParallelType::TIDx); },
+                "T1_g_float[rS2{i0}, iS4{ceilDiv(i1, 32)}, ithreadIdx.x5{32}]: iteration axis "
+                "ithreadIdx.x5{32} after the reduction axis rS2{i0} is bound to threadIdx.x; "
+                "iteration axes inside the reduction loops must be serial or unrolled loops"},
+           Case{[](TensorView* t1) { t1->split(0, 32)->axis(1)->parallelize(ParallelType::TIDx); },
+                "iteration axis iS3{i1} after the reduction axis rS4{ceilDiv(i0, 32)} groups the "
+                "block reduction's values (one runtime call for all of them), which needs a "
+                "constant extent and a reduction across threadIdx.y"},
+           Case{[](TensorView* t1) { t1->split(0, 32)->axis(1)->parallelize(ParallelType::TIDy); },
+                "iteration axis iS3{i1} after the reduction axis rS4{ceilDiv(i0, 32)} groups"},
+       }) {
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* t0 = makeSymbolicTensor(2);
+    fusion.addInput(t0);
+    TensorView* t1 = sum(t0, {0});
+    fusion.addOutput(t1);
+    c.schedule(t1);
+    EXPECT_THAT(validate(fusion), ThrowsMessage<UserError>(HasSubstr(c.message)));
+  }
+}
+
+// A producer computed inside the group's loop would be computed once for all the values the
+// one call reduces: refused.
+TEST(LowerReduction, GroupLoopHoldsTheReductionAlone) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigConcreteTensor({8, 128});
+  fusion.addInput(t0);
+  TensorView* t2 = neg(t0);
+  TensorView* t1 = sum(t2, {0});
+  fusion.addOutput(t1);
+  for (TensorView* tv : {t2, t1}) {
+    // [8, 128] -> [128/4: TIDx, 8: TIDy, 4]
+    tv->split(1, 4)->reorder({{0, 1}});
+    tv->axis(0)->parallelize(ParallelType::TIDx);
+    tv->axis(1)->parallelize(ParallelType::TIDy);
+  }
+  t2->inlineAt(3);
   EXPECT_THAT(validate(fusion),
               ThrowsMessage<UserError>(HasSubstr(
-                  "T1_g_float[rS2{i0}, iS3{i1}]: iteration axis iS3{i1} comes after a reduction "
-                  "axis; reorder so that the reduction axes are the innermost loops")));
+                  "T1_l_float[ithreadIdx.x6{32}, ithreadIdx.y2{8}, iS7{4}] ca_pos( 3 ) shares "
+                  "iS9{4}, the group loop of the block reduction T2_g_float[ithreadIdx.x8{32}, "
+                  "rthreadIdx.y4{8}, iS9{4}], which must hold the reduction alone")));
+  t2->inlineAt(2);
+  EXPECT_NO_THROW(irAfter(fusion, "insertSyncs"));
 }
 
 }  // namespace

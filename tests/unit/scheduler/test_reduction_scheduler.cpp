@@ -69,18 +69,50 @@ TEST(ReductionHeuristics, InnerShortRowsShareABlock) {
   EXPECT_EQ(p->lparams.getDim(ParallelType::TIDy), 4);
 }
 
-// fp32 [32Ki, 4Ki] summed over the first axis: columns on threadIdx.x, halved until there
-// are at least as many blocks as SMs (128 columns of 32), the reduced axis on 16 threads of
-// threadIdx.y, each unrolling 4 rows.
+// fp32 [32Ki, 4Ki] summed over the first axis: vectors of 4 columns (16 bytes) on
+// threadIdx.x, halved until there are at least as many blocks as SMs or a warp is left (1024
+// vectors: 32 blocks of 32), the reduced axis on 16 threads of threadIdx.y, each unrolling 2
+// rows (two 16-byte loads in flight), 16 blocks per column (one wave of 4 blocks per SM).
 TEST(ReductionHeuristics, OuterColumns) {
   auto f = sumOf2d(0);
   auto p = reductionHeuristics(*f, {schedtest::contiguous({32768, 4096})});
   EXPECT_FALSE(p->inner_reduction);
-  EXPECT_EQ(p->vectorization_factor, 1);
+  EXPECT_EQ(p->vectorization_factor, 4);
   EXPECT_EQ(p->bdimx, 32);
   EXPECT_EQ(p->bdimy, 16);
-  EXPECT_EQ(p->unroll_factor, 4);
-  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDx), 128);
+  EXPECT_EQ(p->unroll_factor, 2);
+  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDx), 32);
+  EXPECT_EQ(p->toString(),
+            "ReductionParams(outer, vectorization_factor = 4, unroll_factor = 2, bdimx = 32, "
+            "bdimy = 16, cross_block = true, grid_y = 16, index_type = int32, LaunchParams(grid = "
+            "[32, 16, -], block = [32, 16, -]))");
+  // One element per load: 4 rows unrolled (16 bytes in flight per group).
+  auto odd = reductionHeuristics(*f, {schedtest::contiguous({32768, 4093})});
+  EXPECT_EQ(odd->vectorization_factor, 1);
+  EXPECT_EQ(odd->unroll_factor, 4);
+}
+
+// The outer vector is the widest power of two of at most 16 bytes that divides the
+// innermost iteration run: 4093 columns (odd) load one float at a time, 4094 two; bf16
+// loads 8 (each thread then keeps 8 float sums: 512 vectors, 16 blocks of 32).
+TEST(ReductionHeuristics, OuterVectorWidth) {
+  auto f = sumOf2d(0);
+  auto odd = reductionHeuristics(*f, {schedtest::contiguous({1000, 4093})});
+  EXPECT_FALSE(odd->inner_reduction);
+  EXPECT_EQ(odd->vectorization_factor, 1);
+  EXPECT_EQ(odd->lparams.getDim(ParallelType::BIDx), 128);  // ceil(4093 / 32)
+  auto even = reductionHeuristics(*f, {schedtest::contiguous({1000, 4094})});
+  EXPECT_EQ(even->vectorization_factor, 2);
+  auto bf16 = sumOf2d(0, DataType::BFloat16);
+  auto p = reductionHeuristics(*bf16, {schedtest::contiguous({32768, 4096})});
+  EXPECT_EQ(p->vectorization_factor, 8);
+  EXPECT_EQ(p->bdimx, 32);
+  EXPECT_EQ(p->bdimy, 16);
+  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDx), 16);
+  EXPECT_EQ(p->grid_y, 33);  // ceil(4 * 132 / 16) blocks per column
+  // Strided rows (a padded row stride): one element at a time.
+  auto strided = reductionHeuristics(*f, {schedtest::strided({64, 256}, {260, 1})});
+  EXPECT_EQ(strided->vectorization_factor, 1);
 }
 
 // One 128Mi fp32 vector: one output, so the row is shared by 264 blocks of 1024 threads (one
@@ -103,15 +135,21 @@ TEST(ReductionHeuristics, LongVectorIsCrossBlock) {
   EXPECT_EQ(p->lparams.getDim(ParallelType::BIDy), 264);
 }
 
-// [32Ki, 4Ki] over the first axis: 128 blocks of columns are fewer than the SMs, so each
-// column is shared by 5 blocks (4 blocks per SM in all).
+// [32Ki, 4Ki] over the first axis: 32 blocks of 128 columns are fewer than the SMs, so each
+// column is shared by 528 / 32 = 16 blocks (rounded down: one wave of at most 4 blocks per
+// SM), each thread with 1024 / 16 serial steps of 2 unrolled rows.
 TEST(ReductionHeuristics, OuterFewColumnsIsCrossBlock) {
   auto f = sumOf2d(0);
   auto p = reductionHeuristics(*f, {schedtest::contiguous({32768, 4096})});
   EXPECT_TRUE(p->cross_block);
-  EXPECT_EQ(p->grid_y, 5);
-  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDx), 128);
-  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDy), 5);
+  EXPECT_EQ(p->grid_y, 16);
+  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDx), 32);
+  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDy), 16);
+  // 100 blocks of columns (12800 of them): 5 per column, 500 blocks, not 6 (600 blocks: a
+  // second wave).
+  auto hundred = reductionHeuristics(*f, {schedtest::contiguous({32768, 12800})});
+  EXPECT_EQ(hundred->lparams.getDim(ParallelType::BIDx), 100);
+  EXPECT_EQ(hundred->grid_y, 5);
 }
 
 // Two reductions cannot share a grid reduction: they stay one block per output.
@@ -170,11 +208,15 @@ TEST(ReductionHeuristics, MiddleAxisIsOuter) {
   auto f = sumOfAxes(3, {1});
   auto p = reductionHeuristics(*f, {schedtest::contiguous({8, 1000, 64})});
   EXPECT_FALSE(p->inner_reduction);
-  EXPECT_EQ(p->vectorization_factor, 1);
-  // 512 columns: 32 per block (16 blocks, fewer than the SMs), 16 threads along the axis.
+  // 512 columns in vectors of 4 (runs of 64 columns): 128 vectors, 32 per block (4 blocks,
+  // fewer than the SMs), 16 threads along the axis.
+  EXPECT_EQ(p->vectorization_factor, 4);
   EXPECT_EQ(p->bdimx, 32);
   EXPECT_EQ(p->bdimy, 16);
-  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDx), 16);
+  EXPECT_EQ(p->lparams.getDim(ParallelType::BIDx), 4);
+  // Runs of 6 columns: vectors of 2 (a vector never crosses a run).
+  auto p6 = reductionHeuristics(*f, {schedtest::contiguous({8, 1000, 6})});
+  EXPECT_EQ(p6->vectorization_factor, 2);
   // Rank 4, axis 1: the same.
   auto f4 = sumOfAxes(4, {1});
   EXPECT_FALSE(reductionHeuristics(*f4, {schedtest::contiguous({2, 100, 3, 5})})->inner_reduction);
@@ -413,17 +455,42 @@ TEST(ReductionSchedule, InnerKernel) {
             SchedulerType::Reduction);
 }
 
-// The outer schedule: every thread reduces its column's rows serially (unrolled), then the
-// block all-reduces across threadIdx.y.
+// The outer schedule: every thread reduces the rows of its vector of 4 columns serially
+// (unrolled; one 16-byte load per row into 4 running sums), then the block all-reduces the 4
+// values across threadIdx.y in one call, and the output is stored a vector at a time. An odd
+// column count reads one element at a time.
 TEST(ReductionSchedule, OuterKernel) {
   FusionExecutorCache fec(sumOf2d(0));
   std::vector<Tensor> in = {Tensor::random({37, 1000}, DataType::Float, 1)};
   std::vector<Tensor> out = fec.runFusionWithInputs(in);
   ASSERT_EQ(out.at(0).sizes(), std::vector<int64_t>{1000});
   const std::string code = fec.getMostRecentCode();
-  EXPECT_THAT(code, HasSubstr("mf_blockAllReduceY<float>"));
   EXPECT_THAT(code, HasSubstr("#pragma unroll"));
+  EXPECT_THAT(code, HasSubstr("float block_values[4];"));
+  EXPECT_THAT(code, HasSubstr("mf_blockAllReduceY<float, 4>(block_values, "));
+  EXPECT_THAT(code, HasSubstr("mf_vectorCopy<float, 4>(&T2[0], &T0["));
+  EXPECT_THAT(code, HasSubstr("mf_vectorCopy<float, 4>(&T1["));
+  // The register sums are indexed by the vector's loop, not through a remainder, and stay
+  // in registers (with the block reduction's values): no local memory in the PTX.
+  EXPECT_THAT(code, Not(HasSubstr("% 4)]")));
+  const std::string& ptx = fec.getMostRecentKernelRuntime()->executor()->ptx();
+  ASSERT_FALSE(ptx.empty());
+  EXPECT_THAT(ptx, Not(HasSubstr(".local")));
   EXPECT_THAT(fec.getMostRecentScheduledIr(), HasSubstr("rthreadIdx.y"));
+
+  FusionExecutorCache odd(sumOf2d(0));
+  odd.runFusionWithInputs({Tensor::random({37, 999}, DataType::Float, 1)});
+  EXPECT_THAT(odd.getMostRecentCode(), HasSubstr("mf_blockAllReduceY<float>("));
+  EXPECT_THAT(odd.getMostRecentCode(), Not(HasSubstr("mf_vectorCopy")));
+
+  // bf16: vectors of 8 loaded and stored, 8 float sums per thread reduced in one call.
+  FusionExecutorCache bf16(sumOf2d(0, DataType::BFloat16));
+  bf16.runFusionWithInputs({Tensor::random({37, 1000}, DataType::BFloat16, 1)});
+  const std::string bf16_code = bf16.getMostRecentCode();
+  EXPECT_THAT(bf16_code, HasSubstr("mf_vectorCopy<mf_bfloat16, 8>(&T4[0], &T0["));
+  EXPECT_THAT(bf16_code, HasSubstr("mf_blockAllReduceY<float, 8>(block_values, "));
+  EXPECT_THAT(bf16_code, HasSubstr("mf_vectorCopy<mf_bfloat16, 8>(&T3["));
+  EXPECT_THAT(bf16.getMostRecentKernelRuntime()->executor()->ptx(), Not(HasSubstr(".local")));
 }
 
 // The grid reduction's kernel: blockIdx.y splits the row, the block all-reduce, then
@@ -463,9 +530,18 @@ TEST(ReductionSchedule, CrossBlockOuterKernel) {
       dynamic_cast<const ReductionParams*>(fec.getMostRecentKernelRuntime()->heuristics().at(0));
   ASSERT_NE(p, nullptr);
   EXPECT_TRUE(p->cross_block);
-  EXPECT_EQ(p->grid_y, 16);
-  EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("mf_blockAllReduceY<float>"));
-  EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("mf_gridAllReduceY<float>"));
+  // One block of columns: 4096 / (16 * 2) = 128 serial steps, 4 per block at least.
+  EXPECT_EQ(p->grid_y, 32);
+  EXPECT_EQ(p->vectorization_factor, 4);
+  // One grid reduction call for the thread's 4 values: the blocks that do not finish it
+  // return, so a call per value would never finish the others.
+  EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("mf_blockAllReduceY<float, 4>(block_values, "));
+  EXPECT_THAT(fec.getMostRecentCode(),
+              HasSubstr("if (!mf_gridAllReduceY<float, 4>(block_values, "));
+  const KernelSummary& summary = fec.getMostRecentKernelRuntime()->executor()->kernel().summary();
+  EXPECT_EQ(summary.grid_reduction_group, 4);
+  EXPECT_THAT(fec.getMostRecentKernelRuntime()->executor()->ptx(), Not(HasSubstr(".local")));
+  EXPECT_THAT(summary.toString(), HasSubstr("grid reduction: float, 4 values per thread"));
 }
 
 // Broadcasts before the reduction (a bias along the row) and after it (keep_dim) stay in one
@@ -480,15 +556,16 @@ TEST(ReductionSchedule, BroadcastsBeforeAndKeepDim) {
     FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
     EXPECT_FALSE(rt->isSegmented());
     EXPECT_EQ(rt->heuristics().at(0)->schedulerType(), SchedulerType::Reduction);
-    EXPECT_THAT(fec.getMostRecentCode(),
-                HasSubstr(axis == 1 ? "mf_blockAllReduceX<float>" : "mf_blockAllReduceY<float>"));
+    EXPECT_THAT(fec.getMostRecentCode(), HasSubstr(axis == 1 ? "mf_blockAllReduceX<float>"
+                                                             : "mf_blockAllReduceY<float, 4>"));
   }
 }
 
 // Any axis set through FusionExecutorCache, one Reduction kernel each (values on the GPU:
 // tests/gpu/test_reduction_scheduler_gpu.cpp): a middle axis reduced across threadIdx.y
-// (outer), the outer and inner axes across threadIdx.x with vectors within the runs of the
-// innermost axis (4 for runs of 120 floats, 2 for runs of 30), a middle pair of rank 4.
+// (outer; runs of 33 columns: no vector), the outer and inner axes across threadIdx.x with
+// vectors within the runs of the innermost axis (4 for runs of 120 floats, 2 for runs of 30),
+// a middle pair of rank 4 (outer, vectors of 4 within the runs of 16 columns).
 TEST(ReductionSchedule, AnyAxisSet) {
   struct Case {
     std::string name;
@@ -514,8 +591,13 @@ TEST(ReductionSchedule, AnyAxisSet) {
                 {9},
                 "mf_blockAllReduceX<float>",
                 "mf_vectorCopy<float, 2>"},
-           Case{
-               "rank4_middle", 4, {1, 2}, {3, 50, 7, 16}, {3, 16}, "mf_blockAllReduceY<float>", ""},
+           Case{"rank4_middle",
+                4,
+                {1, 2},
+                {3, 50, 7, 16},
+                {3, 16},
+                "mf_blockAllReduceY<float, 4>",
+                "mf_vectorCopy<float, 4>"},
        }) {
     FusionExecutorCache fec(sumOfAxes(c.rank, c.axes));
     std::vector<Tensor> in = {Tensor::random(c.sizes, DataType::Float, 9)};
