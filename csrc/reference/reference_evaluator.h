@@ -24,7 +24,7 @@ struct ReferenceOptions {
   //! reads it; it may replace the values. Tests use it to see intermediate values, or to
   //! perturb one result by its rounding error and measure how much the outputs move
   //! (tests/random/random_fusion.cpp).
-  std::function<void(const Expr*, Tensor&)> after_expr;
+  std::function<void(const Expr*, Tensor&)> after_expr = nullptr;
 };
 
 class ReferenceEvaluator {
