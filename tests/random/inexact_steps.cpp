@@ -36,23 +36,13 @@ double ulp(double v, DataType dtype) {
   return std::ldexp(1.0, e - (digits - 1));
 }
 
-// The functions whose device and host versions round differently (docs/numerics.md's table;
-// rsqrt is two correctly rounded ops, but the generator treats it as inexact, and so do we).
+// The functions whose device and host versions round differently (docs/numerics.md's table):
+// the float-only functions but sqrt and 1/x, which are correctly rounded (rsqrt is two
+// correctly rounded ops, but the generator treats it as inexact, and so do we); and pow.
 bool isTranscendental(const Expr* e) {
-  if (auto* u = dynamic_cast<const UnaryOp*>(e)) {
-    switch (u->opType()) {
-      case UnaryOpType::Exp:
-      case UnaryOpType::Log:
-      case UnaryOpType::Rsqrt:
-      case UnaryOpType::Tanh:
-      case UnaryOpType::Sigmoid:
-      case UnaryOpType::Sin:
-      case UnaryOpType::Cos:
-        return true;
-      default:
-        return false;
-    }
-  }
+  if (auto* u = dynamic_cast<const UnaryOp*>(e))
+    return isFloatOnlyOp(u->opType()) && u->opType() != UnaryOpType::Sqrt &&
+           u->opType() != UnaryOpType::Reciprocal;
   auto* b = dynamic_cast<const BinaryOp*>(e);
   return b != nullptr && b->opType() == BinaryOpType::Pow;
 }

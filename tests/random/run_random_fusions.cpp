@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
     fmt::print("{}\noutput {} element {}: reference {}, got {}, |got - reference| {}\n",
                rf.toString(), o, i, ref[o].item(i), got, std::abs(got - ref[o].item(i)));
     for (const mf::testing::InexactStep& step : steps)
-      fmt::print("  slack {} from {}", step.output_shift[o].item(i), step.expr->toString());
+      fmt::print("  slack {} from {}\n", step.output_shift[o].item(i), step.expr->toString());
     const double slack = mf::testing::inexactSlack(steps, o, i);
     fmt::print("within the dtype's tolerance: {}; with the slack {}: {}\n",
                mf::testing::closeToReference(got, ref[o].item(i), ref[o].dtype()), slack,
