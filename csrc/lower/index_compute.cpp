@@ -16,10 +16,36 @@ bool heldInBuffer(const TensorView* tv, int64_t i) {
   return i >= tv->computeAtPosition();
 }
 
+namespace {
+
+// Whether a loop over `id` runs over another extent than its own: it is, or is derived from,
+// a broadcast axis that a consumer iterates.
+bool isPromoted(IterDomain* id, const IdModel& model) {
+  if (Expr* def = id->definition()) {
+    for (Val* in : def->inputs())
+      if (auto* in_id = dynamic_cast<IterDomain*>(in); in_id != nullptr && isPromoted(in_id, model))
+        return true;
+    return false;
+  }
+  if (!id->isBroadcast()) return false;
+  for (IterDomain* other : model.group(id, IdMappingMode::Permissive))
+    if (!other->isBroadcast() && !other->isReduction() && other->definition() == nullptr)
+      return true;
+  return false;
+}
+
+}  // namespace
+
 Val* promotedExtent(IterDomain* id, const IdModel* model) {
   if (model == nullptr) return id->extent();
   if (auto* m = dynamic_cast<Merge*>(id->definition()))
     return SIB::mul(promotedExtent(m->outer(), model), promotedExtent(m->inner(), model));
+  if (auto* s = dynamic_cast<Split*>(id->definition())) {
+    // The side the factor is not on divides the promoted input: the inner axis of an outer
+    // split (a grid split of a merge with a broadcast) steps by the consumer's extent.
+    if (!isPromoted(s->in(), *model) || (id == s->inner()) == s->innerSplit()) return id->extent();
+    return SIB::ceilDiv(promotedExtent(s->in(), model), s->factor());
+  }
   if (!id->isBroadcast() || id->definition() != nullptr) return id->extent();
   for (IterDomain* other : model->group(id, IdMappingMode::Permissive))
     if (!other->isBroadcast() && !other->isReduction() && other->definition() == nullptr)
@@ -37,7 +63,8 @@ IndexMap indexMapFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
   for (auto it = transforms.rbegin(); it != transforms.rend(); ++it) {
     if (auto* s = dynamic_cast<Split*>(*it)) {
       if (!idx.count(s->outer()) || !idx.count(s->inner())) continue;
-      idx[s->in()] = SIB::add(SIB::mul(idx[s->outer()], s->inner()->extent()), idx[s->inner()]);
+      idx[s->in()] =
+          SIB::add(SIB::mul(idx[s->outer()], promotedExtent(s->inner(), model)), idx[s->inner()]);
     } else if (auto* m = dynamic_cast<Merge*>(*it)) {
       if (!idx.count(m->out())) continue;
       // The loop runs over the promoted extents: a broadcast merged in steps by the extent

@@ -18,9 +18,10 @@ namespace mf {
 //! the loop domain is derived from (loopSource(): logical, or a declared allocation domain;
 //! and, through root -> logical splits/merges, the root domain). Split: in = outer *
 //! inner_extent + inner; Merge: outer = out / inner_extent, inner = out % inner_extent. With
-//! `model`, a merge whose inner input is (or contains) a broadcast axis that a consumer
-//! iterates divides by that iteration axis's extent instead of 1 (the loop it shares with
-//! the consumer runs over it; nvFuser's loop promotion).
+//! `model`, inner_extent is promotedExtent: a merge whose inner input is (or contains) a
+//! broadcast axis that a consumer iterates divides by that iteration axis's extent instead of
+//! 1, and an outer split of such a merge steps by ceilDiv(the promoted extent, factor) (the
+//! loop it shares with the consumer runs over it; nvFuser's loop promotion).
 IndexMap indexMapFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
                           const IdModel* model = nullptr);
 
@@ -29,8 +30,9 @@ IndexMap indexMapFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
 std::vector<Val*> indicesInMap(const IndexMap& walk, const std::vector<IterDomain*>& targets);
 
 //! The extent a loop over `id` runs: its own, except that a broadcast axis a consumer
-//! iterates (permissively mapped to an iteration axis) runs over that axis's extent, and a
-//! merge over the product of its inputs' (nvFuser's loop promotion). Without `model`, the
+//! iterates (permissively mapped to an iteration axis) runs over that axis's extent, a
+//! merge over the product of its inputs', and the side of a split the factor is not on over
+//! ceilDiv(its promoted input, factor) (nvFuser's loop promotion). Without `model`, the
 //! extent itself.
 Val* promotedExtent(IterDomain* id, const IdModel* model);
 

@@ -330,6 +330,7 @@ void Run::evaluate(Expr* e) {
   } else {
     MF_THROW("{}: {} is not supported by the CPU reference: {}", kWho, e->opName(), e->toString());
   }
+  if (options_.after_expr) options_.after_expr(e, out);
   values_.insert_or_assign(e->output(0), std::move(out));
 }
 

@@ -4,6 +4,7 @@
 //! its inputs (and the layout op's offsets) completely.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -11,6 +12,7 @@
 
 namespace mf {
 
+class Expr;
 class Fusion;
 
 struct ReferenceOptions {
@@ -18,6 +20,11 @@ struct ReferenceOptions {
   //! (converted to the dtype). nullopt leaves them "uninitialized", as nvFuser does,
   //! modelled as poison: NaN for floating dtypes, 0xAB bytes otherwise.
   std::optional<double> layout_pad_fill = 0.0;
+  //! Called with each expression and the tensor it computed, before any later expression
+  //! reads it; it may replace the values. Tests use it to see intermediate values, or to
+  //! perturb one result by its rounding error and measure how much the outputs move
+  //! (tests/random/random_fusion.cpp).
+  std::function<void(const Expr*, Tensor&)> after_expr = nullptr;
 };
 
 class ReferenceEvaluator {

@@ -207,6 +207,27 @@ std::optional<std::string> besideBroadcastRejectReason(Fusion* fusion) {
             "{} follows the reductions but reads {}, computed before them inside their loops "
             "(another segment)",
             tv->toString(), in_tv->toString());
+  // A fusion input read after the reductions and beside them (neither feeding nor
+  // following): its one register copy (cacheInputsAndOutputs) is computed inside the
+  // reductions' loops for the tensor beside them, so the tensor after them would read it
+  // from inside those loops, as above (seed 7147 of the random fusions).
+  for (Val* v : fusion->inputs()) {
+    auto* in = dynamic_cast<TensorView*>(v);
+    if (in == nullptr || before.count(in)) continue;
+    const TensorView* reader_after = nullptr;
+    const TensorView* reader_beside = nullptr;
+    for (Expr* use : in->uses()) {
+      if (use->isA<BroadcastOp>()) continue;  // reads the input itself, not the copy
+      auto* out = use->output(0)->as<TensorView>();
+      (std::find(after.begin(), after.end(), out) != after.end() ? reader_after : reader_beside) =
+          out;
+    }
+    if (reader_after != nullptr && reader_beside != nullptr)
+      return fmt::format(
+          "{} follows the reductions and {} is computed beside them, but both read {}, whose "
+          "register copy lives inside their loops (another segment)",
+          reader_after->toString(), reader_beside->toString(), in->toString());
+  }
   // A tensor beside them, neither feeding nor following, with a broadcast axis where they
   // reduce.
   const std::vector<int64_t> reduced = reducedPositions(first);

@@ -74,9 +74,10 @@ std::optional<std::string> unmappedAxisRejectReason(Fusion* fusion, const Tensor
 
 //! Why the tensors around the reductions of `fusion` keep it from being one reduction kernel:
 //! a tensor after the reductions reads one that feeds them (other than a reduction's
-//! result), or a tensor computed beside them (neither feeding nor following)
-//! has a broadcast axis where they reduce, which the schedule would split like the reduced
-//! axis and bind to its threads; nullopt when neither happens.
+//! result), a fusion input is read both after them and beside them (neither feeding nor
+//! following: its one register copy lives inside their loops), or a tensor computed beside
+//! them has a broadcast axis where they reduce, which the schedule would split like the
+//! reduced axis and bind to its threads; nullopt when none happens.
 std::optional<std::string> besideBroadcastRejectReason(Fusion* fusion);
 
 //! True when every tensor of `fusion` feeds a reduction or is computed from one (a fusion

@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_4489d54e73d763b1(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
+extern "C" __global__ void kernel_4acfbdb655fdcae5(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
   const mf_index_t i9 = ((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x));
   const bool b20 = (i9 < T0.size[1]);
   if (b20) {

@@ -64,7 +64,8 @@ RandomFusion makeRandomPointwiseFusion(uint64_t seed);
 
 //! Elementwise agreement of a computed output element with the reference's: integers and
 //! Bool exactly; floats within a tolerance that covers the transcendental functions'
-//! last-place differences, by dtype; NaN only with NaN.
-bool closeToReference(double got, double ref, DataType dtype);
+//! last-place differences, by dtype, plus `slack` (the fusion's conditioning at that
+//! element: inexactSlack of tests/random/inexact_steps.h); NaN only with NaN.
+bool closeToReference(double got, double ref, DataType dtype, double slack = 0.0);
 
 }  // namespace mf::testing

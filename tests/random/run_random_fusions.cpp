@@ -5,13 +5,23 @@
 // it) and a last line
 //   random_fusions: <count> fusions, <ran> ran, <refused> refused, <mismatches> mismatches
 // Exits 1 on a mismatch or an unexpected error. Without a GPU it prints why and exits 0.
-// `random_fusions [--reductions] describe SEED` prints one seed's fusion and inputs.
+// An output computed without inexact steps (tests/random/inexact_steps.h) must match bit for
+// bit. Of another, a float element outside closeToReference's tolerance is a mismatch only if
+// it is also
+// outside the fusion's inexact-step slack there (tests/random/inexact_steps.h: how far its
+// sums, transcendental functions and narrow roundings can move it), computed on demand.
+// `random_fusions [--reductions] describe SEED` prints one seed's fusion and inputs;
+// `random_fusions [--reductions] explain SEED OUTPUT ELEMENT GOT` also the reference value
+// of that element, each inexact step's slack there and whether GOT passes (no GPU needed:
+// triage of a mismatch line).
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include "cuda/driver.h"
+#include "random/inexact_steps.h"
 #include "random/random_fusion.h"
 
 int main(int argc, char** argv) {
@@ -19,6 +29,24 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--reductions") {
     options.reductions = true;
     --argc, ++argv;
+  }
+  if (argc == 6 && std::string(argv[1]) == "explain") {
+    mf::testing::RandomFusion rf =
+        mf::testing::makeRandomFusion(std::strtoull(argv[2], nullptr, 10), options);
+    const size_t o = std::strtoull(argv[3], nullptr, 10);
+    const int64_t i = std::strtoll(argv[4], nullptr, 10);
+    const double got = std::strtod(argv[5], nullptr);
+    std::vector<mf::Tensor> ref = mf::ReferenceEvaluator(rf.fusion.get()).run(rf.inputs);
+    const std::vector<mf::testing::InexactStep> steps = mf::testing::inexactSteps(rf);
+    fmt::print("{}\noutput {} element {}: reference {}, got {}, |got - reference| {}\n",
+               rf.toString(), o, i, ref[o].item(i), got, std::abs(got - ref[o].item(i)));
+    for (const mf::testing::InexactStep& step : steps)
+      fmt::print("  slack {} from {}\n", step.output_shift[o].item(i), step.expr->toString());
+    const double slack = mf::testing::inexactSlack(steps, o, i);
+    fmt::print("within the dtype's tolerance: {}; with the slack {}: {}\n",
+               mf::testing::closeToReference(got, ref[o].item(i), ref[o].dtype()), slack,
+               mf::testing::closeToReference(got, ref[o].item(i), ref[o].dtype(), slack));
+    return 0;
   }
   if (argc == 3 && std::string(argv[1]) == "describe") {
     // random_fusions describe SEED: the fusion and inputs of one seed (no GPU needed).
@@ -57,15 +85,29 @@ int main(int argc, char** argv) {
       continue;
     }
     ++ran;
+    std::optional<std::vector<mf::testing::InexactStep>> steps;
+    const std::vector<bool> inexact = mf::testing::inexactOutputs(rf.fusion.get());
     for (size_t o = 0; o < ref.size(); ++o) {
       mf::Tensor got = out[o].toHost();
-      for (int64_t i = 0; i < ref[o].numel(); ++i)
-        if (!mf::testing::closeToReference(got.item(i), ref[o].item(i), ref[o].dtype())) {
-          fmt::print("seed {}: output {} element {}: got {}, reference {}\n{}\n", seed, o, i,
-                     got.item(i), ref[o].item(i), rf.toString());
+      for (int64_t i = 0; i < ref[o].numel(); ++i) {
+        const double g = got.item(i), r = ref[o].item(i);
+        if (!inexact[o]) {
+          // Exact and correctly rounded ops only: bit for bit (NaN bits aside).
+          if (g == r || (std::isnan(g) && std::isnan(r))) continue;
+          fmt::print("seed {}: output {} element {}: got {}, reference {} (exact)\n{}\n", seed, o,
+                     i, g, r, rf.toString());
           ++mismatches;
           break;
         }
+        if (mf::testing::closeToReference(g, r, ref[o].dtype())) continue;
+        if (!steps) steps = mf::testing::inexactSteps(rf);
+        const double slack = mf::testing::inexactSlack(*steps, o, i);
+        if (mf::testing::closeToReference(g, r, ref[o].dtype(), slack)) continue;
+        fmt::print("seed {}: output {} element {}: got {}, reference {} (slack {})\n{}\n", seed, o,
+                   i, g, r, slack, rf.toString());
+        ++mismatches;
+        break;
+      }
     }
   }
   fmt::print("random_fusions: {} fusions, {} ran, {} refused, {} mismatches, {} errors\n", count,

@@ -63,5 +63,33 @@ TEST(IndexTensors, SplitLoopsAndPartialInline) {
 )"));
 }
 
+// An outer split (a grid split: factor 4 outside) of a merge with a broadcast axis that the
+// consumer iterates: T1's loop runs over i0 * i2 like T3's, so its index steps by
+// ceilDiv(i0 * i2, 4), not by its own ceilDiv(i0, 4) (random reduction seed 1635 read the
+// wrong elements in every block but the first).
+TEST(IndexTensors, OuterSplitOfAMergedBroadcast) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(1);
+  TensorView* t2 = makeSymbolicTensor(2);
+  fusion.addInput(t0);
+  fusion.addInput(t2);
+  TensorView* t1 = broadcast(t0, {false, true});
+  TensorView* t3 = add(t1, t2);
+  fusion.addOutput(t3);
+  for (TensorView* tv : {t1, t3}) tv->merge(0)->split(0, 4, /*inner_split=*/false);
+  inlineMost();
+
+  EXPECT_TRUE(checkPass(fusion, "indexTensors", R"(
+%kernel {
+  FOR i10 in iS11{4}:
+    FOR i11 in iS12{ceilDiv(( i0 * i2 ), 4)}:
+      T2_l_float[iS8{4}, iS9{ceilDiv(i0, 4)}] ca_pos( 2 ) = ALLOCATE(size = 1, mem = l)
+      T2[0] = broadcast(T0[( ( ( ( i10 * ceilDiv(( i0 * i2 ), 4) ) + i11 ) / i2 ) * T0.stride[0] )], {false, true})
+      T3[( ( i10 * ceilDiv(( i0 * i2 ), 4) ) + i11 )] = T2[0] + T1[( ( ( ( ( i10 * ceilDiv(( i0 * i2 ), 4) ) + i11 ) / i2 ) * T1.stride[0] ) + ( ( ( ( i10 * ceilDiv(( i0 * i2 ), 4) ) + i11 ) % i2 ) * T1.stride[1] ) )]
+} // %kernel
+)"));
+}
+
 }  // namespace
 }  // namespace mf

@@ -419,6 +419,23 @@ TEST(ReductionRefusal, TensorsAroundTheReductions) {
                                      " is computed beside the reductions with a broadcast axis "
                                      "where"));
   }
+  {
+    // Seed 7147: w [M, 1] is read beside the max (an output of its own) and after it.
+    Fusion f;
+    FusionGuard fg(&f);
+    TensorView* x = makeContigTensor(2);
+    TensorView* w = TensorViewBuilder().shape({-1, 1}).contiguity(true).build();
+    f.addInput(x);
+    f.addInput(w);
+    TensorView* beside = sub(x, w);
+    f.addOutput(beside);
+    TensorView* after = mul(w, broadcast(max(x, {1}), {false, true}));
+    f.addOutput(after);
+    EXPECT_THAT(refuse(f),
+                HasSubstr(after->toString() + " follows the reductions and " + beside->toString() +
+                          " is computed beside them, but both read " + w->toString() +
+                          ", whose register copy lives inside their loops"));
+  }
 }
 
 TEST(ReductionRefusal, ExtentsDifferAtRunTime) {
