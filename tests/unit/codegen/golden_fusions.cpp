@@ -431,9 +431,11 @@ const std::vector<GoldenFusion>& goldenFusions() {
          return std::vector<Tensor>{Tensor::random({n}, DataType::Float, seed)};
        },
        1e-6},
-      // Scheduled automatically by the reduction scheduler (heuristics for [1000, 1024]): a
-      // row per block of 256 threads, each loading one 16-byte vector and summing it, then
-      // a block all-reduce over threadIdx.x; thread 0 writes the row's sum.
+      // Scheduled automatically by the reduction scheduler (heuristics for [1000, 1024]): 4
+      // rows per block on threadIdx.y, a warp per row on threadIdx.x, each thread summing 8
+      // 16-byte vectors (4 unrolled), then an all-reduce over threadIdx.x. Tolerance: the sum
+      // rule of docs/numerics.md for 1024 terms uniform in [-2, 2) (sum |x| about 1024) at
+      // depth 32 + 5: 5 * sqrt(37) * 2^-24 * 1024 = 1.9e-3.
       {"auto_inner_reduction",
        [](Fusion& f) {
          TensorView* x = makeContigTensor(2);
@@ -444,7 +446,7 @@ const std::vector<GoldenFusion>& goldenFusions() {
        [](int64_t n, uint64_t seed) {
          return rows({{n, 1024}}, DataType::Float, seed);
        },
-       1e-5},
+       2e-3},
       // The outer form (heuristics for [1000, 1024] summed over axis 0): 32 columns per block
       // on threadIdx.x; 32 column blocks are fewer than the SMs, so 4 blocks on blockIdx.y
       // share each column's rows. In a block, 16 threads of threadIdx.y each sum every 16th
