@@ -87,7 +87,11 @@ class CudaPrinter final : public KirVisitor {
         params.push_back(fmt::format("{} {}", cudaTypeName(p.val->dtype()), p.val->toString()));
       }
     }
-    out_ += fmt::format("extern \"C\" __global__ void {}({}) {{\n", name, fmt::join(params, ", "));
+    const std::optional<int64_t> threads = constantBlockThreads();
+    const std::string bounds =
+        threads ? fmt::format("__launch_bounds__({}) ", *threads) : std::string();
+    out_ += fmt::format("extern \"C\" __global__ void {}{}({}) {{\n", bounds, name,
+                        fmt::join(params, ", "));
     indent_ = 1;
     emitBlockSizeAssumptions();
     emitScope(kernel_.body().exprs());
@@ -116,6 +120,30 @@ class CudaPrinter final : public KirVisitor {
           std::all_of(dim.extents.begin(), dim.extents.end(), [](Val* e) { return e->isConst(); }))
         line(fmt::format("__builtin_assume({} < {});", toString(dim.type), size));
     }
+  }
+
+  // The block's thread count when every thread dimension's extents are constants (then the
+  // launch's block is their largest; an unused dimension counts 1), and the kernel binds at
+  // least one (a kernel without thread axes gets no bound). Emitted as
+  // __launch_bounds__, so that ptxas keeps the registers per thread within what that many
+  // threads may use: without it a 512-thread outer reduction grouping several values per
+  // thread was compiled to more registers than 512 threads have, and failed to launch
+  // (random fusion seed 4327 on the H200).
+  std::optional<int64_t> constantBlockThreads() const {
+    int64_t threads = 1;
+    bool any = false;
+    for (const ParallelDimension& dim : kernel_.summary().parallel_dims) {
+      if (!isThreadDim(dim.type)) continue;
+      any = true;
+      int64_t size = 1;
+      for (Val* e : dim.extents) {
+        if (!e->isConst()) return std::nullopt;
+        size = std::max(size, *e->constInt());
+      }
+      threads *= size;
+    }
+    if (!any) return std::nullopt;
+    return threads;
   }
 
   // Loops printed as a `for`; the others index by thread/block or are one vector copy.

@@ -124,19 +124,43 @@ int64_t outerVectorizationFactor(Fusion* fusion, SchedulerRuntimeInfo& info, con
                                   kMaxVectorBytes / widestElement(full));
 }
 
+// The logical axis whose elements `id` steps through innermost: followed up inner splits and
+// the inner side of merges; nullptr when `id` is the outer part of a split.
+IterDomain* innermostSource(IterDomain* id) {
+  while (Expr* def = id->definition()) {
+    if (auto* split = dynamic_cast<Split*>(def)) {
+      if (split->inner() != id) return nullptr;
+      id = split->in();
+    } else if (auto* merge = dynamic_cast<Merge*>(def)) {
+      id = merge->inner();
+    } else {
+      return nullptr;
+    }
+  }
+  return id;
+}
+
 // Whether `out` (a fusion output) is a register-to-global copy whose innermost loop axis is
-// the vector split of the merged iteration axis (an inner split by `vect`, not a reduction)
-// and whose vector fits kMaxVectorBytes (the width follows the inputs: an int64 sum of int8
-// or a float output of bf16 is stored an element at a time). Outputs are allocated dense
-// and aligned, and the executor checks the run at launch.
+// the vector split of the merged iteration axis (an inner split by `vect`, not a reduction),
+// stepping through `out`'s innermost allocated axis (an output with a permuted allocation
+// domain stores its columns apart: random fusion seed 4042), and whose vector fits
+// kMaxVectorBytes (the width follows the inputs: an int64 sum of int8 or a float output of
+// bf16 is stored an element at a time). Outputs are allocated dense and aligned, and the
+// executor checks the run at launch.
 bool endsInVector(TensorView* out, int64_t vect) {
   if (out->isFusionInput() || out->nDims() == 0 || out->definition() == nullptr ||
       !out->definition()->isA<LoadStoreOp>() || vect * dataTypeSize(out->dtype()) > kMaxVectorBytes)
     return false;
   IterDomain* last = out->axis(-1);
   auto* split = dynamic_cast<Split*>(last->definition());
-  return split != nullptr && split->inner() == last && !last->isReduction() &&
-         !last->isBroadcast() && last->extent()->constInt() == vect;
+  if (split == nullptr || split->inner() != last || last->isReduction() || last->isBroadcast() ||
+      last->extent()->constInt() != vect)
+    return false;
+  const std::vector<IterDomain*>& alloc = out->getMaybeAllocationDomain();
+  auto innermost = std::find_if(alloc.rbegin(), alloc.rend(), [](IterDomain* id) {
+    return !id->isReduction() && !id->isBroadcast();
+  });
+  return innermost != alloc.rend() && innermostSource(last) == *innermost;
 }
 
 void mergeRange(TensorView* tv, int64_t begin, int64_t end) {

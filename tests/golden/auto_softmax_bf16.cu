@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_13d3ec5a1d7e93de(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T9) {
+extern "C" __global__ void __launch_bounds__(128) kernel_d2584b5f8f4b8201(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T9) {
   __builtin_assume(threadIdx.x < 128);
   alignas(16) float T10[1];
   alignas(16) float T6[1];

@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_dcfb22231fe6f889(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
+extern "C" __global__ void __launch_bounds__(128) kernel_92eb9ac9749425d2(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
   __builtin_assume(threadIdx.x < 128);
   T1[((mf_index_t)blockIdx.x)] = 0.0f;
   alignas(16) float T2[1];

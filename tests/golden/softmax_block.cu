@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_b083439a78f5e582(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T7) {
+extern "C" __global__ void __launch_bounds__(128) kernel_e014019ea093a643(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T7) {
   __builtin_assume(threadIdx.x < 128);
   const mf_index_t i48 = (((mf_index_t)blockIdx.x) * T0.stride[0]);
   alignas(16) float T5[1];

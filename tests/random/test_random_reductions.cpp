@@ -45,9 +45,11 @@ INSTANTIATE_TEST_SUITE_P(Seeds, RandomReductions, ::testing::Range<uint64_t>(0, 
 // Seeds past the first 100 whose kernels once failed to lower (random_fusions --reductions
 // on the H200), or once computed wrong values there (1635: a grid-split reduction indexed a
 // broadcast operand by its own extent, test_pass_index_tensors.cpp's
-// OuterSplitOfAMergedBroadcast; ctest random_fusions_regressions_gpu runs it on the GPU).
+// OuterSplitOfAMergedBroadcast; ctest random_fusions_regressions_gpu runs it on the GPU;
+// 4042: an outer reduction's output with a permuted allocation was stored as vectors across
+// its columns).
 INSTANTIATE_TEST_SUITE_P(Regressions, RandomReductions,
-                         ::testing::Values<uint64_t>(784, 1904, 3088, 3222, 3954, 7147, 1635),
+                         ::testing::Values<uint64_t>(784, 1904, 3088, 3222, 3954, 7147, 1635, 4042),
                          [](const auto& info) { return fmt::format("seed{}", info.param); });
 
 // The mismatches of the 10,000-fusion H200 run at 1c63fa2 (random_fusions; seed 4822 without

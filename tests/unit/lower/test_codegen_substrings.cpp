@@ -66,6 +66,42 @@ TEST(CodegenSubstrings, VectorizedCopy) {
   EXPECT_THAT(code, Not(HasSubstr("if (")));
 }
 
+// A block whose thread extents are constants is announced with __launch_bounds__ (ptxas then
+// keeps the registers within what that many threads may use; see the next test); a block
+// with any symbolic thread extent is not.
+TEST(CodegenSubstrings, NoLaunchBoundsForASymbolicBlock) {
+  auto kernel = [](bool constant) {
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* t0 = makeContigTensor(2);
+    fusion.addInput(t0);
+    TensorView* t1 = neg(t0);
+    fusion.addOutput(t1);
+    if (constant) t1->split(1, 96);
+    t1->axis(0)->parallelize(ParallelType::TIDy);
+    t1->axis(-1)->parallelize(ParallelType::TIDx);
+    return generate(fusion).kernel_code;
+  };
+  EXPECT_THAT(kernel(false), Not(HasSubstr("__launch_bounds__")));
+  // TIDy runs over the symbolic rows: no bound either.
+  EXPECT_THAT(kernel(true), Not(HasSubstr("__launch_bounds__")));
+}
+
+TEST(CodegenSubstrings, LaunchBoundsOfConstantThreadAxes) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  fusion.addInput(t0);
+  TensorView* t1 = neg(t0);
+  fusion.addOutput(t1);
+  t1->split(0, 96);
+  t1->split(0, 4);
+  t1->axis(1)->parallelize(ParallelType::TIDy);
+  t1->axis(2)->parallelize(ParallelType::TIDx);
+  EXPECT_THAT(generate(fusion).kernel_code,
+              HasSubstr("__global__ void __launch_bounds__(384) kernel"));
+}
+
 // The index type is a typedef in front of the runtime: int for Int32, long long for Int64.
 TEST(CodegenSubstrings, IndexTypedef) {
   Fusion fusion;
