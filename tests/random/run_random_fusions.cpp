@@ -10,6 +10,9 @@
 // it is also
 // outside the fusion's inexact-step slack there (tests/random/inexact_steps.h: how far its
 // sums, transcendental functions and narrow roundings can move it), computed on demand.
+// `random_fusions --cpu [--reductions] [count [first_seed]]` runs without a GPU: every fusion
+// through FusionExecutorCache's CPU path (segment, schedule, lower, NVRTC, launch preparation;
+// outputs from the reference), so it finds scheduling and lowering errors, not wrong values.
 // `random_fusions [--reductions] describe SEED` prints one seed's fusion and inputs;
 // `random_fusions [--reductions] explain SEED OUTPUT ELEMENT GOT` also the reference value
 // of that element, each inexact step's slack there and whether GOT passes (no GPU needed:
@@ -26,6 +29,11 @@
 
 int main(int argc, char** argv) {
   mf::testing::RandomFusionOptions options;
+  bool cpu = false;
+  if (argc > 1 && std::string(argv[1]) == "--cpu") {
+    cpu = true;
+    --argc, ++argv;
+  }
   if (argc > 1 && std::string(argv[1]) == "--reductions") {
     options.reductions = true;
     --argc, ++argv;
@@ -57,8 +65,10 @@ int main(int argc, char** argv) {
   }
   const uint64_t count = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10000;
   const uint64_t first = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 0;
-  if (!mf::cuda::cudaAvailable()) {
-    fmt::print("random_fusions: no GPU ({}); nothing run\n", mf::cuda::noDeviceReason());
+  const bool gpu = mf::cuda::cudaAvailable();
+  if (!gpu && !cpu) {
+    fmt::print("random_fusions: no GPU ({}); nothing run (--cpu: scheduling and lowering only)\n",
+               mf::cuda::noDeviceReason());
     return 0;
   }
   uint64_t ran = 0, refused = 0, mismatches = 0, errors = 0;
@@ -66,7 +76,7 @@ int main(int argc, char** argv) {
     mf::testing::RandomFusion rf = mf::testing::makeRandomFusion(seed, options);
     std::vector<mf::Tensor> ref = mf::ReferenceEvaluator(rf.fusion.get()).run(rf.inputs);
     std::vector<mf::Tensor> device_inputs;
-    for (const mf::Tensor& t : rf.inputs) device_inputs.push_back(t.toDevice());
+    for (const mf::Tensor& t : rf.inputs) device_inputs.push_back(gpu ? t.toDevice() : t);
     mf::FusionExecutorCache fec(std::make_unique<mf::Fusion>(*rf.fusion));
     std::vector<mf::Tensor> out;
     try {

@@ -74,18 +74,39 @@ std::unique_ptr<mf::Fusion> build(const std::function<void(mf::Fusion&)>& body) 
   return fusion;
 }
 
+// The heuristics' own choice for `fusion`: its params, its output (what every variant must
+// match), its bytes moved, reported first and marked.
+template <typename Params>
+struct Baseline {
+  std::unique_ptr<HeuristicParams> owner;
+  Params* params = nullptr;
+  Tensor expected;
+  int64_t bytes = 0;
+};
+
+template <typename Params>
+Baseline<Params> runBaseline(const std::string& name, const mf::Fusion& fusion,
+                             mf::SchedulerEntry& scheduler, const std::vector<Tensor>& inputs) {
+  mf::Fusion info_fusion(fusion);
+  mf::SchedulerRuntimeInfo info(&info_fusion, inputs);
+  Baseline<Params> b;
+  b.owner = scheduler.computeHeuristics(&info_fusion, info);
+  b.params = &dynamic_cast<Params&>(*b.owner);
+  const double us = timeVariant(fusion, scheduler, *b.params, inputs, nullptr, &b.expected);
+  b.bytes = bytesOf(inputs) + bytesOf({b.expected});
+  report(name, us, b.bytes, *b.params, true);
+  return b;
+}
+
 // Inner or vector sums: block shapes x unroll (x grid split for the vector).
 void tuneReduction(const std::string& name, const mf::Fusion& fusion,
                    const std::vector<Tensor>& inputs) {
-  mf::Fusion info_fusion(fusion);
-  mf::SchedulerRuntimeInfo info(&info_fusion, inputs);
   mf::ReductionScheduler scheduler;
-  std::unique_ptr<HeuristicParams> base_p = scheduler.computeHeuristics(&info_fusion, info);
-  auto& base = dynamic_cast<mf::ReductionParams&>(*base_p);
-  Tensor expected;
-  const double base_us = timeVariant(fusion, scheduler, base, inputs, nullptr, &expected);
-  const int64_t bytes = bytesOf(inputs) + bytesOf({expected});
-  report(name, base_us, bytes, base, true);
+  Baseline<mf::ReductionParams> b =
+      runBaseline<mf::ReductionParams>(name, fusion, scheduler, inputs);
+  const mf::ReductionParams& base = *b.params;
+  const Tensor& expected = b.expected;
+  const int64_t bytes = b.bytes;
   const int64_t rows =
       base.lparams.getDimOrOne(ParallelType::BIDx) * base.lparams.getDimOrOne(ParallelType::TIDy);
   const bool vector = !base.lparams.hasDim(ParallelType::BIDx);
@@ -114,15 +135,12 @@ void tuneReduction(const std::string& name, const mf::Fusion& fusion,
 // Normalizations: threads per row (the batch follows) x rows per block.
 void tunePersistent(const std::string& name, const mf::Fusion& fusion,
                     const std::vector<Tensor>& inputs) {
-  mf::Fusion info_fusion(fusion);
-  mf::SchedulerRuntimeInfo info(&info_fusion, inputs);
   mf::InnerPersistentScheduler scheduler;
-  std::unique_ptr<HeuristicParams> base_p = scheduler.computeHeuristics(&info_fusion, info);
-  auto& base = dynamic_cast<mf::PersistentParams&>(*base_p);
-  Tensor expected;
-  const double base_us = timeVariant(fusion, scheduler, base, inputs, nullptr, &expected);
-  const int64_t bytes = bytesOf(inputs) + bytesOf({expected});
-  report(name, base_us, bytes, base, true);
+  Baseline<mf::PersistentParams> b =
+      runBaseline<mf::PersistentParams>(name, fusion, scheduler, inputs);
+  const mf::PersistentParams& base = *b.params;
+  const Tensor& expected = b.expected;
+  const int64_t bytes = b.bytes;
   const int64_t rows = base.lparams.getDimOrOne(ParallelType::BIDx) * base.rows_per_block;
   const int64_t vectors = base.rowElements() / base.vectorization_factor;
   for (int64_t threads : {32, 64, 128, 256, 512, 1024})
