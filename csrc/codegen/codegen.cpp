@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -112,14 +113,21 @@ class CudaPrinter final : public KirVisitor {
       for (IterDomain* id : tv->getLoopDomain())
         block_reduction |= id->isReduction() && id->parallelType() == ParallelType::TIDx;
     if (!block_reduction) return;
-    for (const ParallelDimension& dim : kernel_.summary().parallel_dims) {
-      if (!isThreadDim(dim.type)) continue;
-      int64_t size = 0;
-      for (Val* e : dim.extents) size = std::max(size, e->constInt().value_or(-1));
-      if (size > 0 &&
-          std::all_of(dim.extents.begin(), dim.extents.end(), [](Val* e) { return e->isConst(); }))
-        line(fmt::format("__builtin_assume({} < {});", toString(dim.type), size));
+    for (const ParallelDimension& dim : kernel_.summary().parallel_dims)
+      if (std::optional<int64_t> size = constantThreadExtent(dim))
+        line(fmt::format("__builtin_assume({} < {});", toString(dim.type), *size));
+  }
+
+  // The launch size of a thread dimension whose extents are all constants (their largest),
+  // or nullopt (a block dimension, or a symbolic extent).
+  static std::optional<int64_t> constantThreadExtent(const ParallelDimension& dim) {
+    if (!isThreadDim(dim.type)) return std::nullopt;
+    int64_t size = 1;
+    for (Val* e : dim.extents) {
+      if (!e->isConst()) return std::nullopt;
+      size = std::max(size, *e->constInt());
     }
+    return size;
   }
 
   // The block's thread count when every thread dimension's extents are constants (then the
@@ -134,13 +142,10 @@ class CudaPrinter final : public KirVisitor {
     bool any = false;
     for (const ParallelDimension& dim : kernel_.summary().parallel_dims) {
       if (!isThreadDim(dim.type)) continue;
+      std::optional<int64_t> size = constantThreadExtent(dim);
+      if (!size) return std::nullopt;
+      threads *= *size;
       any = true;
-      int64_t size = 1;
-      for (Val* e : dim.extents) {
-        if (!e->isConst()) return std::nullopt;
-        size = std::max(size, *e->constInt());
-      }
-      threads *= size;
     }
     if (!any) return std::nullopt;
     return threads;

@@ -117,4 +117,12 @@ Expr* Merge::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs)
   return IrBuilder::createIn<Merge>(f, std::move(ins), std::move(outs));
 }
 
+bool runsAlong(IterDomain* id, IterDomain* target) {
+  if (id == target) return true;
+  Expr* def = id->definition();
+  if (auto* s = dynamic_cast<Split*>(def); s && s->inner() == id) return runsAlong(s->in(), target);
+  if (auto* m = dynamic_cast<Merge*>(def)) return runsAlong(m->inner(), target);
+  return false;
+}
+
 }  // namespace mf

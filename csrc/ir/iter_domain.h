@@ -79,4 +79,9 @@ class Merge : public Expr {
   std::string toString() const override;
 };
 
+//! Whether consecutive indices of `id` are consecutive indices of `target`: `id` is `target`,
+//! the inner output of a split of such an axis, or a merge whose inner input is one (what a
+//! vector along `id` needs to be adjacent elements of `target`).
+bool runsAlong(IterDomain* id, IterDomain* target);
+
 }  // namespace mf

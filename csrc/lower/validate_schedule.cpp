@@ -15,16 +15,6 @@
 namespace mf {
 namespace {
 
-// Consecutive indices of `id` are consecutive indices of logical axis `target`: `id` is
-// `target`, a split's inner of such an axis, or a merge whose inner is one.
-bool runsAlong(IterDomain* id, IterDomain* target) {
-  if (id == target) return true;
-  Expr* def = id->definition();
-  if (auto* s = dynamic_cast<Split*>(def); s && s->inner() == id) return runsAlong(s->in(), target);
-  if (auto* m = dynamic_cast<Merge*>(def)) return runsAlong(m->inner(), target);
-  return false;
-}
-
 // A whole-vector copy reads and writes adjacent elements: the vectorized axis of `tv` must
 // run along the innermost allocation axis of each global operand.
 void checkVectorContiguity(TensorView* tv, IterDomain* vec) {

@@ -26,6 +26,18 @@ inline int64_t lastPow2(int64_t n) {
   return p;
 }
 
+//! The smallest power of two >= n (1 for n <= 1).
+inline int64_t ceilPow2(int64_t n) {
+  int64_t p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+//! a rounded up to a multiple of b (a >= 0, b > 0).
+inline int64_t roundUp(int64_t a, int64_t b) {
+  return ceilDiv(a, b) * b;
+}
+
 //! Grid and block sizes, bound per parallel type (BIDx/y/z, TIDx/y/z). An unbound
 //! dimension is left to the executor, which takes it from the parallelized extents.
 class LaunchParams {

@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <bit>
 
 #include "ir/builder.h"
 #include "ir/exprs.h"
@@ -158,11 +157,6 @@ void multiplyByRowReciprocals(Fusion* fusion, int64_t row_rank) {
   }
 }
 
-// Merges the loop axes [begin, end) of `tv` into one at `begin`.
-void mergeRange(TensorView* tv, int64_t begin, int64_t end) {
-  for (int64_t i = end - 1; i > begin; --i) tv->merge(begin, begin + 1);
-}
-
 }  // namespace
 
 int64_t PersistentParams::rowElements() const {
@@ -252,9 +246,8 @@ std::unique_ptr<HeuristicParams> InnerPersistentScheduler::computeHeuristics(
     // (a power of two, so that nvcc folds a register index `(i * threads + tid) / threads`
     // to `i` and the persistent buffers stay in registers); rows share a block when a row
     // takes less than kBlockThreads threads.
-    const int64_t threads = std::clamp<int64_t>(
-        static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(ceilDiv(vectors, kTargetBatch)))),
-        kWarp, kMaxThreadsPerBlock);
+    const int64_t threads =
+        std::clamp<int64_t>(lastPow2(ceilDiv(vectors, kTargetBatch)), kWarp, kMaxThreadsPerBlock);
     params->threads_per_row = threads;
     params->persistent_batch = ceilDiv(vectors, threads);
     params->rows_per_block = std::max<int64_t>(1, kBlockThreads / threads);

@@ -273,11 +273,6 @@ std::vector<Expr*> cachedUses(TensorView* tv) {
   return uses;
 }
 
-// Merges the loop axes [begin, end) of `tv` into one at `begin`.
-void mergeRange(TensorView* tv, int64_t begin, int64_t end) {
-  for (int64_t i = end - 1; i > begin; --i) tv->merge(begin, begin + 1);
-}
-
 // Puts `ids` (loop axes of `tv`) first, in that order.
 void reorderLoopTo(TensorView* tv, const std::vector<IterDomain*>& ids) {
   std::vector<std::pair<int64_t, int64_t>> old_to_new;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
@@ -48,15 +47,6 @@ constexpr int64_t kOuterBytesInFlight = 32;
 constexpr int64_t kMinSerialSteps = 4;
 constexpr int64_t kMaxGridY = 65535;
 
-int64_t roundUp(int64_t a, int64_t b) {
-  return ceilDiv(a, b) * b;
-}
-
-// The smallest power of two >= n (n >= 1).
-int64_t ceilPow2(int64_t n) {
-  return static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(n, 1))));
-}
-
 // The product of the run-time extents of `red`'s reduction (or iteration) logical axes.
 int64_t extentProduct(SchedulerRuntimeInfo& info, const TensorView* red, bool reduction) {
   int64_t n = 1;
@@ -83,21 +73,26 @@ bool anyOutputFeedsReduction(Fusion* fusion) {
   });
 }
 
-// Whether a grid reduction may share each output over several blocks: fewer blocks than SMs,
-// one reduction (a kernel holds one grid reduction) and nothing computed beside it (see
-// everyTensorFeedsOrFollowsReductions and anyOutputFeedsReduction).
-bool mayCrossBlocks(Fusion* fusion, int64_t blocks, const DeviceDescription& device) {
-  return blocks > 0 && blocks < device.sm_count && reductionOps(fusion).size() == 1 &&
-         everyTensorFeedsOrFollowsReductions(fusion) && !anyOutputFeedsReduction(fusion);
+// Whether the fusion's structure allows a grid reduction: one reduction (a kernel holds one
+// grid reduction) and nothing computed beside it (see everyTensorFeedsOrFollowsReductions
+// and anyOutputFeedsReduction).
+bool gridReductionAllowed(Fusion* fusion) {
+  return reductionOps(fusion).size() == 1 && everyTensorFeedsOrFollowsReductions(fusion) &&
+         !anyOutputFeedsReduction(fusion);
+}
+
+// Whether each output should be shared by several blocks: allowed, and fewer blocks than SMs.
+bool mayCrossBlocks(bool allowed, int64_t blocks, const DeviceDescription& device) {
+  return allowed && blocks > 0 && blocks < device.sm_count;
 }
 
 // Blocks per output along the reduced axis: 1 unless mayCrossBlocks; otherwise one full
 // wave of `block_threads`-thread blocks, rounded down (the extra blocks of a partial second
 // wave would take as long as the first), while each thread keeps kMinSerialSteps of its
 // `serial_steps`.
-int64_t crossBlockFactor(Fusion* fusion, int64_t blocks, int64_t block_threads,
-                         int64_t serial_steps, const DeviceDescription& device) {
-  if (!mayCrossBlocks(fusion, blocks, device)) return 1;
+int64_t crossBlockFactor(bool allowed, int64_t blocks, int64_t block_threads, int64_t serial_steps,
+                         const DeviceDescription& device) {
+  if (!mayCrossBlocks(allowed, blocks, device)) return 1;
   const int64_t blocks_per_sm = std::max<int64_t>(1, device.max_threads_per_sm / block_threads);
   const int64_t gy =
       std::min(blocks_per_sm * device.sm_count / blocks, serial_steps / kMinSerialSteps);
@@ -124,22 +119,6 @@ int64_t outerVectorizationFactor(Fusion* fusion, SchedulerRuntimeInfo& info, con
                                   kMaxVectorBytes / widestElement(full));
 }
 
-// The logical axis whose elements `id` steps through innermost: followed up inner splits and
-// the inner side of merges; nullptr when `id` is the outer part of a split.
-IterDomain* innermostSource(IterDomain* id) {
-  while (Expr* def = id->definition()) {
-    if (auto* split = dynamic_cast<Split*>(def)) {
-      if (split->inner() != id) return nullptr;
-      id = split->in();
-    } else if (auto* merge = dynamic_cast<Merge*>(def)) {
-      id = merge->inner();
-    } else {
-      return nullptr;
-    }
-  }
-  return id;
-}
-
 // Whether `out` (a fusion output) is a register-to-global copy whose innermost loop axis is
 // the vector split of the merged iteration axis (an inner split by `vect`, not a reduction),
 // stepping through `out`'s innermost allocated axis (an output with a permuted allocation
@@ -160,11 +139,7 @@ bool endsInVector(TensorView* out, int64_t vect) {
   auto innermost = std::find_if(alloc.rbegin(), alloc.rend(), [](IterDomain* id) {
     return !id->isReduction() && !id->isBroadcast();
   });
-  return innermost != alloc.rend() && innermostSource(last) == *innermost;
-}
-
-void mergeRange(TensorView* tv, int64_t begin, int64_t end) {
-  for (int64_t i = end - 1; i > begin; --i) tv->merge(begin, begin + 1);
+  return innermost != alloc.rend() && runsAlong(last, *innermost);
 }
 
 void setCrossBlock(ReductionParams& params, int64_t grid_y) {
@@ -238,6 +213,7 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
   const int64_t r_elems = extentProduct(runtime_info, red, /*reduction=*/true);
   const int64_t i_elems = extentProduct(runtime_info, red, /*reduction=*/false);
   const DeviceDescription& device = runtime_info.device();
+  const bool grid_allowed = gridReductionAllowed(fusion);
 
   if (params->inner_reduction) {
     const std::vector<TensorView*> full = fullShapeInputs(fusion, red);
@@ -256,7 +232,7 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
     int64_t bdimy = std::max<int64_t>(1, std::min(kMinBlockThreads / bdimx, ceilPow2(i_elems)));
     // Too few rows for the SMs and rows long enough to share: whole blocks per row.
     const int64_t cross_bdimx = std::min(kCrossBlockBdimx, device.max_threads_per_block);
-    if (mayCrossBlocks(fusion, ceilDiv(i_elems, bdimy), device) &&
+    if (mayCrossBlocks(grid_allowed, ceilDiv(i_elems, bdimy), device) &&
         after_vect >= cross_bdimx * kMinSerialSteps) {
       bdimx = cross_bdimx;
       bdimy = 1;
@@ -272,7 +248,7 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
     const int64_t blocks = i_elems == 0 ? 0 : ceilDiv(i_elems, bdimy);
     if (has_iter && blocks > 0) params->lparams.bind(blocks, ParallelType::BIDx);
     setCrossBlock(*params,
-                  crossBlockFactor(fusion, blocks, bdimx * bdimy,
+                  crossBlockFactor(grid_allowed, blocks, bdimx * bdimy,
                                    ceilDiv(after_vect, bdimx * params->unroll_factor), device));
     return params;
   }
@@ -299,7 +275,7 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
   params->lparams.bind(bdimy, ParallelType::TIDy);
   const int64_t blocks = ceilDiv(i_vectors, bdimx);
   if (blocks > 0) params->lparams.bind(blocks, ParallelType::BIDx);
-  setCrossBlock(*params, crossBlockFactor(fusion, blocks, bdimx * bdimy,
+  setCrossBlock(*params, crossBlockFactor(grid_allowed, blocks, bdimx * bdimy,
                                           ceilDiv(r_elems, bdimy * params->unroll_factor), device));
   return params;
 }

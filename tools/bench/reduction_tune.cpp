@@ -26,11 +26,6 @@ using mf::HeuristicParams;
 using mf::ParallelType;
 using mf::Tensor;
 
-double median(std::vector<float> ms) {
-  std::sort(ms.begin(), ms.end());
-  return 1000.0 * ms[ms.size() / 2];
-}
-
 // Schedules a copy of `fusion` with `params`, compiles it and returns the median kernel us,
 // or a negative number when the output differs from `expected` (relative 1e-2 on
 // 1 + |expected|: a different summation order, or a different kernel's rounding).
@@ -47,7 +42,8 @@ double timeVariant(const mf::Fusion& fusion, mf::SchedulerEntry& scheduler,
       if (!(std::abs(out.item(i) - expected->item(i)) <= 1e-2 * (1 + std::abs(expected->item(i)))))
         return -1;
   if (output != nullptr) *output = out;
-  return median(ke.benchmark(inputs, 5, 50));
+  const std::vector<float> ms = ke.benchmark(inputs, 5, 50);
+  return 1000.0 * mf::bench::median(std::vector<double>(ms.begin(), ms.end()));
 }
 
 void report(const std::string& name, double us, int64_t bytes, const HeuristicParams& p,
@@ -105,8 +101,6 @@ void tuneReduction(const std::string& name, const mf::Fusion& fusion,
   Baseline<mf::ReductionParams> b =
       runBaseline<mf::ReductionParams>(name, fusion, scheduler, inputs);
   const mf::ReductionParams& base = *b.params;
-  const Tensor& expected = b.expected;
-  const int64_t bytes = b.bytes;
   const int64_t rows =
       base.lparams.getDimOrOne(ParallelType::BIDx) * base.lparams.getDimOrOne(ParallelType::TIDy);
   const bool vector = !base.lparams.hasDim(ParallelType::BIDx);
@@ -128,7 +122,7 @@ void tuneReduction(const std::string& name, const mf::Fusion& fusion,
           if (!vector) p.lparams.bind(mf::ceilDiv(rows, bdimy), ParallelType::BIDx);
           if (grid_y > 1) p.lparams.bind(grid_y, ParallelType::BIDy);
           if (p.sameAs(&base) && p.lparams == base.lparams) continue;
-          report(name, timeVariant(fusion, scheduler, p, inputs, &expected), bytes, p, false);
+          report(name, timeVariant(fusion, scheduler, p, inputs, &b.expected), b.bytes, p, false);
         }
 }
 
@@ -139,8 +133,6 @@ void tunePersistent(const std::string& name, const mf::Fusion& fusion,
   Baseline<mf::PersistentParams> b =
       runBaseline<mf::PersistentParams>(name, fusion, scheduler, inputs);
   const mf::PersistentParams& base = *b.params;
-  const Tensor& expected = b.expected;
-  const int64_t bytes = b.bytes;
   const int64_t rows = base.lparams.getDimOrOne(ParallelType::BIDx) * base.rows_per_block;
   const int64_t vectors = base.rowElements() / base.vectorization_factor;
   for (int64_t threads : {32, 64, 128, 256, 512, 1024})
@@ -155,7 +147,7 @@ void tunePersistent(const std::string& name, const mf::Fusion& fusion,
       if (rows_per_block > 1) p.lparams.bind(rows_per_block, ParallelType::TIDy);
       p.lparams.bind(mf::ceilDiv(rows, rows_per_block), ParallelType::BIDx);
       if (p.sameAs(&base) && p.lparams == base.lparams) continue;
-      report(name, timeVariant(fusion, scheduler, p, inputs, &expected), bytes, p, false);
+      report(name, timeVariant(fusion, scheduler, p, inputs, &b.expected), b.bytes, p, false);
     }
 }
 

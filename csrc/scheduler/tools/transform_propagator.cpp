@@ -142,4 +142,8 @@ void parallelizeAllLike(TensorView* reference, const std::vector<TensorView*>& t
   }
 }
 
+void mergeRange(TensorView* tv, int64_t begin, int64_t end) {
+  for (int64_t i = end - 1; i > begin; --i) tv->merge(begin, begin + 1);
+}
+
 }  // namespace mf

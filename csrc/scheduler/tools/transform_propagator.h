@@ -37,4 +37,8 @@ std::unordered_map<const TensorView*, IdMap> propagatedAxes(TensorView* referenc
 void parallelizeAllLike(TensorView* reference, const std::vector<TensorView*>& tvs = {},
                         std::vector<ParallelType> types = {});
 
+//! Merges the loop axes [begin, end) of `tv` into one at `begin` (outer to inner): how a
+//! scheduler flattens the reference's iteration or reduction axes before splitting them.
+void mergeRange(TensorView* tv, int64_t begin, int64_t end);
+
 }  // namespace mf
