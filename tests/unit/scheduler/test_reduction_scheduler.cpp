@@ -37,6 +37,16 @@ std::unique_ptr<Fusion> sumOf2d(int64_t axis, DataType dtype = DataType::Float) 
   return fusion;
 }
 
+// sum over `axes` of a contiguous fp32 tensor of rank `rank`.
+std::unique_ptr<Fusion> sumOfAxes(int64_t rank, std::vector<int64_t> axes) {
+  auto fusion = std::make_unique<Fusion>();
+  FusionGuard fg(fusion.get());
+  TensorView* x = makeContigTensor(rank);
+  fusion->addInput(x);
+  fusion->addOutput(sum(x, axes));
+  return fusion;
+}
+
 // fp32 [32Ki, 4Ki] summed over the last axis: 16-byte loads (4 floats), 128 threads per row
 // with 8 vectors each (4 unrolled), one row per block.
 TEST(ReductionHeuristics, InnerLongRows) {
@@ -119,11 +129,7 @@ TEST(ReductionHeuristics, OuterVectorWidth) {
 // full wave: 2 per SM) on blockIdx.y, each reducing a contiguous chunk before the grid
 // reduction.
 TEST(ReductionHeuristics, LongVectorIsCrossBlock) {
-  auto fusion = std::make_unique<Fusion>();
-  FusionGuard fg(fusion.get());
-  TensorView* x = makeContigTensor(1);
-  fusion->addInput(x);
-  fusion->addOutput(sum(x, {0}));
+  auto fusion = sumOfAxes(1, {0});
   auto p = reductionHeuristics(*fusion, {schedtest::contiguous({int64_t{128} << 20})});
   EXPECT_TRUE(p->inner_reduction);
   EXPECT_TRUE(p->cross_block);
@@ -190,16 +196,6 @@ TEST(ReductionHeuristics, OutputBesideTheReductionStaysInOneBlock) {
     EXPECT_EQ(fec.getMostRecentKernelRuntime()->heuristics().at(0)->schedulerType(),
               SchedulerType::Reduction);
   }
-}
-
-// sum over `axes` of a contiguous fp32 tensor of rank `rank`.
-std::unique_ptr<Fusion> sumOfAxes(int64_t rank, std::vector<int64_t> axes) {
-  auto fusion = std::make_unique<Fusion>();
-  FusionGuard fg(fusion.get());
-  TensorView* x = makeContigTensor(rank);
-  fusion->addInput(x);
-  fusion->addOutput(sum(x, axes));
-  return fusion;
 }
 
 // A middle axis: the innermost axis is an iteration axis, so the reduction is outer over the
@@ -513,14 +509,7 @@ TEST(ReductionSchedule, OuterKernel) {
 // The grid reduction's kernel: blockIdx.y splits the row, the block all-reduce, then
 // mf_gridAllReduceY with the work buffer and semaphores the summary asks the executor for.
 TEST(ReductionSchedule, CrossBlockInnerKernel) {
-  auto fusion = std::make_unique<Fusion>();
-  {
-    FusionGuard fg(fusion.get());
-    TensorView* x = makeContigTensor(1);
-    fusion->addInput(x);
-    fusion->addOutput(sum(x, {0}));
-  }
-  FusionExecutorCache fec(std::move(fusion));
+  FusionExecutorCache fec(sumOfAxes(1, {0}));
   std::vector<Tensor> in = {Tensor::random({int64_t{1} << 20}, DataType::Float, 5)};
   fec.runFusionWithInputs(in);
   auto* p =
