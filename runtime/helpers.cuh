@@ -64,9 +64,9 @@ __device__ inline double mf_relu(double x) {
 
 // maximum / minimum as torch.maximum / torch.minimum: a NaN operand gives NaN (a's if both);
 // +0 is larger than -0. One expression: nvcc makes the common case (a > b, the running maximum
-// of a reduction) a taken branch past the NaN and signed-zero checks. On the H200 this form
-// ran bf16 softmax in 168 us, the same conditions joined by `|` and `&` (no branch, one more
-// instruction per element) in 175 us.
+// of a reduction) a taken branch past the NaN and signed-zero checks; the same conditions
+// joined by `|` and `&` (no branch, one more instruction per element) were slower on the H200.
+// Where the result only feeds arithmetic, codegen calls mf_maximumAnyNaN (below) instead.
 __device__ inline float mf_maximum(float a, float b) {
   return (a > b || a != a || (a == b && __float_as_int(a) >= 0)) ? a : b;
 }
@@ -78,6 +78,30 @@ __device__ inline float mf_minimum(float a, float b) {
 }
 __device__ inline double mf_minimum(double a, double b) {
   return (a < b || a != a || (a == b && __double_as_longlong(a) < 0)) ? a : b;
+}
+
+// The same values, except that a NaN result is the canonical NaN, not a's: one instruction on
+// sm_80 and later (FMNMX.NAN; +0 is larger than -0 there too, which the GPU tests pin).
+// Codegen uses them where the result's NaN bits reach only arithmetic, whose NaN bits are
+// not part of the contract (softmax's row maximum): there mf_maximum's checks were a third
+// of the kernel's instructions.
+__device__ inline float mf_maximumAnyNaN(float a, float b) {
+#if __CUDA_ARCH__ >= 800
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+#else
+  return mf_maximum(a, b);
+#endif
+}
+__device__ inline float mf_minimumAnyNaN(float a, float b) {
+#if __CUDA_ARCH__ >= 800
+  float r;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+#else
+  return mf_minimum(a, b);
+#endif
 }
 
 // ---- correctly rounded operations (IEEE, same bits as the host) ----

@@ -106,7 +106,8 @@ class CudaPrinter final : public KirVisitor {
   // A kernel with a block reduction has constant thread extents (validateSchedule), and the
   // launch's block is their largest. Saying so lets nvcc fold `(i * 128 + threadIdx.x) / 128`
   // to `i`: a register array read at such an index (a persistent buffer read by another
-  // loop over the row) then stays in registers instead of local memory.
+  // loop over the row) then stays in registers instead of local memory. The block size
+  // itself makes the runtime's loops over warps (mf_blockAllReduceX) constant and unrolled.
   void emitBlockSizeAssumptions() {
     bool block_reduction = false;
     for (TensorView* tv : kernel_.ir().allTvs())
@@ -114,8 +115,10 @@ class CudaPrinter final : public KirVisitor {
         block_reduction |= id->isReduction() && id->parallelType() == ParallelType::TIDx;
     if (!block_reduction) return;
     for (const ParallelDimension& dim : kernel_.summary().parallel_dims)
-      if (std::optional<int64_t> size = constantThreadExtent(dim))
+      if (std::optional<int64_t> size = constantThreadExtent(dim)) {
         line(fmt::format("__builtin_assume({} < {});", toString(dim.type), *size));
+        line(fmt::format("__builtin_assume(blockDim.{} == {});", toString(dim.type).back(), *size));
+      }
   }
 
   // The launch size of a thread dimension whose extents are all constants (their largest),
@@ -432,7 +435,8 @@ class CudaPrinter final : public KirVisitor {
     DataType compute = computeType(op);
     std::string a = operand(op->lhs(), compute), b = operand(op->rhs(), compute);
     BinaryOpType t = op->opType();
-    assign(op->out(), isPredicateOp(t) ? DataType::Bool : compute, binaryValue(t, compute, a, b));
+    assign(op->out(), isPredicateOp(t) ? DataType::Bool : compute,
+           binaryValue(t, compute, a, b, anyNaNBits(op->out(), compute)));
   }
 
   // A serial reduction step: out = op(out, in), in the accumulator's compute type. A block
@@ -445,7 +449,7 @@ class CudaPrinter final : public KirVisitor {
     DataType compute = computeType(op->out()->dtype());
     assign(op->out(), compute,
            binaryValue(op->opType(), compute, operand(op->out(), compute),
-                       operand(op->in(), compute)));
+                       operand(op->in(), compute), anyNaNBits(op->out(), compute)));
   }
 
   // The block reduction that `loop` groups, or null: a loop over an iteration axis nested
@@ -490,8 +494,9 @@ class CudaPrinter final : public KirVisitor {
     DataType compute = computeType(op->out()->dtype());
     std::string acc = operand(op->out(), compute), x = operand(op->in(), compute);
     const std::string type(cudaTypeName(compute)), init = operand(op->init(), compute);
+    const bool any_nan = anyNaNBits(op->out(), compute);
     const std::string lambda = fmt::format("[]({0} a, {0} b) {{ return {1}; }}", type,
-                                           binaryValue(op->opType(), compute, "a", "b"));
+                                           binaryValue(op->opType(), compute, "a", "b", any_nan));
     line("{");
     ++indent_;
     auto isTrue = [](Val* pred) { return pred->isConst() && asBool(*pred->constValue()); };
@@ -540,7 +545,7 @@ class CudaPrinter final : public KirVisitor {
       const bool guarded = !isTrue(preds.write);
       if (guarded) line(fmt::format("if ({}) {{", scalar(preds.write)));
       indent_ += guarded ? 1 : 0;
-      assign(op->out(), compute, binaryValue(op->opType(), compute, acc, result));
+      assign(op->out(), compute, binaryValue(op->opType(), compute, acc, result, any_nan));
       indent_ -= guarded ? 1 : 0;
       if (guarded) line("}");
     };
@@ -608,13 +613,22 @@ class CudaPrinter final : public KirVisitor {
     return "X";
   }
 
+  // Whether a float maximum/minimum writing `out` may give any NaN's bits for a NaN
+  // (mf_maximumAnyNaN: one instruction): its result's NaN bits reach only arithmetic.
+  static bool anyNaNBits(Val* out, DataType compute) {
+    auto* ti = dynamic_cast<TensorIndex*>(out);
+    return compute == DataType::Float && ti != nullptr &&
+           nanBitsReachOnlyArithmetic(ti->view(), /*depth=*/0);
+  }
+
   static std::string binaryValue(BinaryOpType t, DataType compute, const std::string& a,
-                                 const std::string& b) {
+                                 const std::string& b, bool any_nan_bits = false) {
     std::string value;
     bool fp = isFloatingType(compute);
     if (t == BinaryOpType::Maximum || t == BinaryOpType::Minimum || t == BinaryOpType::Pow) {
       if (fp) {
-        value = fmt::format("mf_{}({}, {})", toString(t), a, b);
+        const bool any_nan = any_nan_bits && t != BinaryOpType::Pow;
+        value = fmt::format("mf_{}{}({}, {})", toString(t), any_nan ? "AnyNaN" : "", a, b);
       } else {
         MF_CHECK(t != BinaryOpType::Pow, "codegen: pow of {} tensors is not supported", compute);
         value =

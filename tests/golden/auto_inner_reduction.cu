@@ -1,6 +1,8 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_593161cfa67bad40(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
+extern "C" __global__ void __launch_bounds__(128) kernel_5a3b9383808fa775(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
   __builtin_assume(threadIdx.x < 32);
+  __builtin_assume(blockDim.x == 32);
   __builtin_assume(threadIdx.y < 4);
+  __builtin_assume(blockDim.y == 4);
   const mf_index_t i71 = ((((mf_index_t)blockIdx.x) * 4) + ((mf_index_t)threadIdx.y));
   const bool b100 = (i71 < T0.size[0]);
   alignas(16) float T3[1];

@@ -1,5 +1,6 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_d2584b5f8f4b8201(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T9) {
+extern "C" __global__ void __launch_bounds__(128) kernel_1f932a22483d7085(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T9) {
   __builtin_assume(threadIdx.x < 128);
+  __builtin_assume(blockDim.x == 128);
   alignas(16) float T10[1];
   alignas(16) float T6[1];
   alignas(16) float T5[32];
@@ -17,12 +18,12 @@ extern "C" __global__ void __launch_bounds__(128) kernel_d2584b5f8f4b8201(Tensor
   T14[0] = (-__int_as_float(0x7f800000));
   for (mf_index_t i59 = 0; i59 < 4; ++i59) {
     for (mf_index_t i60 = 0; i60 < 8; ++i60) {
-      T14[0] = mf_maximum(T14[0], T1[((i59 * 8) + i60)]);
+      T14[0] = mf_maximumAnyNaN(T14[0], T1[((i59 * 8) + i60)]);
     }
   }
   {
-    const float block_result = mf_blockAllReduceX<float>(T14[0], [](float a, float b) { return mf_maximum(a, b); }, (-__int_as_float(0x7f800000)));
-    T2[0] = mf_maximum(T2[0], block_result);
+    const float block_result = mf_blockAllReduceX<float>(T14[0], [](float a, float b) { return mf_maximumAnyNaN(a, b); }, (-__int_as_float(0x7f800000)));
+    T2[0] = mf_maximumAnyNaN(T2[0], block_result);
   }
   for (mf_index_t i61 = 0; i61 < 4; ++i61) {
     for (mf_index_t i62 = 0; i62 < 8; ++i62) {

@@ -1,5 +1,6 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_92eb9ac9749425d2(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
+extern "C" __global__ void __launch_bounds__(128) kernel_f68584d31315f1b5(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
   __builtin_assume(threadIdx.x < 128);
+  __builtin_assume(blockDim.x == 128);
   T1[((mf_index_t)blockIdx.x)] = 0.0f;
   alignas(16) float T2[1];
   T2[0] = 0.0f;

@@ -1,5 +1,6 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_e014019ea093a643(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T7) {
+extern "C" __global__ void __launch_bounds__(128) kernel_d8e35121c2174825(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T7) {
   __builtin_assume(threadIdx.x < 128);
+  __builtin_assume(blockDim.x == 128);
   const mf_index_t i48 = (((mf_index_t)blockIdx.x) * T0.stride[0]);
   alignas(16) float T5[1];
   T5[0] = 0.0f;
@@ -10,11 +11,11 @@ extern "C" __global__ void __launch_bounds__(128) kernel_e014019ea093a643(Tensor
   alignas(16) float T8[1];
   T8[0] = (-__int_as_float(0x7f800000));
   for (mf_index_t i31 = 0; i31 < 8; ++i31) {
-    T8[0] = mf_maximum(T8[0], T0[(i48 + ((i31 * 128) + ((mf_index_t)threadIdx.x)))]);
+    T8[0] = mf_maximumAnyNaN(T8[0], T0[(i48 + ((i31 * 128) + ((mf_index_t)threadIdx.x)))]);
   }
   {
-    const float block_result = mf_blockAllReduceX<float>(T8[0], [](float a, float b) { return mf_maximum(a, b); }, (-__int_as_float(0x7f800000)));
-    T1[0] = mf_maximum(T1[0], block_result);
+    const float block_result = mf_blockAllReduceX<float>(T8[0], [](float a, float b) { return mf_maximumAnyNaN(a, b); }, (-__int_as_float(0x7f800000)));
+    T1[0] = mf_maximumAnyNaN(T1[0], block_result);
   }
   for (mf_index_t i32 = 0; i32 < 8; ++i32) {
     alignas(16) float T3[1];

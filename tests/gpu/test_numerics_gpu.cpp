@@ -404,6 +404,25 @@ std::vector<NumericsCase> numericsCases() {
                    },
                    [] { return unaryInputs<int64_t>(); }});
 
+  // maximum/minimum read only by arithmetic (x * 1 here) are one instruction each
+  // (mf_maximumAnyNaN, codegen's choice, pinned by CodegenSubstrings): the same values as
+  // mf_maximum, +0 above -0 included; only a NaN's bits may differ.
+  for (BinaryOpType op : {BinaryOpType::Maximum, BinaryOpType::Minimum}) {
+    auto build = [op](const std::vector<Val*>& in) {
+      return mul(binaryOp(op, in[0], in[1]), constFloat(1.0))->as<TensorView>();
+    };
+    const std::string name = std::string(toString(op)) + "_into_arithmetic_";
+    cases.push_back({name + "float", {DataType::Float, DataType::Float}, build, [] {
+                       return binaryInputs<float>();
+                     }});
+    cases.push_back({name + "bfloat16", {DataType::BFloat16, DataType::BFloat16}, build, [] {
+                       return binaryInputs<BFloat16>();
+                     }});
+    cases.push_back({name + "half", {DataType::Half, DataType::Half}, build, [] {
+                       return binaryInputs<Half>();
+                     }});
+  }
+
   // where with a constant branch: converted to the output dtype once (no narrow literal).
   cases.push_back({"where_bfloat16_constant",
                    {DataType::BFloat16},

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "cuda/driver.h"
 #include "minifuser.h"
@@ -237,6 +238,59 @@ TEST_F(ReductionSchedulerGpu, BiasMaxKeepDim) {
 }
 TEST_F(ReductionSchedulerGpu, SameAxesShareOneKernel) {
   runFusion(redtest::sumAndMaxOfRows(), 1e-6);
+}
+
+// max/min reductions whose results only arithmetic reads (x * 1 here) run on the
+// one-instruction mf_maximumAnyNaN/mf_minimumAnyNaN, serially, across a block and across a
+// grid: +0 is still above -0 and a NaN still wins. Rows of zeros of random signs (some all
+// -0, some all +0, one +0 among -0s), some with a NaN, against the reference sign for sign.
+TEST_F(ReductionSchedulerGpu, MaxMinIntoArithmeticKeepSignedZerosAndNaN) {
+  using ReduceFn =
+      TensorView* (*)(TensorView*, const std::vector<int64_t>&, bool, std::optional<DataType>);
+  for (ReduceFn fn : {static_cast<ReduceFn>(max), static_cast<ReduceFn>(min)}) {
+    for (int64_t axis : {0, 1}) {
+      auto fusion = std::make_unique<Fusion>();
+      {
+        FusionGuard fg(fusion.get());
+        TensorView* x = makeContigTensor(2);
+        fusion->addInput(x);
+        fusion->addOutput(mul(fn(x, {axis}, false, std::nullopt), constFloat(1.0)));
+      }
+      FusionExecutorCache fec(std::move(fusion));
+      uint64_t seed = 11;
+      for (auto [m, n] : kSizes) {
+        std::vector<float> v(static_cast<size_t>(m * n));
+        const int64_t lines = axis == 1 ? m : n, len = axis == 1 ? n : m;
+        auto at = [&](int64_t line, int64_t k) { return axis == 1 ? line * n + k : k * n + line; };
+        std::mt19937 gen(static_cast<uint32_t>(seed++));
+        for (int64_t line = 0; line < lines; ++line) {
+          const int64_t kind = line % 4;  // random signs, all -0, all +0 but one, NaN
+          for (int64_t k = 0; k < len; ++k) {
+            const bool negative = kind == 1 || (kind == 2 && k != len / 2) ||
+                                  ((kind == 0 || kind == 3) && gen() % 2 == 0);
+            v[at(line, k)] = negative ? -0.0f : 0.0f;
+          }
+          if (kind == 3) v[at(line, static_cast<int64_t>(gen() % len))] = NAN;
+        }
+        Tensor in = Tensor::fromVector<float>(v, {m, n});
+        std::vector<Tensor> ref = ReferenceEvaluator(fec.fusion()).run({in});
+        Tensor out =
+            fec.runFusionWithInputs({in.toDevice()}, {.poison_outputs = true}).at(0).toHost();
+        const std::string what = fmt::format(
+            "{} axis {} [{}, {}]", fn == static_cast<ReduceFn>(max) ? "max" : "min", axis, m, n);
+        ASSERT_EQ(out.sizes(), ref[0].sizes()) << what;
+        for (int64_t i = 0; i < out.numel(); ++i) {
+          const double got = out.item(i), want = ref[0].item(i);
+          if (std::isnan(want)) {
+            EXPECT_TRUE(std::isnan(got)) << what << " element " << i;
+          } else {
+            EXPECT_EQ(got, want) << what << " element " << i;
+            EXPECT_EQ(std::signbit(got), std::signbit(want)) << what << " element " << i;
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -176,6 +176,34 @@ TEST(CodegenSubstrings, WideningFollowsMaximumToItsReaders) {
   EXPECT_THAT(code, ContainsRegex(R"(T2\[0\] = mf_cast<float>\(T0\[i[0-9]+\]\);)")) << code;
 }
 
+// A float maximum/minimum whose result only arithmetic reads may return any NaN
+// (mf_maximumAnyNaN, one instruction); one whose result reaches memory returns its NaN
+// operand (mf_maximum). Double keeps mf_maximum: there is no such instruction for it.
+TEST(CodegenSubstrings, MaximumIntoArithmeticMayReturnAnyNaN) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  TensorView* t1 = makeContigTensor(1);
+  TensorView* d0 = makeContigTensor(1, DataType::Double);
+  fusion.addInput(t0);
+  fusion.addInput(t1);
+  fusion.addInput(d0);
+  fusion.addOutput(mul(maximum(t0, t1), t1));
+  fusion.addOutput(sub(minimum(t0, t1), t0));
+  fusion.addOutput(maximum(t1, t0));
+  fusion.addOutput(mul(maximum(d0, d0), d0));
+  inlineMost();
+  std::string code = generate(fusion).kernel_code;
+  EXPECT_THAT(code, ContainsRegex(R"(T3\[0\] = mf_maximumAnyNaN\(T0\[i[0-9]+\], T1\[i[0-9]+\]\);)"))
+      << code;
+  EXPECT_THAT(code, ContainsRegex(R"(T5\[0\] = mf_minimumAnyNaN\(T0\[i[0-9]+\], T1\[i[0-9]+\]\);)"))
+      << code;
+  EXPECT_THAT(code, ContainsRegex(R"(T7\[i[0-9]+\] = mf_maximum\(T1\[i[0-9]+\], T0\[i[0-9]+\]\);)"))
+      << code;
+  EXPECT_THAT(code, ContainsRegex(R"(T8\[0\] = mf_maximum\(T2\[i[0-9]+\], T2\[i[0-9]+\]\);)"))
+      << code;
+}
+
 // The layout op is one call of the runtime function with the output and offset types, the
 // logical (row, col) and the error flag, which the kernel takes as its last parameter.
 TEST(CodegenSubstrings, LayoutOpCall) {
