@@ -28,12 +28,18 @@ step_ctest() {
 # buffer and semaphores (memcheck): each must report 0 errors.
 step_sanitizer() {
   command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer: not installed"; return; }
-  local tool t log
+  # MINIFUSER_SANITIZER_TIMEOUT (seconds per run, default none) and MINIFUSER_SANITIZER_FILTER
+  # (a --gtest_filter) bound a run; a run cut short says so and fails the step.
+  local tool t log rc
   for tool in memcheck racecheck; do
     for t in ${MINIFUSER_SANITIZER_TESTS:-test_reduction_gpu test_reduction_scheduler_gpu test_persistent_gpu}; do
       log="$build/sanitizer.$tool.$t.log"
-      compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/tests/$t" > "$log" 2>&1 || status=1
-      echo "compute-sanitizer --tool $tool $t: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 1) ($(grep -cE "^\[       OK \]" "$log") tests passed)"
+      rc=0
+      timeout "${MINIFUSER_SANITIZER_TIMEOUT:-0}" compute-sanitizer --tool "$tool" --error-exitcode 1 \
+        "$build/tests/$t" --gtest_filter="${MINIFUSER_SANITIZER_FILTER:-*}" > "$log" 2>&1 || rc=$?
+      [ "$rc" -eq 0 ] || status=1
+      [ "$rc" -eq 124 ] && echo "compute-sanitizer --tool $tool $t: timed out"
+      echo "compute-sanitizer --tool $tool $t: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 1) ($(grep -cE "^\[       OK \]" "$log") tests passed, $(grep -cE "^\[  FAILED  \] [A-Za-z]" "$log") failed)"
     done
   done
 }
