@@ -117,7 +117,8 @@ class CudaPrinter final : public KirVisitor {
     for (const ParallelDimension& dim : kernel_.summary().parallel_dims)
       if (std::optional<int64_t> size = constantThreadExtent(dim)) {
         line(fmt::format("__builtin_assume({} < {});", toString(dim.type), *size));
-        line(fmt::format("__builtin_assume(blockDim.{} == {});", toString(dim.type).back(), *size));
+        const char axis = toString(dim.type).back();  // threadIdx.x: blockDim.x
+        line(fmt::format("__builtin_assume(blockDim.{} == {});", axis, *size));
       }
   }
 
