@@ -234,8 +234,9 @@ std::vector<Tensor> FusionKernelRuntime::run(const std::vector<Tensor>& inputs,
   return outputs;
 }
 
-std::vector<Tensor> FusionKernelRuntime::runOnReference(
-    const std::vector<Tensor>& inputs, std::span<const LaunchParams> launch_params) {
+template <typename RunGroup>
+std::vector<Tensor> FusionKernelRuntime::runGroupsOnHost(const std::vector<Tensor>& inputs,
+                                                         RunGroup run_group) {
   const Fusion& complete = *segments_->completeFusion();
   MF_CHECK(inputs.size() == complete.inputs().size(),
            "FusionExecutorCache: expected {} inputs, got {}", complete.inputs().size(),
@@ -243,17 +244,33 @@ std::vector<Tensor> FusionKernelRuntime::runOnReference(
   std::vector<std::optional<Tensor>> values(slot_count_);
   for (size_t i = 0; i < inputs.size(); ++i) values[i] = inputs[i];
   for (size_t i = 0; i < groups_.size(); ++i) {
-    const Group& g = *groups_[i];
+    Group& g = *groups_[i];
     std::vector<Tensor> group_inputs;
     for (size_t s : g.input_slots) group_inputs.push_back(*values[s]);
-    if (g.executor)
-      g.executor->prepareLaunch(group_inputs, launch_params.empty() ? nullptr : &launch_params[i]);
-    std::vector<Tensor> outs = ReferenceEvaluator(g.fusion.get()).run(group_inputs);
+    std::vector<Tensor> outs = run_group(i, g, group_inputs);
     for (size_t k = 0; k < outs.size(); ++k) values[g.output_slots[k]] = std::move(outs[k]);
   }
   std::vector<Tensor> outputs;
   for (size_t s : output_slots_) outputs.push_back(*values[s]);
   return outputs;
+}
+
+std::vector<Tensor> FusionKernelRuntime::runOnReference(
+    const std::vector<Tensor>& inputs, std::span<const LaunchParams> launch_params) {
+  return runGroupsOnHost(inputs, [&](size_t i, Group& g, const std::vector<Tensor>& group_inputs) {
+    if (g.executor)
+      g.executor->prepareLaunch(group_inputs, launch_params.empty() ? nullptr : &launch_params[i]);
+    return ReferenceEvaluator(g.fusion.get()).run(group_inputs);
+  });
+}
+
+std::vector<Tensor> FusionKernelRuntime::runOnHost(const std::vector<Tensor>& inputs,
+                                                   const HostKernelRunner& run_kernel) {
+  return runGroupsOnHost(inputs, [&](size_t, Group& g, const std::vector<Tensor>& group_inputs) {
+    if (!g.executor) return ReferenceEvaluator(g.fusion.get()).run(group_inputs);
+    g.executor->prepareLaunch(group_inputs);
+    return run_kernel(g.executor->kernel(), group_inputs);
+  });
 }
 
 std::string FusionKernelRuntime::code() const {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -60,6 +61,16 @@ class FusionKernelRuntime {
   std::vector<Tensor> runOnReference(const std::vector<Tensor>& inputs,
                                      std::span<const LaunchParams> launch_params = {});
 
+  //! Runs a compiled group's kernel on the host: its outputs for its inputs.
+  using HostKernelRunner =
+      std::function<std::vector<Tensor>(Kernel& kernel, const std::vector<Tensor>& inputs)>;
+  //! Without a GPU: runs the groups in order on the host, each compiled group's lowered
+  //! kernel through `run_kernel` (tests pass a kernel interpreter, which checks indexing,
+  //! predicates and the threads' cooperation), the groups without a kernel (NoOp) on the CPU
+  //! reference.
+  std::vector<Tensor> runOnHost(const std::vector<Tensor>& inputs,
+                                const HostKernelRunner& run_kernel);
+
   //! Every kernel's CUDA source, in run order.
   std::string code() const;
   //! The scheduled fusion of each group.
@@ -72,6 +83,9 @@ class FusionKernelRuntime {
  private:
   struct Group;
   void compileGroups();
+  //! The groups in order on the host: `run_group` computes each group's outputs.
+  template <typename RunGroup>
+  std::vector<Tensor> runGroupsOnHost(const std::vector<Tensor>& inputs, RunGroup run_group);
   //! Numbers every value that crosses a kernel boundary once, so a run keeps its tensors in
   //! a vector indexed by slot rather than a map of Val*.
   void assignSlots();

@@ -96,6 +96,7 @@ class KernelExecutor {
   const std::string& ptx() const { return compiled_.ptx; }
   const std::string& compileLog() const { return compiled_.log; }
   const Kernel& kernel() const { return *kernel_; }
+  Kernel& kernel() { return *kernel_; }
   //! Grid/block of the last run.
   const cuda::LaunchDims& lastLaunch() const { return last_launch_; }
   //! Input signatures with a prepared launch (at most LaunchCache::kCapacity).

@@ -165,4 +165,28 @@ double inexactSlack(const std::vector<InexactStep>& steps, size_t output, int64_
   return slack;
 }
 
+std::optional<std::string> firstMismatch(const RandomFusion& rf, const std::vector<Tensor>& ref,
+                                         const std::vector<Tensor>& got) {
+  std::optional<std::vector<InexactStep>> steps;
+  const std::vector<bool> inexact = inexactOutputs(rf.fusion.get());
+  for (size_t o = 0; o < ref.size(); ++o) {
+    const Tensor out = got.at(o).toHost();
+    for (int64_t i = 0; i < ref[o].numel(); ++i) {
+      const double g = out.item(i), r = ref[o].item(i);
+      if (!inexact[o]) {
+        if (g == r || (std::isnan(g) && std::isnan(r))) continue;
+        return fmt::format("seed {}: output {} element {}: got {}, reference {} (exact)", rf.seed,
+                           o, i, g, r);
+      }
+      if (closeToReference(g, r, ref[o].dtype())) continue;
+      if (!steps) steps = inexactSteps(rf);
+      const double slack = inexactSlack(*steps, o, i);
+      if (closeToReference(g, r, ref[o].dtype(), slack)) continue;
+      return fmt::format("seed {}: output {} element {}: got {}, reference {} (slack {})", rf.seed,
+                         o, i, g, r, slack);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace mf::testing

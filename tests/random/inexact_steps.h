@@ -17,6 +17,9 @@
 // whose local errors are the steps' bounds).
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include <vector>
 
 #include "random/random_fusion.h"
@@ -42,5 +45,13 @@ std::vector<bool> inexactOutputs(Fusion* fusion);
 
 //! The sum of the steps' shifts of element `element` of output `output`.
 double inexactSlack(const std::vector<InexactStep>& steps, size_t output, int64_t element);
+
+//! The first element of `got` (outputs of `rf`'s fusion, host or device tensors) that the
+//! reference `ref` rejects, described with its seed, or nullopt: outputs of exact ops must
+//! equal the reference bit for bit (NaN bits aside); of the others, an element outside
+//! closeToReference's tolerance must be within the inexact-step slack there (computed on
+//! demand).
+std::optional<std::string> firstMismatch(const RandomFusion& rf, const std::vector<Tensor>& ref,
+                                         const std::vector<Tensor>& got);
 
 }  // namespace mf::testing

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -21,6 +24,28 @@ struct Buffer {
   std::byte* base = nullptr;
   int64_t span = 0;
   DataType dtype = DataType::Float;
+};
+
+// One thread of the launch: its coordinates, loop indices and register arrays.
+struct Thread {
+  std::unordered_map<ParallelType, int64_t> coordinate;
+  std::unordered_map<const Val*, ScalarValue> env;
+  std::unordered_map<const TensorView*, std::vector<ScalarValue>> registers;
+  int64_t id = 0;       // launch position
+  int64_t block = 0;    // linear block index, for its shared memory
+  bool exited = false;  // returned (a block past a grid reduction that is not the last)
+};
+
+// The last accesses to a shared element, for race checks: the thread that wrote it and the
+// one that read it (kSeveral: more than one), each in which barrier epoch of its block.
+constexpr int64_t kSeveral = -2;
+struct SharedAccess {
+  int64_t write_epoch = -1, writer = -1;
+  int64_t read_epoch = -1, reader = -1;
+};
+struct SharedArray {
+  std::vector<ScalarValue> values;
+  std::vector<SharedAccess> last;
 };
 
 class Interpreter {
@@ -52,6 +77,9 @@ class Interpreter {
     }
   }
 
+  // Runs every thread of the launch in lockstep: each statement for every active thread
+  // before the next, so a barrier needs nothing and a block or grid reduction sees every
+  // participant's value at once.
   std::vector<Tensor> run() {
     const KernelSummary& summary = kernel_.summary();
     for (const KernelParameter& p : summary.params)
@@ -61,15 +89,29 @@ class Interpreter {
     const std::vector<int64_t> sizes = summary.launchSizes(ee_);
     int64_t positions = 1;
     for (int64_t s : sizes) positions *= s;
+    threads_.resize(static_cast<size_t>(positions));
+    int64_t blocks = 0;
+    std::map<std::vector<int64_t>, int64_t> block_ids;
     for (int64_t p = 0; p < positions; ++p) {
+      Thread& t = threads_[static_cast<size_t>(p)];
+      t.id = p;
       int64_t rest = p;
+      std::vector<int64_t> block;
       for (size_t d = 0; d < sizes.size(); ++d) {
-        coordinate_[summary.parallel_dims[d].type] = rest % sizes[d];
+        const ParallelType type = summary.parallel_dims[d].type;
+        t.coordinate[type] = rest % sizes[d];
         rest /= sizes[d];
+        if (isBlockDim(type)) block.push_back(t.coordinate[type]);
       }
-      registers_.clear();
-      runScope(kernel_.body());
+      auto [it, inserted] = block_ids.emplace(block, blocks);
+      blocks += inserted ? 1 : 0;
+      t.block = it->second;
     }
+    shared_.resize(static_cast<size_t>(blocks));
+    epoch_.assign(static_cast<size_t>(blocks), 0);
+    std::vector<Thread*> all;
+    for (Thread& t : threads_) all.push_back(&t);
+    runScope(kernel_.body(), all);
     std::vector<Tensor> out;
     for (Val* v : kernel_.ir().outputs()) {
       auto* tv = v->as<TensorView>();
@@ -128,6 +170,7 @@ class Interpreter {
 
   ScalarValue eval(const Val* v) {
     if (auto c = v->constValue()) return *c;
+    if (auto it = current_->env.find(v); it != current_->env.end()) return it->second;
     if (auto it = env_.find(v); it != env_.end()) return it->second;
     const Expr* def = v->definition();
     if (def == nullptr) {
@@ -158,16 +201,32 @@ class Interpreter {
   ScalarValue access(const TensorIndex* ti, int64_t k, const ScalarValue* value) {
     const TensorView* tv = ti->view();
     const int64_t offset = offsetOf(ti) + k;
-    if (tv->getMemoryType() == MemoryType::Local) {
-      auto it = registers_.find(tv);
-      if (it == registers_.end() || offset < 0 || offset >= static_cast<int64_t>(it->second.size()))
-        throw std::runtime_error(
-            fmt::format("register access {}[{}] outside its array", tv->toString(), offset));
+    const MemoryType memory = tv->getMemoryType();
+    auto outside = [&](std::string_view what) {
+      return std::runtime_error(
+          fmt::format("{} access {}[{}] outside its array", what, tv->toString(), offset));
+    };
+    if (memory == MemoryType::Local) {
+      auto it = current_->registers.find(tv);
+      if (it == current_->registers.end() || offset < 0 ||
+          offset >= static_cast<int64_t>(it->second.size()))
+        throw outside("register");
       if (value != nullptr)
         it->second[static_cast<size_t>(offset)] = castScalar(*value, tv->dtype());
       return it->second[static_cast<size_t>(offset)];
     }
-    if (tv->getMemoryType() != MemoryType::Global) throw Unsupported();
+    if (memory == MemoryType::Shared) {
+      auto& arrays = shared_[static_cast<size_t>(current_->block)];
+      auto it = arrays.find(tv);
+      if (it == arrays.end() || offset < 0 ||
+          offset >= static_cast<int64_t>(it->second.values.size()))
+        throw outside("shared");
+      checkRace(tv, it->second.last[static_cast<size_t>(offset)], offset, value != nullptr);
+      ScalarValue& element = it->second.values[static_cast<size_t>(offset)];
+      if (value != nullptr) element = castScalar(*value, tv->dtype());
+      return element;
+    }
+    if (memory != MemoryType::Global) throw Unsupported();
     const Buffer& b = buffers_.at(tv);
     if (offset < 0 || offset >= b.span)
       throw std::runtime_error(fmt::format("global access {}[{}] outside its {} elements",
@@ -177,35 +236,213 @@ class Interpreter {
     return loadElement(p, b.dtype);
   }
 
+  // A shared element written by one thread and read or written by another with no barrier
+  // between (read-after-write, write-after-read, write-after-write) is a race on the GPU,
+  // whatever order lockstep happens to run them in.
+  void checkRace(const TensorView* tv, SharedAccess& last, int64_t offset, bool writing) {
+    const int64_t now = epoch_[static_cast<size_t>(current_->block)], me = current_->id;
+    const bool written_by_other = last.write_epoch == now && last.writer != me;
+    const bool read_by_other = last.read_epoch == now && last.reader != me;
+    if (written_by_other || (writing && read_by_other))
+      throw std::runtime_error(fmt::format(
+          "shared memory race on {}[{}]: thread {} {} it after thread {} {} it, with no "
+          "barrier between",
+          tv->toString(), offset, me, writing ? "writes" : "reads",
+          written_by_other ? last.writer : last.reader, written_by_other ? "wrote" : "read"));
+    if (writing) {
+      last.write_epoch = now;
+      last.writer = me;
+    } else if (last.read_epoch != now) {
+      last.read_epoch = now;
+      last.reader = me;
+    } else if (last.reader != me) {
+      last.reader = kSeveral;
+    }
+  }
+
+  // Every block in `active` passes a barrier: accesses before it no longer race with
+  // accesses after it.
+  void barrier(const std::vector<Thread*>& active, std::string_view what) {
+    requireWholeBlocks(active, what);
+    std::set<int64_t> blocks;
+    for (const Thread* t : active) blocks.insert(t->block);
+    for (int64_t b : blocks) ++epoch_[static_cast<size_t>(b)];
+  }
+
   void write(const Val* out, const ScalarValue& value) {
     access(out->as<TensorIndex>(), 0, &value);
   }
 
-  void runScope(const Scope& scope) {
+  void runScope(const Scope& scope, std::vector<Thread*> active) {
     for (Expr* e : scope.exprs()) {
+      std::erase_if(active, [](const Thread* t) { return t->exited; });
+      if (active.empty()) return;
       if (auto* loop = dynamic_cast<ForLoop*>(e)) {
-        const ParallelType p = loop->parallelType();
-        if (isThreadDim(p) || isBlockDim(p) || p == ParallelType::Vectorize) {
-          // A thread runs its own index; a vectorized axis is one whole-vector copy.
-          env_[loop->index()] = p == ParallelType::Vectorize ? 0 : coordinate_.at(p);
-          runScope(loop->body());
-          continue;
-        }
-        const int64_t stop = asInt(eval(loop->stop()));
-        for (int64_t i = 0; i < stop; ++i) {
-          env_[loop->index()] = i;
-          runScope(loop->body());
-        }
+        runLoop(loop, active);
       } else if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
-        if (asBool(eval(ite->cond()))) runScope(ite->thenBody());
+        std::vector<Thread*> taken;
+        for (Thread* t : active)
+          if (asBool(evalAt(t, ite->cond()))) taken.push_back(t);
+        runScope(ite->thenBody(), taken);
       } else if (auto* a = dynamic_cast<Allocate*>(e)) {
-        if (a->buffer()->getMemoryType() != MemoryType::Local) throw Unsupported();
-        const ScalarValue poison = castScalar(std::nan(""), a->buffer()->dtype());
-        registers_[a->buffer()].assign(static_cast<size_t>(asInt(eval(a->size()))), poison);
+        allocate(a, active);
+      } else if (e->isA<BlockSync>()) {
+        barrier(active, "__syncthreads()");
+      } else if (auto* r = dynamic_cast<ReductionOp*>(e);
+                 r && kernel_.inlinePredicates().count(r)) {
+        runCrossThreadReduction(r, active);
       } else {
-        runExpr(e);
+        for (Thread* t : active) {
+          current_ = t;
+          runExpr(e);
+        }
       }
     }
+  }
+
+  void runLoop(ForLoop* loop, const std::vector<Thread*>& active) {
+    loop_stack_.push_back(loop);
+    const ParallelType p = loop->parallelType();
+    if (isThreadDim(p) || isBlockDim(p) || p == ParallelType::Vectorize) {
+      // A thread runs its own index; a vectorized axis is one whole-vector copy.
+      for (Thread* t : active)
+        t->env[loop->index()] = p == ParallelType::Vectorize ? 0 : t->coordinate.at(p);
+      runScope(loop->body(), active);
+    } else {
+      std::vector<int64_t> stops;
+      int64_t longest = 0;
+      for (Thread* t : active) {
+        stops.push_back(asInt(evalAt(t, loop->stop())));
+        longest = std::max(longest, stops.back());
+      }
+      for (int64_t i = 0; i < longest; ++i) {
+        std::vector<Thread*> iterating;
+        for (size_t k = 0; k < active.size(); ++k) {
+          if (i >= stops[k]) continue;
+          active[k]->env[loop->index()] = i;
+          iterating.push_back(active[k]);
+        }
+        runScope(loop->body(), iterating);
+      }
+    }
+    loop_stack_.pop_back();
+    if (exit_after_ == loop) exitPending();
+  }
+
+  void allocate(const Allocate* a, const std::vector<Thread*>& active) {
+    const TensorView* tv = a->buffer();
+    const ScalarValue poison = castScalar(std::nan(""), tv->dtype());
+    if (tv->getMemoryType() == MemoryType::Local) {
+      for (Thread* t : active)
+        t->registers[tv].assign(static_cast<size_t>(asInt(evalAt(t, a->size()))), poison);
+      return;
+    }
+    if (tv->getMemoryType() != MemoryType::Shared) throw Unsupported();
+    // One array per block, declared once (a __shared__ array in a loop keeps its storage).
+    for (Thread* t : active) {
+      auto& arrays = shared_[static_cast<size_t>(t->block)];
+      if (arrays.count(tv)) continue;
+      const auto size = static_cast<size_t>(asInt(evalAt(t, a->size())));
+      arrays[tv] = {std::vector<ScalarValue>(size, poison), std::vector<SharedAccess>(size)};
+    }
+  }
+
+  // A barrier or a block reduction is reached by every thread of its block that has not
+  // returned, or the kernel would hang or read garbage on the GPU.
+  void requireWholeBlocks(const std::vector<Thread*>& active, std::string_view what) {
+    std::map<int64_t, int64_t> arrived, expected;
+    for (const Thread* t : active) ++arrived[t->block];
+    for (const Thread& t : threads_)
+      if (!t.exited && arrived.count(t.block)) ++expected[t.block];
+    if (arrived != expected)
+      throw std::runtime_error(fmt::format("{} reached by part of a block only", what));
+  }
+
+  // A block or grid all-reduce (emitBlockReduction): every thread gives its value (the
+  // identity where the read predicate fails), the threads that differ only in the reduced
+  // parallel dimensions combine theirs, and the writers fold the result into the output.
+  // After a grid reduction only the last block of each column goes on (the others return
+  // once the group of values reduced in one call is done).
+  void runCrossThreadReduction(ReductionOp* r, const std::vector<Thread*>& active) {
+    const Kernel::InlinePredicates& preds = kernel_.inlinePredicates().at(r);
+    const DataType compute = computeType(r->out()->dtype());
+    std::set<ParallelType> reduced;
+    for (IterDomain* id : r->out()->as<TensorIndex>()->view()->getLoopDomain())
+      if (id->isReduction() && (isThreadDim(id->parallelType()) || isBlockDim(id->parallelType())))
+        reduced.insert(id->parallelType());
+    const bool grid = std::any_of(reduced.begin(), reduced.end(), isBlockDim);
+    if (grid) {
+      std::vector<Thread*> everyone;
+      for (Thread& t : threads_)
+        if (!t.exited) everyone.push_back(&t);
+      if (everyone.size() != active.size())
+        throw std::runtime_error("a grid reduction reached by part of the grid only");
+    }
+    // The runtime's all-reduce synchronizes the block before and after its shared slots.
+    barrier(active, grid ? "a grid reduction" : "a block reduction");
+    auto key = [&](const Thread* t) {
+      std::vector<int64_t> k;
+      for (const ParallelDimension& d : kernel_.summary().parallel_dims)
+        if (!reduced.count(d.type)) k.push_back(t->coordinate.at(d.type));
+      return k;
+    };
+    const ScalarValue init = castScalar(eval(r->init()), compute);
+    std::map<std::vector<int64_t>, ScalarValue> results;
+    for (Thread* t : active) {
+      current_ = t;
+      const ScalarValue x = asBool(eval(preds.read)) ? castScalar(read(r->in()), compute) : init;
+      ScalarValue& acc = results.try_emplace(key(t), init).first->second;
+      acc = evalBinary(r->opType(), compute, compute, acc, x);
+    }
+    for (Thread* t : active) {
+      current_ = t;
+      if (!asBool(eval(preds.write))) continue;
+      write(r->out(), evalBinary(r->opType(), r->out()->dtype(), compute, read(r->out()),
+                                 results.at(key(t))));
+    }
+    if (grid) scheduleGridExit(r, active);
+  }
+
+  // The blocks of a column but the last (the highest blockIdx.y here) return after the
+  // grid reduction's call, which covers the loops codegen groups into it (iteration loops
+  // whose body is only the reduction or another such loop).
+  void scheduleGridExit(ReductionOp* r, const std::vector<Thread*>& active) {
+    std::map<int64_t, int64_t> last;  // blockIdx.x -> largest blockIdx.y
+    auto coord = [](const Thread* t, ParallelType p) {
+      auto it = t->coordinate.find(p);
+      return it == t->coordinate.end() ? int64_t{0} : it->second;
+    };
+    for (const Thread* t : active) {
+      int64_t& y = last[coord(t, ParallelType::BIDx)];
+      y = std::max(y, coord(t, ParallelType::BIDy));
+    }
+    pending_exit_.clear();
+    for (Thread* t : active)
+      if (coord(t, ParallelType::BIDy) != last.at(coord(t, ParallelType::BIDx)))
+        pending_exit_.push_back(t);
+    const Expr* group = r;
+    for (auto it = loop_stack_.rbegin(); it != loop_stack_.rend(); ++it) {
+      const ForLoop* loop = *it;
+      const ParallelType p = loop->parallelType();
+      const bool serial = !isThreadDim(p) && !isBlockDim(p) && p != ParallelType::Vectorize;
+      if (loop->iterDomain()->isReduction() || !serial || loop->body().exprs().size() != 1 ||
+          loop->body().exprs().front() != group)
+        break;
+      group = loop;
+    }
+    exit_after_ = group;
+    if (group == r) exitPending();
+  }
+
+  void exitPending() {
+    for (Thread* t : pending_exit_) t->exited = true;
+    pending_exit_.clear();
+    exit_after_ = nullptr;
+  }
+
+  ScalarValue evalAt(Thread* t, const Val* v) {
+    current_ = t;
+    return eval(v);
   }
 
   void runExpr(Expr* e) {
@@ -228,7 +465,6 @@ class Interpreter {
       write(t->out(),
             evalTernary(t->opType(), out, read(t->input(0)), read(t->input(1)), read(t->input(2))));
     } else if (auto* r = dynamic_cast<ReductionOp*>(e)) {
-      if (kernel_.inlinePredicates().count(r)) throw Unsupported();
       write(r->out(),
             evalBinary(r->opType(), out, computeType(out), read(r->out()), read(r->in())));
     } else {
@@ -238,11 +474,16 @@ class Interpreter {
 
   Kernel& kernel_;
   ExpressionEvaluator ee_;
-  std::unordered_map<const Val*, ScalarValue> env_;
+  std::unordered_map<const Val*, ScalarValue> env_;  // strides: the same for every thread
   std::unordered_map<const TensorView*, Buffer> buffers_;
   std::unordered_map<const TensorView*, OutputStorage> outputs_;
-  std::unordered_map<const TensorView*, std::vector<ScalarValue>> registers_;
-  std::unordered_map<ParallelType, int64_t> coordinate_;
+  std::vector<Thread> threads_;
+  std::vector<std::unordered_map<const TensorView*, SharedArray>> shared_;  // per block
+  std::vector<int64_t> epoch_;  // per block: barriers passed
+  Thread* current_ = nullptr;   // the thread eval, read and write act for
+  std::vector<const ForLoop*> loop_stack_;
+  std::vector<Thread*> pending_exit_;  // blocks that return after a grid reduction
+  const Expr* exit_after_ = nullptr;   // ... once this loop (or the reduction) is done
 };
 
 }  // namespace
@@ -255,6 +496,12 @@ std::optional<std::vector<Tensor>> interpretKernel(Kernel& kernel,
   } catch (const Unsupported&) {
     return std::nullopt;
   }
+}
+
+std::vector<Tensor> interpretKernelOrThrow(Kernel& kernel, const std::vector<Tensor>& inputs) {
+  std::optional<std::vector<Tensor>> outputs = interpretKernel(kernel, inputs);
+  if (!outputs) throw std::runtime_error("the kernel interpreter does not model this kernel");
+  return *std::move(outputs);
 }
 
 }  // namespace mf::testing

@@ -1,10 +1,14 @@
-// A host interpreter of lowered pointwise kernels, for checking indexing and predicates
-// without a GPU: every launch position runs the kernel body as its thread would (parallel
-// loops bound to its coordinates, serial loops iterated, guards evaluated, a register array
-// per thread, a whole-vector copy element by element), reading and writing host buffers laid
-// out as the executor lays them out. Values are computed with the host's scalar ops
-// (evalUnary, evalBinary, castScalar), so results equal the reference evaluator's up to the
-// transcendental functions' tolerance. An access outside a buffer is a test failure.
+// A host interpreter of lowered kernels, for checking indexing, predicates and the
+// cooperation of threads without a GPU. Every thread of the launch runs in lockstep (each
+// statement for every active thread before the next): parallel loops bound to the thread's
+// coordinates, serial loops iterated, guards evaluated, a register array per thread, shared
+// arrays per block, a whole-vector copy element by element, and block and grid all-reduces
+// combining the values of the threads that share a row (the last block of a column going on
+// after a grid reduction, as on the GPU). Host buffers are laid out as the executor lays them
+// out. Values are computed with the host's scalar ops (evalUnary, evalBinary, castScalar), so
+// results equal the reference evaluator's up to the transcendental functions' tolerance and
+// the order of a reduction's terms. An access outside a buffer, or a barrier or cross-thread
+// reduction reached by part of a block only, is a test failure.
 #pragma once
 
 #include <optional>
@@ -17,10 +21,15 @@ namespace mf::testing {
 
 //! The outputs of `kernel` (lowered from a fusion whose inputs are all tensors) on host
 //! `inputs`, in the fusion's output order and logical layout; an output element no thread
-//! wrote is NaN (or the dtype's cast of NaN). nullopt for what pointwise schedules never
-//! produce: shared memory, barriers, block reductions, the layout op, scalar inputs.
-//! Throws std::runtime_error on an access outside a global buffer or a register array.
+//! wrote is NaN (or the dtype's cast of NaN). nullopt for what it does not model: the layout
+//! op, scalar inputs, intermediate global buffers. Throws std::runtime_error on an access
+//! outside a global, shared or register array, and on a barrier or cross-thread reduction
+//! that part of a block (or, for a grid reduction, of the grid) does not reach.
 std::optional<std::vector<Tensor>> interpretKernel(Kernel& kernel,
                                                    const std::vector<Tensor>& inputs);
+
+//! interpretKernel for FusionKernelRuntime::runOnHost: throws std::runtime_error for a
+//! kernel the interpreter does not model.
+std::vector<Tensor> interpretKernelOrThrow(Kernel& kernel, const std::vector<Tensor>& inputs);
 
 }  // namespace mf::testing

@@ -13,6 +13,10 @@
 // `random_fusions --cpu [--reductions] [count [first_seed]]` runs without a GPU: every fusion
 // through FusionExecutorCache's CPU path (segment, schedule, lower, NVRTC, launch preparation;
 // outputs from the reference), so it finds scheduling and lowering errors, not wrong values.
+// `random_fusions --interpret [--reductions] [count [first_seed]]` goes further without a
+// GPU: each segment's lowered kernel runs on the host kernel interpreter
+// (tests/random/kernel_interpreter.h: every thread, shared memory, block and grid
+// reductions, race checks), and its outputs are compared as the GPU's are.
 // `random_fusions [--reductions] describe SEED` prints one seed's fusion and inputs;
 // `random_fusions [--reductions] explain SEED OUTPUT ELEMENT GOT` also the reference value
 // of that element, each inexact step's slack there and whether GOT passes (no GPU needed:
@@ -25,13 +29,15 @@
 
 #include "cuda/driver.h"
 #include "random/inexact_steps.h"
+#include "random/kernel_interpreter.h"
 #include "random/random_fusion.h"
 
 int main(int argc, char** argv) {
   mf::testing::RandomFusionOptions options;
-  bool cpu = false;
-  if (argc > 1 && std::string(argv[1]) == "--cpu") {
+  bool cpu = false, interpret = false;
+  if (argc > 1 && (std::string(argv[1]) == "--cpu" || std::string(argv[1]) == "--interpret")) {
     cpu = true;
+    interpret = std::string(argv[1]) == "--interpret";
     --argc, ++argv;
   }
   if (argc > 1 && std::string(argv[1]) == "--reductions") {
@@ -81,6 +87,9 @@ int main(int argc, char** argv) {
     std::vector<mf::Tensor> out;
     try {
       out = fec.runFusionWithInputs(device_inputs, {.poison_outputs = true});
+      if (interpret)
+        out = fec.getMostRecentKernelRuntime()->runOnHost(rf.inputs,
+                                                          mf::testing::interpretKernelOrThrow);
     } catch (const mf::UserError& e) {
       if (!rf.connected && std::string(e.what()).find("no scheduler takes") != std::string::npos) {
         ++refused;
@@ -95,29 +104,9 @@ int main(int argc, char** argv) {
       continue;
     }
     ++ran;
-    std::optional<std::vector<mf::testing::InexactStep>> steps;
-    const std::vector<bool> inexact = mf::testing::inexactOutputs(rf.fusion.get());
-    for (size_t o = 0; o < ref.size(); ++o) {
-      mf::Tensor got = out[o].toHost();
-      for (int64_t i = 0; i < ref[o].numel(); ++i) {
-        const double g = got.item(i), r = ref[o].item(i);
-        if (!inexact[o]) {
-          // Exact and correctly rounded ops only: bit for bit (NaN bits aside).
-          if (g == r || (std::isnan(g) && std::isnan(r))) continue;
-          fmt::print("seed {}: output {} element {}: got {}, reference {} (exact)\n{}\n", seed, o,
-                     i, g, r, rf.toString());
-          ++mismatches;
-          break;
-        }
-        if (mf::testing::closeToReference(g, r, ref[o].dtype())) continue;
-        if (!steps) steps = mf::testing::inexactSteps(rf);
-        const double slack = mf::testing::inexactSlack(*steps, o, i);
-        if (mf::testing::closeToReference(g, r, ref[o].dtype(), slack)) continue;
-        fmt::print("seed {}: output {} element {}: got {}, reference {} (slack {})\n{}\n", seed, o,
-                   i, g, r, slack, rf.toString());
-        ++mismatches;
-        break;
-      }
+    if (std::optional<std::string> mismatch = mf::testing::firstMismatch(rf, ref, out)) {
+      fmt::print("{}\n{}\n", *mismatch, rf.toString());
+      ++mismatches;
     }
   }
   fmt::print("random_fusions: {} fusions, {} ran, {} refused, {} mismatches, {} errors\n", count,

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "random/inexact_steps.h"
+#include "random/kernel_interpreter.h"
 #include "random/random_fusion.h"
 
 namespace mf::testing {
@@ -38,6 +39,22 @@ TEST_P(RandomReductions, SegmentsCompilesAndRuns) {
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t o = 0; o < expected.size(); ++o)
     EXPECT_EQ(actual[o].toString(), expected[o].toString()) << "output " << o;
+}
+
+// Each seed's kernels run on the host kernel interpreter (every thread, shared memory, block
+// and grid reductions, race checks) and compute what the reference computes, compared as
+// random_fusions compares the GPU's results: a wrong index, predicate or reduction in a
+// lowered kernel fails here without a GPU.
+TEST_P(RandomReductions, KernelsOnTheHostInterpreterMatchReference) {
+  RandomFusion rf = makeCase(GetParam());
+  SCOPED_TRACE(rf.toString());
+  std::vector<Tensor> expected = ReferenceEvaluator(rf.fusion.get()).run(rf.inputs);
+  FusionExecutorCache fec(std::make_unique<Fusion>(*rf.fusion));
+  fec.runFusionWithInputs(rf.inputs);
+  std::vector<Tensor> got =
+      fec.getMostRecentKernelRuntime()->runOnHost(rf.inputs, interpretKernelOrThrow);
+  std::optional<std::string> mismatch = firstMismatch(rf, expected, got);
+  EXPECT_FALSE(mismatch.has_value()) << mismatch.value_or("");
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomReductions, ::testing::Range<uint64_t>(0, kFusions),

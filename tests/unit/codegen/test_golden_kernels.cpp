@@ -10,6 +10,7 @@
 #include "codegen/codegen.h"
 #include "cuda/nvrtc.h"
 #include "cuda/runtime_sources.h"
+#include "ir/builder.h"
 #include "lower/pipeline.h"
 #include "random/kernel_interpreter.h"
 #include "reference/reference_evaluator.h"
@@ -60,8 +61,8 @@ TEST_P(GoldenKernel, MatchesGoldenAndCompiles) {
 
 // Each golden kernel, run on the host kernel interpreter at a few sizes, computes what the
 // reference computes (within the fusion's tolerance): its indexing and predicates are right
-// without a GPU. Kernels the interpreter does not model (shared memory, block reductions,
-// the layout op) are skipped.
+// without a GPU, block and grid reductions and shared memory included. The layout op's
+// kernels, which the interpreter does not model, are skipped.
 TEST_P(GoldenKernel, HostInterpreterMatchesReference) {
   const GoldenFusion& g = GetParam();
   Fusion fusion;
@@ -154,6 +155,63 @@ TEST_P(SerialReductionKernel, HostInterpreterMatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Codegen, SerialReductionKernel,
                          ::testing::ValuesIn(serialReductionCases()),
                          [](const auto& info) { return info.param.name; });
+
+// The interpreter's checks of how threads cooperate, on the shared-memory exchange kernel
+// (128 threads stage a tile in shared memory, a barrier, then 64 threads read it): without
+// the barrier the reads race with the writes, and a barrier that only some threads reach
+// is an error. Lowering never produces either; the tests edit its kernel IR.
+std::unique_ptr<Kernel> lowerGolden(Fusion& fusion, std::string_view name) {
+  for (const GoldenFusion& g : testing::goldenFusions())
+    if (g.name == name) g.build(fusion);
+  return lowerFusion(fusion, {.index_type = DataType::Int64});
+}
+
+// Every scope of `scope`'s tree, outermost first.
+void collectScopes(Scope& scope, std::vector<Scope*>& out) {
+  out.push_back(&scope);
+  for (Expr* e : scope.exprs()) {
+    if (auto* loop = dynamic_cast<ForLoop*>(e)) collectScopes(loop->body(), out);
+    if (auto* ite = dynamic_cast<IfThenElse*>(e)) collectScopes(ite->thenBody(), out);
+  }
+}
+
+TEST(HostInterpreter, MissingBarrierIsARace) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  std::unique_ptr<Kernel> kernel = lowerGolden(fusion, "shared_memory_exchange");
+  const std::vector<Tensor> inputs = {Tensor::random({300}, DataType::Float, 3)};
+  ASSERT_TRUE(testing::interpretKernel(*kernel, inputs).has_value());
+  std::vector<Scope*> scopes;
+  collectScopes(kernel->body(), scopes);
+  int64_t removed = 0;
+  for (Scope* scope : scopes)
+    removed += std::erase_if(scope->exprs(), [](Expr* e) { return e->isA<BlockSync>(); });
+  ASSERT_EQ(removed, 1);
+  EXPECT_THAT([&] { testing::interpretKernel(*kernel, inputs); },
+              ::testing::ThrowsMessage<std::runtime_error>(
+                  ::testing::AllOf(::testing::HasSubstr("shared memory race on T1"),
+                                   ::testing::HasSubstr("reads it after thread"),
+                                   ::testing::HasSubstr("wrote it, with no barrier between"))));
+}
+
+TEST(HostInterpreter, BarrierReachedByPartOfABlockIsAnError) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  std::unique_ptr<Kernel> kernel = lowerGolden(fusion, "shared_memory_exchange");
+  std::vector<Scope*> scopes;
+  collectScopes(kernel->body(), scopes);
+  // The last guard is the readers' (threadIdx.x < 64 among others): a barrier inside it.
+  IfThenElse* guard = nullptr;
+  for (Scope* scope : scopes)
+    for (Expr* e : scope->exprs())
+      if (auto* ite = dynamic_cast<IfThenElse*>(e)) guard = ite;
+  ASSERT_NE(guard, nullptr);
+  guard->thenBody().push_back(IrBuilder::createIn<BlockSync>(&kernel->ir()));
+  EXPECT_THAT(
+      [&] { testing::interpretKernel(*kernel, {Tensor::random({300}, DataType::Float, 3)}); },
+      ::testing::ThrowsMessage<std::runtime_error>(
+          ::testing::HasSubstr("__syncthreads() reached by part of a block only")));
+}
 
 }  // namespace
 }  // namespace mf
