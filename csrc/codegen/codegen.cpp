@@ -155,12 +155,6 @@ class CudaPrinter final : public KirVisitor {
     return threads;
   }
 
-  // Loops printed as a `for`; the others index by thread/block or are one vector copy.
-  static bool isSerialLoop(const ForLoop* loop) {
-    ParallelType p = loop->parallelType();
-    return !isThreadDim(p) && !isBlockDim(p) && p != ParallelType::Vectorize;
-  }
-
   // One C++ block: its common scalars, then its statements. Names hoisted inside it go out of
   // scope with it.
   void emitScope(const std::vector<Expr*>& exprs) {
@@ -201,9 +195,9 @@ class CudaPrinter final : public KirVisitor {
     auto visit = [&](Val* v) { collectVal(v, closed, found, position); };
     if (auto* loop = dynamic_cast<ForLoop*>(e)) {
       visit(loop->stop());
-      if (isSerialLoop(loop)) closed.insert(loop->index());
+      if (loop->isSerial()) closed.insert(loop->index());
       for (Expr* b : loop->body().exprs()) collectExpr(b, closed, found, position);
-      if (isSerialLoop(loop)) closed.erase(loop->index());
+      if (loop->isSerial()) closed.erase(loop->index());
     } else if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
       visit(ite->cond());
       for (Expr* b : ite->thenBody().exprs()) collectExpr(b, closed, found, position);
@@ -336,7 +330,7 @@ class CudaPrinter final : public KirVisitor {
       emitBlockReduction(red, group);
       return;
     }
-    if (!isSerialLoop(loop)) {
+    if (!loop->isSerial()) {
       // Hardware dims index by thread/block; a vectorized axis is one whole-vector copy.
       for (Expr* e : loop->body().exprs()) dispatch(e);
       return;
@@ -460,8 +454,7 @@ class CudaPrinter final : public KirVisitor {
   // reduces all their values: fewer barriers, and a grid reduction must be called once
   // (the blocks that do not finish it return).
   ReductionOp* groupedReduction(ForLoop* loop, std::vector<const ForLoop*>& group) {
-    if (!isSerialLoop(loop) || loop->iterDomain()->isReduction() ||
-        loop->body().exprs().size() != 1)
+    if (!loop->isSerial() || loop->iterDomain()->isReduction() || loop->body().exprs().size() != 1)
       return nullptr;
     group.push_back(loop);
     Expr* body = loop->body().exprs().front();

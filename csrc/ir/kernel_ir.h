@@ -47,6 +47,11 @@ class ForLoop : public Expr {
   Val* index() const { return index_; }
   Val* stop() const { return stop_; }
   ParallelType parallelType() const { return iter_domain_->parallelType(); }
+  //! Printed as a `for` (serial or unrolled): not a thread or block index, not a vector copy.
+  bool isSerial() const {
+    const ParallelType p = parallelType();
+    return !isThreadDim(p) && !isBlockDim(p) && p != ParallelType::Vectorize;
+  }
   Scope& body() { return body_; }
   const Scope& body() const { return body_; }
   std::string toString() const override;

@@ -303,7 +303,7 @@ class Interpreter {
   void runLoop(ForLoop* loop, const std::vector<Thread*>& active) {
     loop_stack_.push_back(loop);
     const ParallelType p = loop->parallelType();
-    if (isThreadDim(p) || isBlockDim(p) || p == ParallelType::Vectorize) {
+    if (!loop->isSerial()) {
       // A thread runs its own index; a vectorized axis is one whole-vector copy.
       for (Thread* t : active)
         t->env[loop->index()] = p == ParallelType::Vectorize ? 0 : t->coordinate.at(p);
@@ -423,10 +423,8 @@ class Interpreter {
     const Expr* group = r;
     for (auto it = loop_stack_.rbegin(); it != loop_stack_.rend(); ++it) {
       const ForLoop* loop = *it;
-      const ParallelType p = loop->parallelType();
-      const bool serial = !isThreadDim(p) && !isBlockDim(p) && p != ParallelType::Vectorize;
-      if (loop->iterDomain()->isReduction() || !serial || loop->body().exprs().size() != 1 ||
-          loop->body().exprs().front() != group)
+      if (loop->iterDomain()->isReduction() || !loop->isSerial() ||
+          loop->body().exprs().size() != 1 || loop->body().exprs().front() != group)
         break;
       group = loop;
     }
