@@ -118,7 +118,8 @@ void checkReduction(const ReductionOp* red) {
     ParallelType p = id->parallelType();
     if (id->isReduction()) {
       if (first_reduction == nullptr) first_reduction = id;
-      // TODO(#9): reductions across threadIdx.z.
+      // Not across threadIdx.z or blockIdx.x/z: no scheduler binds one, and the runtime's
+      // all-reduces cover threadIdx.x/y and blockIdx.y only.
       MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll || p == ParallelType::TIDx ||
                    p == ParallelType::TIDy || p == ParallelType::BIDy,
                "{}: reduction axis {} is bound to {}; reductions are serial, across threadIdx.x "
