@@ -119,20 +119,12 @@ TEST_P(ReductionKernel, Compiles) {
 INSTANTIATE_TEST_SUITE_P(Codegen, ReductionKernel, ::testing::ValuesIn(testing::reductionCases()),
                          [](const auto& info) { return info.param.name; });
 
-// The reduction cases the host kernel interpreter models: the serial schedules (a block
-// schedule's all-reduce is not modelled).
-std::vector<testing::ReductionCase> serialReductionCases() {
-  std::vector<testing::ReductionCase> serial;
-  for (const testing::ReductionCase& c : testing::reductionCases())
-    if (c.schedule != testing::ReductionCase::Schedule::RowPerBlock) serial.push_back(c);
-  return serial;
-}
+class InterpretedReductionKernel : public ::testing::TestWithParam<testing::ReductionCase> {};
 
-class SerialReductionKernel : public ::testing::TestWithParam<testing::ReductionCase> {};
-
-// The serial schedules, run on the host kernel interpreter, compute what the reference
-// computes (floats within a relative 1e-3 for the different summation order).
-TEST_P(SerialReductionKernel, HostInterpreterMatchesReference) {
+// Every schedule (serial, and a row per block with its all-reduce), run on the host kernel
+// interpreter, computes what the reference computes (floats within a relative 1e-3 for the
+// different summation order).
+TEST_P(InterpretedReductionKernel, HostInterpreterMatchesReference) {
   const testing::ReductionCase& c = GetParam();
   Fusion fusion;
   testing::buildScheduled(fusion, c);
@@ -152,8 +144,8 @@ TEST_P(SerialReductionKernel, HostInterpreterMatchesReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Codegen, SerialReductionKernel,
-                         ::testing::ValuesIn(serialReductionCases()),
+INSTANTIATE_TEST_SUITE_P(Codegen, InterpretedReductionKernel,
+                         ::testing::ValuesIn(testing::reductionCases()),
                          [](const auto& info) { return info.param.name; });
 
 // The interpreter's checks of how threads cooperate, on the shared-memory exchange kernel
