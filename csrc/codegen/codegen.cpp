@@ -326,7 +326,7 @@ class CudaPrinter final : public KirVisitor {
 
   void handle(ForLoop* loop) override {
     std::vector<const ForLoop*> group;
-    if (ReductionOp* red = groupedReduction(loop, group)) {
+    if (ReductionOp* red = kernel_.groupedReduction(loop, group)) {
       emitBlockReduction(red, group);
       return;
     }
@@ -431,7 +431,7 @@ class CudaPrinter final : public KirVisitor {
     std::string a = operand(op->lhs(), compute), b = operand(op->rhs(), compute);
     BinaryOpType t = op->opType();
     assign(op->out(), isPredicateOp(t) ? DataType::Bool : compute,
-           binaryValue(t, compute, a, b, anyNaNBits(op->out(), compute)));
+           binaryValue(t, compute, a, b, anyNaNBits(t, op->out(), compute)));
   }
 
   // A serial reduction step: out = op(out, in), in the accumulator's compute type. A block
@@ -444,23 +444,7 @@ class CudaPrinter final : public KirVisitor {
     DataType compute = computeType(op->out()->dtype());
     assign(op->out(), compute,
            binaryValue(op->opType(), compute, operand(op->out(), compute),
-                       operand(op->in(), compute), anyNaNBits(op->out(), compute)));
-  }
-
-  // The block reduction that `loop` groups, or null: a loop over an iteration axis nested
-  // inside the block reduction's thread-bound reduction axis (the vector of an outer
-  // reduction: validateSchedule requires a constant extent), whose body is the reduction or
-  // another such loop. `group` receives the loops, outermost first. One runtime call
-  // reduces all their values: fewer barriers, and a grid reduction must be called once
-  // (the blocks that do not finish it return).
-  ReductionOp* groupedReduction(ForLoop* loop, std::vector<const ForLoop*>& group) {
-    if (!loop->isSerial() || loop->iterDomain()->isReduction() || loop->body().exprs().size() != 1)
-      return nullptr;
-    group.push_back(loop);
-    Expr* body = loop->body().exprs().front();
-    if (auto* inner = dynamic_cast<ForLoop*>(body)) return groupedReduction(inner, group);
-    auto* red = dynamic_cast<ReductionOp*>(body);
-    return red != nullptr && kernel_.inlinePredicates().count(red) ? red : nullptr;
+                       operand(op->in(), compute), anyNaNBits(op->opType(), op->out(), compute)));
   }
 
   // Opens `group`'s loops (as written: the same index names) around what `body` emits.
@@ -488,7 +472,7 @@ class CudaPrinter final : public KirVisitor {
     DataType compute = computeType(op->out()->dtype());
     std::string acc = operand(op->out(), compute), x = operand(op->in(), compute);
     const std::string type(cudaTypeName(compute)), init = operand(op->init(), compute);
-    const bool any_nan = anyNaNBits(op->out(), compute);
+    const bool any_nan = anyNaNBits(op->opType(), op->out(), compute);
     const std::string lambda = fmt::format("[]({0} a, {0} b) {{ return {1}; }}", type,
                                            binaryValue(op->opType(), compute, "a", "b", any_nan));
     line("{");
@@ -609,7 +593,8 @@ class CudaPrinter final : public KirVisitor {
 
   // Whether a float maximum/minimum writing `out` may give any NaN's bits for a NaN
   // (mf_maximumAnyNaN: one instruction): its result's NaN bits reach only arithmetic.
-  static bool anyNaNBits(Val* out, DataType compute) {
+  static bool anyNaNBits(BinaryOpType t, Val* out, DataType compute) {
+    if (t != BinaryOpType::Maximum && t != BinaryOpType::Minimum) return false;
     auto* ti = dynamic_cast<TensorIndex*>(out);
     return compute == DataType::Float && ti != nullptr &&
            nanBitsReachOnlyArithmetic(ti->view(), /*depth=*/0);
@@ -621,8 +606,7 @@ class CudaPrinter final : public KirVisitor {
     bool fp = isFloatingType(compute);
     if (t == BinaryOpType::Maximum || t == BinaryOpType::Minimum || t == BinaryOpType::Pow) {
       if (fp) {
-        const bool any_nan = any_nan_bits && t != BinaryOpType::Pow;
-        value = fmt::format("mf_{}{}({}, {})", toString(t), any_nan ? "AnyNaN" : "", a, b);
+        value = fmt::format("mf_{}{}({}, {})", toString(t), any_nan_bits ? "AnyNaN" : "", a, b);
       } else {
         MF_CHECK(t != BinaryOpType::Pow, "codegen: pow of {} tensors is not supported", compute);
         value =

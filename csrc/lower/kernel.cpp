@@ -15,6 +15,17 @@ void Kernel::setIndexType(DataType t) {
   index_type_ = t;
 }
 
+ReductionOp* Kernel::groupedReduction(const ForLoop* loop,
+                                      std::vector<const ForLoop*>& group) const {
+  if (!loop->isSerial() || loop->iterDomain()->isReduction() || loop->body().exprs().size() != 1)
+    return nullptr;
+  group.push_back(loop);
+  Expr* body = loop->body().exprs().front();
+  if (auto* inner = dynamic_cast<ForLoop*>(body)) return groupedReduction(inner, group);
+  auto* red = dynamic_cast<ReductionOp*>(body);
+  return red != nullptr && inline_predicates_.count(red) ? red : nullptr;
+}
+
 Val* Kernel::sizeOf(TensorView* tv, int64_t axis) {
   auto [it, inserted] = named_.try_emplace({tv, axis}, nullptr);
   if (inserted)

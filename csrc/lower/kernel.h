@@ -17,6 +17,8 @@
 
 namespace mf {
 
+class ReductionOp;
+
 //! The index of each IterDomain reached by walking a tensor's loop indices back through its
 //! split/merge history (lower/index_compute.h).
 using IndexMap = std::unordered_map<IterDomain*, Val*>;
@@ -65,6 +67,13 @@ class Kernel {
   const std::unordered_map<const Expr*, InlinePredicates>& inlinePredicates() const {
     return inline_predicates_;
   }
+  //! The block reduction that `loop` groups, or null: a serial loop over an iteration axis
+  //! nested inside the block reduction's thread-bound reduction axis (the vector of an outer
+  //! reduction: validateSchedule requires a constant extent), whose body is the reduction or
+  //! another such loop. `group` receives the loops, outermost first. One runtime call
+  //! reduces all their values (codegen): fewer barriers, and a grid reduction must be called
+  //! once (the blocks that do not finish it return).
+  ReductionOp* groupedReduction(const ForLoop* loop, std::vector<const ForLoop*>& group) const;
   //! Parameters, launch, vectorized accesses, error flag (set by analyzeKernel).
   KernelSummary& summary() { return summary_; }
   const KernelSummary& summary() const { return summary_; }

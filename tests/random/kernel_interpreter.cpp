@@ -301,7 +301,8 @@ class Interpreter {
   }
 
   void runLoop(ForLoop* loop, const std::vector<Thread*>& active) {
-    loop_stack_.push_back(loop);
+    std::vector<const ForLoop*> group;
+    if (group_ == nullptr && kernel_.groupedReduction(loop, group)) group_ = loop;
     const ParallelType p = loop->parallelType();
     if (!loop->isSerial()) {
       // A thread runs its own index; a vectorized axis is one whole-vector copy.
@@ -325,8 +326,10 @@ class Interpreter {
         runScope(loop->body(), iterating);
       }
     }
-    loop_stack_.pop_back();
-    if (exit_after_ == loop) exitPending();
+    if (group_ == loop) {
+      group_ = nullptr;
+      exitPending();
+    }
   }
 
   void allocate(const Allocate* a, const std::vector<Thread*>& active) {
@@ -400,13 +403,13 @@ class Interpreter {
       write(r->out(), evalBinary(r->opType(), r->out()->dtype(), compute, read(r->out()),
                                  results.at(key(t))));
     }
-    if (grid) scheduleGridExit(r, active);
+    if (grid) scheduleGridExit(active);
   }
 
   // The blocks of a column but the last (the highest blockIdx.y here) return after the
-  // grid reduction's call, which covers the loops codegen groups into it (iteration loops
-  // whose body is only the reduction or another such loop).
-  void scheduleGridExit(ReductionOp* r, const std::vector<Thread*>& active) {
+  // grid reduction's call, which covers the loops codegen groups into it
+  // (Kernel::groupedReduction): at the end of the group's outermost loop, or at once.
+  void scheduleGridExit(const std::vector<Thread*>& active) {
     std::map<int64_t, int64_t> last;  // blockIdx.x -> largest blockIdx.y
     auto coord = [](const Thread* t, ParallelType p) {
       auto it = t->coordinate.find(p);
@@ -420,22 +423,12 @@ class Interpreter {
     for (Thread* t : active)
       if (coord(t, ParallelType::BIDy) != last.at(coord(t, ParallelType::BIDx)))
         pending_exit_.push_back(t);
-    const Expr* group = r;
-    for (auto it = loop_stack_.rbegin(); it != loop_stack_.rend(); ++it) {
-      const ForLoop* loop = *it;
-      if (loop->iterDomain()->isReduction() || !loop->isSerial() ||
-          loop->body().exprs().size() != 1 || loop->body().exprs().front() != group)
-        break;
-      group = loop;
-    }
-    exit_after_ = group;
-    if (group == r) exitPending();
+    if (group_ == nullptr) exitPending();
   }
 
   void exitPending() {
     for (Thread* t : pending_exit_) t->exited = true;
     pending_exit_.clear();
-    exit_after_ = nullptr;
   }
 
   ScalarValue evalAt(Thread* t, const Val* v) {
@@ -477,11 +470,10 @@ class Interpreter {
   std::unordered_map<const TensorView*, OutputStorage> outputs_;
   std::vector<Thread> threads_;
   std::vector<std::unordered_map<const TensorView*, SharedArray>> shared_;  // per block
-  std::vector<int64_t> epoch_;  // per block: barriers passed
-  Thread* current_ = nullptr;   // the thread eval, read and write act for
-  std::vector<const ForLoop*> loop_stack_;
-  std::vector<Thread*> pending_exit_;  // blocks that return after a grid reduction
-  const Expr* exit_after_ = nullptr;   // ... once this loop (or the reduction) is done
+  std::vector<int64_t> epoch_;         // per block: barriers passed
+  Thread* current_ = nullptr;          // the thread eval, read and write act for
+  std::vector<Thread*> pending_exit_;  // blocks that return after a grid reduction ...
+  const ForLoop* group_ = nullptr;     // ... once this grouped reduction's loops are done
 };
 
 }  // namespace
