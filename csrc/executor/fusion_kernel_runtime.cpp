@@ -133,9 +133,10 @@ void FusionKernelRuntime::assignSlots() {
       if (slots[i] != first + i) return false;
     return true;
   };
-  direct_ = groups_.size() == 1 && groups_[0]->input_slots.size() == n_inputs &&
-            identity(groups_[0]->input_slots, 0) && groups_[0]->output_slots == output_slots_ &&
-            identity(output_slots_, n_inputs);
+  single_group_passthrough_ = groups_.size() == 1 && groups_[0]->input_slots.size() == n_inputs &&
+                              identity(groups_[0]->input_slots, 0) &&
+                              groups_[0]->output_slots == output_slots_ &&
+                              identity(output_slots_, n_inputs);
 }
 
 FusionKernelRuntime::~FusionKernelRuntime() = default;
@@ -180,9 +181,10 @@ std::vector<Tensor> runNoOp(const Fusion& fusion, const std::vector<Tensor>& inp
   for (const Tensor& t : inputs) on_device = on_device || t.isCuda();
   std::vector<Tensor> outputs;
   for (Val* out : fusion.outputs()) {
-    const auto& fins = fusion.inputs();
-    if (auto it = std::find(fins.begin(), fins.end(), out); it != fins.end()) {
-      outputs.push_back(inputs[it - fins.begin()]);
+    const auto& fusion_inputs = fusion.inputs();
+    if (auto it = std::find(fusion_inputs.begin(), fusion_inputs.end(), out);
+        it != fusion_inputs.end()) {
+      outputs.push_back(inputs[it - fusion_inputs.begin()]);
       continue;
     }
     auto* tv = out->as<TensorView>();
@@ -208,7 +210,7 @@ std::vector<Tensor> FusionKernelRuntime::run(const std::vector<Tensor>& inputs,
     return g.executor->run(group_inputs, options,
                            launch_params.empty() ? nullptr : &launch_params[i]);
   };
-  if (direct_) return runGroup(*groups_[0], 0, inputs);
+  if (single_group_passthrough_) return runGroup(*groups_[0], 0, inputs);
 
   // Several kernels on a GPU with host inputs: the inputs go to the device once and
   // intermediates stay there. One kernel: KernelExecutor puts outputs where inputs are.

@@ -96,7 +96,7 @@ class FusionKernelRuntime {
   std::vector<size_t> output_slots_;  // per fusion output
   // One group that reads the fusion's inputs and writes its outputs, both in order: a run
   // hands the inputs straight to it.
-  bool direct_ = false;
+  bool single_group_passthrough_ = false;
 };
 
 }  // namespace mf

@@ -122,50 +122,50 @@ Val* SimplifyingIrBuilder::binary(BinaryOpType op, Val* a, Val* b) {
   return build(op, a, b, out_dtype);
 }
 
-Val* SIB::add(Val* a, Val* b) {
+Val* SimplifyingIrBuilder::add(Val* a, Val* b) {
   return binary(BinaryOpType::Add, a, b);
 }
-Val* SIB::sub(Val* a, Val* b) {
+Val* SimplifyingIrBuilder::sub(Val* a, Val* b) {
   return binary(BinaryOpType::Sub, a, b);
 }
-Val* SIB::mul(Val* a, Val* b) {
+Val* SimplifyingIrBuilder::mul(Val* a, Val* b) {
   return binary(BinaryOpType::Mul, a, b);
 }
-Val* SIB::div(Val* a, Val* b) {
+Val* SimplifyingIrBuilder::div(Val* a, Val* b) {
   return binary(BinaryOpType::Div, a, b);
 }
-Val* SIB::mod(Val* a, Val* b) {
+Val* SimplifyingIrBuilder::mod(Val* a, Val* b) {
   return binary(BinaryOpType::Mod, a, b);
 }
-Val* SIB::ceilDiv(Val* a, Val* b) {
+Val* SimplifyingIrBuilder::ceilDiv(Val* a, Val* b) {
   return binary(BinaryOpType::CeilDiv, a, b);
 }
-Val* SIB::min(Val* a, Val* b) {
+Val* SimplifyingIrBuilder::min(Val* a, Val* b) {
   return binary(BinaryOpType::Minimum, a, b);
 }
-Val* SIB::max(Val* a, Val* b) {
+Val* SimplifyingIrBuilder::max(Val* a, Val* b) {
   return binary(BinaryOpType::Maximum, a, b);
 }
-Val* SIB::lt(Val* a, Val* b) {
+Val* SimplifyingIrBuilder::lt(Val* a, Val* b) {
   return binary(BinaryOpType::Lt, a, b);
 }
-Val* SIB::le(Val* a, Val* b) {
+Val* SimplifyingIrBuilder::le(Val* a, Val* b) {
   return binary(BinaryOpType::Le, a, b);
 }
-Val* SIB::eq(Val* a, Val* b) {
+Val* SimplifyingIrBuilder::eq(Val* a, Val* b) {
   return binary(BinaryOpType::Eq, a, b);
 }
-Val* SIB::ne(Val* a, Val* b) {
+Val* SimplifyingIrBuilder::ne(Val* a, Val* b) {
   return binary(BinaryOpType::Ne, a, b);
 }
-Val* SIB::logicalAnd(Val* a, Val* b) {
+Val* SimplifyingIrBuilder::logicalAnd(Val* a, Val* b) {
   return binary(BinaryOpType::LogicalAnd, a, b);
 }
-Val* SIB::logicalOr(Val* a, Val* b) {
+Val* SimplifyingIrBuilder::logicalOr(Val* a, Val* b) {
   return binary(BinaryOpType::LogicalOr, a, b);
 }
 
-Val* SIB::where(Val* cond, Val* a, Val* b) {
+Val* SimplifyingIrBuilder::where(Val* cond, Val* a, Val* b) {
   if (std::optional<ScalarValue> c = cond->constValue()) return asBool(*c) ? a : b;
   if (a == b) return a;
   Val* out = IrBuilder::create<Scalar>(promoteTypes(a->dtype(), b->dtype()));
@@ -174,7 +174,7 @@ Val* SIB::where(Val* cond, Val* a, Val* b) {
   return out;
 }
 
-Val* SIB::cast(DataType dtype, Val* v) {
+Val* SimplifyingIrBuilder::cast(DataType dtype, Val* v) {
   if (v->dtype() == dtype) return v;
   if (std::optional<ScalarValue> c = v->constValue()) return constValue(*c, dtype);
   Val* out = IrBuilder::create<Scalar>(dtype);

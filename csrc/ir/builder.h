@@ -39,6 +39,5 @@ struct SimplifyingIrBuilder {
   //! Any binary op; the named functions above forward here.
   static Val* binary(BinaryOpType op, Val* a, Val* b);
 };
-using SIB = SimplifyingIrBuilder;
 
 }  // namespace mf

@@ -79,7 +79,7 @@ std::pair<IterDomain*, IterDomain*> IterDomain::split(IterDomain* in, Val* facto
   if (std::optional<int64_t> f = factor->constInt())
     MF_CHECK(*f > 0, "split of {}: the factor must be positive, got {}", in->toString(), *f);
   FusionGuard fg(in->fusion());
-  Val* rest = SIB::ceilDiv(in->extent(), factor);
+  Val* rest = SimplifyingIrBuilder::ceilDiv(in->extent(), factor);
   Val* outer_extent = inner_split ? rest : factor;
   Val* inner_extent = inner_split ? factor : rest;
   auto* outer = IrBuilder::create<IterDomain>(outer_extent, in->iterType());
@@ -98,7 +98,8 @@ IterDomain* IterDomain::merge(IterDomain* outer, IterDomain* inner) {
   if (outer->isBroadcast()) t = inner->iterType();
   if (outer->isSymbolic() || inner->isSymbolic()) t = IterType::Symbolic;
   FusionGuard fg(outer->fusion());
-  auto* out = IrBuilder::create<IterDomain>(SIB::mul(outer->extent(), inner->extent()), t);
+  auto* out =
+      IrBuilder::create<IterDomain>(SimplifyingIrBuilder::mul(outer->extent(), inner->extent()), t);
   IrBuilder::create<Merge>(std::vector<Val*>{outer, inner}, std::vector<Val*>{out});
   return out;
 }

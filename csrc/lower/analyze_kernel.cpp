@@ -107,15 +107,17 @@ void addSharedMemory(Fusion& ir, KernelSummary& s) {
   FusionGuard fg(&ir);
   for (TensorView* tv : ir.allTvs()) {
     if (tv->getMemoryType() != MemoryType::Shared) continue;
-    Val* bytes = SIB::mul(localBufferSize(tv), constInt(dataTypeSize(tv->dtype())));
-    Val* aligned = SIB::mul(SIB::ceilDiv(bytes, constInt(16)), constInt(16));
+    Val* bytes =
+        SimplifyingIrBuilder::mul(localBufferSize(tv), constInt(dataTypeSize(tv->dtype())));
+    Val* aligned =
+        SimplifyingIrBuilder::mul(SimplifyingIrBuilder::ceilDiv(bytes, constInt(16)), constInt(16));
     if (std::optional<int64_t> c = aligned->constInt()) {
       s.static_smem_bytes += *c;
       continue;
     }
     Val* offset = s.dynamic_smem_bytes != nullptr ? s.dynamic_smem_bytes : constInt(0);
     s.dynamic_smem_offsets.emplace_back(tv, offset);
-    s.dynamic_smem_bytes = SIB::add(offset, aligned);
+    s.dynamic_smem_bytes = SimplifyingIrBuilder::add(offset, aligned);
   }
 }
 

@@ -39,12 +39,13 @@ bool isPromoted(IterDomain* id, const IdModel& model) {
 Val* promotedExtent(IterDomain* id, const IdModel* model) {
   if (model == nullptr) return id->extent();
   if (auto* m = dynamic_cast<Merge*>(id->definition()))
-    return SIB::mul(promotedExtent(m->outer(), model), promotedExtent(m->inner(), model));
+    return SimplifyingIrBuilder::mul(promotedExtent(m->outer(), model),
+                                     promotedExtent(m->inner(), model));
   if (auto* s = dynamic_cast<Split*>(id->definition())) {
     // The side the factor is not on divides the promoted input: the inner axis of an outer
     // split (a grid split of a merge with a broadcast) steps by the consumer's extent.
     if (!isPromoted(s->in(), *model) || (id == s->inner()) == s->innerSplit()) return id->extent();
-    return SIB::ceilDiv(promotedExtent(s->in(), model), s->factor());
+    return SimplifyingIrBuilder::ceilDiv(promotedExtent(s->in(), model), s->factor());
   }
   if (!id->isBroadcast() || id->definition() != nullptr) return id->extent();
   for (IterDomain* other : model->group(id, IdMappingMode::Permissive))
@@ -63,15 +64,16 @@ IndexMap indexMapFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
   for (auto it = transforms.rbegin(); it != transforms.rend(); ++it) {
     if (auto* s = dynamic_cast<Split*>(*it)) {
       if (!idx.count(s->outer()) || !idx.count(s->inner())) continue;
-      idx[s->in()] =
-          SIB::add(SIB::mul(idx[s->outer()], promotedExtent(s->inner(), model)), idx[s->inner()]);
+      idx[s->in()] = SimplifyingIrBuilder::add(
+          SimplifyingIrBuilder::mul(idx[s->outer()], promotedExtent(s->inner(), model)),
+          idx[s->inner()]);
     } else if (auto* m = dynamic_cast<Merge*>(*it)) {
       if (!idx.count(m->out())) continue;
       // The loop runs over the promoted extents: a broadcast merged in steps by the extent
       // its consumer iterates, and its own index is then forced to 0 below.
       Val* inner_extent = promotedExtent(m->inner(), model);
-      idx[m->outer()] = SIB::div(idx[m->out()], inner_extent);
-      idx[m->inner()] = SIB::mod(idx[m->out()], inner_extent);
+      idx[m->outer()] = SimplifyingIrBuilder::div(idx[m->out()], inner_extent);
+      idx[m->inner()] = SimplifyingIrBuilder::mod(idx[m->out()], inner_extent);
     }
   }
   return idx;
@@ -95,11 +97,12 @@ std::vector<Val*> indicesFromLogical(TensorView* tv, const std::vector<Val*>& lo
   for (Expr* e : tv->domain()->allTransforms()) {
     if (auto* s = dynamic_cast<Split*>(e)) {
       if (!idx.count(s->in())) continue;
-      idx[s->outer()] = SIB::div(idx[s->in()], s->inner()->extent());
-      idx[s->inner()] = SIB::mod(idx[s->in()], s->inner()->extent());
+      idx[s->outer()] = SimplifyingIrBuilder::div(idx[s->in()], s->inner()->extent());
+      idx[s->inner()] = SimplifyingIrBuilder::mod(idx[s->in()], s->inner()->extent());
     } else if (auto* m = dynamic_cast<Merge*>(e)) {
       if (!idx.count(m->outer()) || !idx.count(m->inner())) continue;
-      idx[m->out()] = SIB::add(SIB::mul(idx[m->outer()], m->inner()->extent()), idx[m->inner()]);
+      idx[m->out()] = SimplifyingIrBuilder::add(
+          SimplifyingIrBuilder::mul(idx[m->outer()], m->inner()->extent()), idx[m->inner()]);
     }
   }
   std::vector<Val*> out;
@@ -163,12 +166,12 @@ Val* globalOffset(Kernel& kernel, TensorView* tv, const std::vector<Val*>& logic
     const int64_t pos = stride_pos++;
     if (alloc[j]->isBroadcast() || j > run_begin) continue;
     if (j == run_begin) {
-      offset = SIB::add(offset, run_index);
+      offset = SimplifyingIrBuilder::add(offset, run_index);
       continue;
     }
     bool unit = static_cast<int64_t>(j) == innermost && unit_inner;
     Val* stride = unit ? constInt(1) : kernel.strideOf(tv, pos);
-    offset = SIB::add(offset, SIB::mul(alloc_idx[j], stride));
+    offset = SimplifyingIrBuilder::add(offset, SimplifyingIrBuilder::mul(alloc_idx[j], stride));
   }
   return offset;
 }
@@ -178,7 +181,8 @@ Val* localOffset(TensorView* tv, const std::vector<Val*>& loop_indices) {
   Val* offset = constInt(0);
   for (int64_t i = 0; i < tv->nDims(); ++i)
     if (heldInBuffer(tv, i))
-      offset = SIB::add(SIB::mul(offset, tv->axis(i)->extent()), loop_indices[i]);
+      offset = SimplifyingIrBuilder::add(SimplifyingIrBuilder::mul(offset, tv->axis(i)->extent()),
+                                         loop_indices[i]);
   return offset;
 }
 
@@ -186,7 +190,7 @@ Val* localBufferSize(TensorView* tv) {
   FusionGuard fg(tv->fusion());
   Val* size = constInt(1);
   for (int64_t i = 0; i < tv->nDims(); ++i)
-    if (heldInBuffer(tv, i)) size = SIB::mul(size, tv->axis(i)->extent());
+    if (heldInBuffer(tv, i)) size = SimplifyingIrBuilder::mul(size, tv->axis(i)->extent());
   return size;
 }
 

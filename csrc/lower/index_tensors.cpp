@@ -202,7 +202,8 @@ void indexTensors(Kernel& kernel) {
       // gets the flat position and finds each element's source itself.
       ins[0] = IrBuilder::create<TensorIndex>(layout->in()->as<TensorView>(), constInt(0));
       Val* kp = out->getMaybeAllocationDomain()[1]->extent();
-      ins.push_back(SIB::add(SIB::mul(c_logical[0], kp), c_logical[1]));
+      ins.push_back(
+          SimplifyingIrBuilder::add(SimplifyingIrBuilder::mul(c_logical[0], kp), c_logical[1]));
       out_index = IrBuilder::create<TensorIndex>(out, constInt(0));
     } else if (layout) {
       // The runtime function computes the swizzled position from the logical index.

@@ -107,12 +107,12 @@ std::pair<IterDomain*, Val*> hoistedBound(IterDomain* id, const IdModel& model,
   for (auto it = use.find(id); it != use.end(); it = use.find(id)) {
     if (auto* m = dynamic_cast<Merge*>(it->second)) {
       if (m->outer() != id || m->inner()->isReduction() != id->isReduction()) break;
-      extent = SIB::mul(extent, promotedExtent(m->inner(), &model));
+      extent = SimplifyingIrBuilder::mul(extent, promotedExtent(m->inner(), &model));
       id = m->out();
     } else if (auto* s = dynamic_cast<Split*>(it->second)) {
       auto inner = over.find(s->inner());
       if (!splits.divisible(s) || inner == over.end() || inner->second) break;
-      extent = SIB::div(extent, s->factor());
+      extent = SimplifyingIrBuilder::div(extent, s->factor());
       id = s->outer();
     } else {
       break;
@@ -187,17 +187,18 @@ void insertPredicates(Kernel& kernel) {
                                      : hoistedBound(id, model, over, splits, use);
       if (std::find(checked.begin(), checked.end(), bound) != checked.end()) continue;
       checked.push_back(bound);
-      Val* in_bounds = SIB::lt(indicesInMap(walk, {bound}).front(), extent);
-      pred = SIB::logicalAnd(pred, in_bounds);
-      if (block_reduction && !id->isReduction()) write = SIB::logicalAnd(write, in_bounds);
+      Val* in_bounds = SimplifyingIrBuilder::lt(indicesInMap(walk, {bound}).front(), extent);
+      pred = SimplifyingIrBuilder::logicalAnd(pred, in_bounds);
+      if (block_reduction && !id->isReduction())
+        write = SimplifyingIrBuilder::logicalAnd(write, in_bounds);
     }
     for (ForLoop* loop : loops) {
       ParallelType p = loop->parallelType();
       if ((isThreadDim(p) || isBlockDim(p)) && parallelDimMayOverrun(kernel, model, loop)) {
-        Val* in_launch = SIB::lt(loop->index(), loop->stop());
-        pred = SIB::logicalAnd(pred, in_launch);
+        Val* in_launch = SimplifyingIrBuilder::lt(loop->index(), loop->stop());
+        pred = SimplifyingIrBuilder::logicalAnd(pred, in_launch);
         if (block_reduction && !loop->iterDomain()->isReduction())
-          write = SIB::logicalAnd(write, in_launch);
+          write = SimplifyingIrBuilder::logicalAnd(write, in_launch);
       }
     }
     if (block_reduction) {
@@ -205,7 +206,8 @@ void insertPredicates(Kernel& kernel) {
       if (out->getMemoryType() != MemoryType::Local) {
         auto tid = std::find_if(loops.begin(), loops.end(),
                                 [&](ForLoop* l) { return l->parallelType() == reduced_dim; });
-        write = SIB::logicalAnd(write, SIB::eq((*tid)->index(), constInt(0)));
+        write = SimplifyingIrBuilder::logicalAnd(
+            write, SimplifyingIrBuilder::eq((*tid)->index(), constInt(0)));
       }
       kernel.inlinePredicates()[e] = {pred, write};
       continue;

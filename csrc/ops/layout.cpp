@@ -49,8 +49,9 @@ TensorView* preprocessGroupedMatmulInputSf(TensorView* input, TensorView* input_
   Val* k = in_ids[1]->extent();
   std::vector<IterDomain*> logical = {in_ids[0]->freshCopy(), in_ids[1]->freshCopy()};
   // Worst-case padding: each group can need up to 127 pad rows; columns round up to 4.
-  Val* padded_rows = SIB::add(m, SIB::mul(g, constInt(127)));
-  Val* padded_cols = SIB::mul(SIB::ceilDiv(k, constInt(4)), constInt(4));
+  Val* padded_rows = SimplifyingIrBuilder::add(m, SimplifyingIrBuilder::mul(g, constInt(127)));
+  Val* padded_cols =
+      SimplifyingIrBuilder::mul(SimplifyingIrBuilder::ceilDiv(k, constInt(4)), constInt(4));
   std::vector<IterDomain*> allocation = {IrBuilder::create<IterDomain>(padded_rows),
                                          IrBuilder::create<IterDomain>(padded_cols)};
   auto* td = IrBuilder::create<TensorDomain>(logical);

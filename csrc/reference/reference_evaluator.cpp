@@ -88,9 +88,10 @@ void forEachElement(const std::vector<int64_t>& sizes, const std::vector<Operand
 }
 
 // The state of one run: tensor values by TensorView, scalars in the expression evaluator.
-class Run {
+class ReferenceRun {
  public:
-  Run(Fusion* fusion, const ReferenceOptions& options) : fusion_(fusion), options_(options) {}
+  ReferenceRun(Fusion* fusion, const ReferenceOptions& options)
+      : fusion_(fusion), options_(options) {}
 
   void bindInputs(const std::vector<Tensor>& inputs);
   void evaluate(Expr* e);
@@ -122,14 +123,14 @@ class Run {
   std::unordered_map<const Val*, Tensor> values_;
 };
 
-void Run::bindInputs(const std::vector<Tensor>& inputs) {
+void ReferenceRun::bindInputs(const std::vector<Tensor>& inputs) {
   bindFusionInputs(*fusion_, inputs, ee_, kWho);
   for (size_t i = 0; i < inputs.size(); ++i)
     if (fusion_->inputs()[i]->kind() == ValKind::TensorView)
       values_.insert_or_assign(fusion_->inputs()[i], inputs[i].toHost());
 }
 
-const Tensor& Run::valueOf(const Val* v, const Expr* use) const {
+const Tensor& ReferenceRun::valueOf(const Val* v, const Expr* use) const {
   auto it = values_.find(v);
   MF_CHECK(it != values_.end(),
            "{}: {} (an operand of {}) is neither a fusion input nor computed "
@@ -138,7 +139,7 @@ const Tensor& Run::valueOf(const Val* v, const Expr* use) const {
   return it->second;
 }
 
-std::vector<Operand> Run::alignOperands(const Expr* e, std::vector<int64_t>& out_sizes) {
+std::vector<Operand> ReferenceRun::alignOperands(const Expr* e, std::vector<int64_t>& out_sizes) {
   auto* out_tv = e->output(0)->as<TensorView>();
   const size_t rank = TensorDomain::noReductions(out_tv->getLogicalDomain()).size();
   out_sizes.assign(rank, 1);
@@ -184,7 +185,7 @@ std::vector<Operand> Run::alignOperands(const Expr* e, std::vector<int64_t>& out
 }
 
 template <typename F>
-Tensor Run::pointwise(const Expr* e, F&& f) {
+Tensor ReferenceRun::pointwise(const Expr* e, F&& f) {
   std::vector<int64_t> sizes;
   const std::vector<Operand> operands = alignOperands(e, sizes);
   const DataType dtype = e->output(0)->dtype();
@@ -203,7 +204,7 @@ Tensor Run::pointwise(const Expr* e, F&& f) {
   return out;
 }
 
-Tensor Run::copy(const Operand& src, const std::vector<int64_t>& sizes, DataType dtype) {
+Tensor ReferenceRun::copy(const Operand& src, const std::vector<int64_t>& sizes, DataType dtype) {
   Tensor out = Tensor::empty(sizes, dtype);
   auto* dst = static_cast<std::byte*>(out.rawData());
   forEachElement(sizes, {src}, [&](int64_t i, const std::array<int64_t, kMaxOperands>& off) {
@@ -212,7 +213,7 @@ Tensor Run::copy(const Operand& src, const std::vector<int64_t>& sizes, DataType
   return out;
 }
 
-Tensor Run::select(const Expr* e) {
+Tensor ReferenceRun::select(const Expr* e) {
   std::vector<int64_t> sizes;
   const std::vector<Operand> operands = alignOperands(e, sizes);
   const DataType dtype = e->output(0)->dtype();
@@ -233,7 +234,7 @@ Tensor Run::select(const Expr* e) {
   return out;
 }
 
-Tensor Run::evalLayout(const PreprocessGroupedMatmulInputSf* op) {
+Tensor ReferenceRun::evalLayout(const PreprocessGroupedMatmulInputSf* op) {
   Tensor out = evalLayoutOp(op, valueOf(op->in(), op), valueOf(op->inputOffsets(), op),
                             valueOf(op->outputOffsets(), op), options_);
   // The IR's allocation extents (expressions of M, K and G) must describe the same buffer.
@@ -255,7 +256,7 @@ bool isRFactorTensor(const TensorView* tv) {
 }
 }  // namespace
 
-Tensor Run::evalReduction(const ReductionOp* op) {
+Tensor ReferenceRun::evalReduction(const ReductionOp* op) {
   auto* out = op->out()->as<TensorView>();
   auto* in = op->in()->as<TensorView>();
   std::vector<bool> reduced;
@@ -280,7 +281,7 @@ Tensor Run::evalReduction(const ReductionOp* op) {
                             *op->init()->constValue());
 }
 
-void Run::evaluate(Expr* e) {
+void ReferenceRun::evaluate(Expr* e) {
   Tensor out;
   if (auto* u = dynamic_cast<UnaryOp*>(e);
       u && u->opType() == UnaryOpType::Cast && u->in()->dtype() == u->out()->dtype()) {
@@ -334,7 +335,7 @@ void Run::evaluate(Expr* e) {
   values_.insert_or_assign(e->output(0), std::move(out));
 }
 
-Tensor Run::laidOut(TensorView* tv, const Tensor& value) {
+Tensor ReferenceRun::laidOut(TensorView* tv, const Tensor& value) {
   if (!tv->domain()->hasAllocation() || tv->domain()->allocationDeclared() || tv->isFusionInput())
     return value;
   Tensor out = allocateOutput(tv, layoutOf(tv, ee_), Device::Host);
@@ -355,7 +356,7 @@ Tensor Run::laidOut(TensorView* tv, const Tensor& value) {
   return out;
 }
 
-std::vector<Tensor> Run::outputs() {
+std::vector<Tensor> ReferenceRun::outputs() {
   std::vector<Tensor> result;
   for (Val* v : fusion_->outputs()) {
     auto it = values_.find(v);
@@ -374,7 +375,7 @@ ReferenceEvaluator::ReferenceEvaluator(Fusion* fusion) : fusion_(fusion) {
 
 std::vector<Tensor> ReferenceEvaluator::run(const std::vector<Tensor>& inputs,
                                             const ReferenceOptions& options) const {
-  Run run(fusion_, options);
+  ReferenceRun run(fusion_, options);
   run.bindInputs(inputs);
   for (Expr* e : fusion_->exprs()) run.evaluate(e);
   return run.outputs();

@@ -67,7 +67,7 @@ int64_t unrollFactor(int64_t total_blocks, int64_t vector_bytes, const DeviceDes
 }
 
 // The 2-D split chosen by the break-point search.
-struct TwoD {
+struct BreakPointSplit {
   int64_t break_point = 0;
   int64_t bdimx = kBlockSize;
   int64_t bdimy = 1;
@@ -78,10 +78,11 @@ struct TwoD {
 // nvFuser's break-point search. A 1-D schedule moves about n * dtype_sum^2 "byte pairs";
 // break point b moves n * lhs_b * rhs_b. Take the cheapest b that saves at least 10% and
 // leaves more than a warp of vectors on the right.
-TwoD chooseBreakPoint(const PointwiseDomainMap& map, const std::vector<IterDomain*>& ref_axes,
-                      const std::vector<int64_t>& elem_counts, int64_t n_elems, int64_t max_vect,
-                      const DeviceDescription& device) {
-  TwoD best;
+BreakPointSplit chooseBreakPoint(const PointwiseDomainMap& map,
+                                 const std::vector<IterDomain*>& ref_axes,
+                                 const std::vector<int64_t>& elem_counts, int64_t n_elems,
+                                 int64_t max_vect, const DeviceDescription& device) {
+  BreakPointSplit best;
   int64_t dtype_sum = 0;
   for (TensorView* tv : map.inputsAndOutputs()) dtype_sum += dataTypeSize(tv->dtype());
   const std::vector<BroadcastMultiple> multiples = broadcastMultiples(map, ref_axes);
@@ -212,18 +213,18 @@ std::unique_ptr<HeuristicParams> PointWiseScheduler::computeHeuristics(
               std::max<int64_t>(lastPow2(std::max<int64_t>(vect_tvs.size(), 1)) >> 2, 1));
   if (n_elems < device.sm_count * kBlockSize || vect_tvs.empty()) max_vect = 1;
 
-  TwoD two_d;
+  BreakPointSplit split_2d;
   if (n_elems * 2 > device.sm_count * kBlockSize)
-    two_d = chooseBreakPoint(map, ref_axes, elem_counts, n_elems, max_vect, device);
+    split_2d = chooseBreakPoint(map, ref_axes, elem_counts, n_elems, max_vect, device);
 
-  const int64_t vect = vect_tvs.empty()
-                           ? 1
-                           : std::min(max_vect, vectorizationFactor(runtime_info, map, reference,
-                                                                    two_d.break_point, vect_tvs));
+  const int64_t vect =
+      vect_tvs.empty() ? 1
+                       : std::min(max_vect, vectorizationFactor(runtime_info, map, reference,
+                                                                split_2d.break_point, vect_tvs));
   params->vectorization_factor = vect;
-  params->break_point = two_d.break_point;
+  params->break_point = split_2d.break_point;
 
-  if (two_d.break_point == 0) {
+  if (split_2d.break_point == 0) {
     const int64_t blocks = ceilDiv(n_elems, vect * kBlockSize);
     params->unroll_factor_inner = unrollFactor(blocks, vect * max_dtype_bytes, device);
     params->lparams.bind(ceilDiv(blocks, params->unroll_factor_inner), ParallelType::BIDx);
@@ -231,21 +232,21 @@ std::unique_ptr<HeuristicParams> PointWiseScheduler::computeHeuristics(
   }
 
   int64_t right = 1;
-  for (size_t i = two_d.break_point; i < ref_axes.size(); ++i) right *= elem_counts[i];
+  for (size_t i = split_2d.break_point; i < ref_axes.size(); ++i) right *= elem_counts[i];
   const int64_t left = n_elems / right;
-  const int64_t blocks = ceilDiv(left, two_d.bdimy) * ceilDiv(right, two_d.bdimx * vect);
+  const int64_t blocks = ceilDiv(left, split_2d.bdimy) * ceilDiv(right, split_2d.bdimx * vect);
   const int64_t unroll = unrollFactor(blocks, vect * max_dtype_bytes, device);
-  (two_d.outer_broadcast_dominated ? params->unroll_factor_outer : params->unroll_factor_inner) =
+  (split_2d.outer_broadcast_dominated ? params->unroll_factor_outer : params->unroll_factor_inner) =
       unroll;
-  const int64_t gdim_left = ceilDiv(left, two_d.bdimy * params->unroll_factor_outer);
-  const int64_t gdim_right = ceilDiv(right, two_d.bdimx * vect * params->unroll_factor_inner);
-  params->flip_grid_binding = two_d.flip_grid_binding;
-  params->split_block = two_d.bdimy > 1;
-  const int64_t gdim_y = two_d.flip_grid_binding ? gdim_right : gdim_left;
-  const int64_t gdim_x = two_d.flip_grid_binding ? gdim_left : gdim_right;
+  const int64_t gdim_left = ceilDiv(left, split_2d.bdimy * params->unroll_factor_outer);
+  const int64_t gdim_right = ceilDiv(right, split_2d.bdimx * vect * params->unroll_factor_inner);
+  params->flip_grid_binding = split_2d.flip_grid_binding;
+  params->split_block = split_2d.bdimy > 1;
+  const int64_t gdim_y = split_2d.flip_grid_binding ? gdim_right : gdim_left;
+  const int64_t gdim_x = split_2d.flip_grid_binding ? gdim_left : gdim_right;
   params->split_grid_y = gdim_y > kMaxGridY;
-  params->lparams.bind(two_d.bdimx, ParallelType::TIDx);
-  if (params->split_block) params->lparams.bind(two_d.bdimy, ParallelType::TIDy);
+  params->lparams.bind(split_2d.bdimx, ParallelType::TIDx);
+  if (params->split_block) params->lparams.bind(split_2d.bdimy, ParallelType::TIDy);
   params->lparams.bind(gdim_x, ParallelType::BIDx);
   params->lparams.bind(std::min(gdim_y, kMaxGridY), ParallelType::BIDy);
   return params;

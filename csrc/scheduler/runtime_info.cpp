@@ -71,20 +71,21 @@ SchedulerRuntimeInfo::SchedulerRuntimeInfo(Fusion* fusion, const std::vector<Ten
           device) {}
 
 void SchedulerRuntimeInfo::bindInputs() {
-  const std::vector<Val*>& fins = fusion_->inputs();
-  MF_CHECK(inputs_.size() == fins.size(), "SchedulerRuntimeInfo: the fusion has {} inputs, got {}",
-           fins.size(), inputs_.size());
-  for (size_t i = 0; i < fins.size(); ++i) {
+  const std::vector<Val*>& fusion_inputs = fusion_->inputs();
+  MF_CHECK(inputs_.size() == fusion_inputs.size(),
+           "SchedulerRuntimeInfo: the fusion has {} inputs, got {}", fusion_inputs.size(),
+           inputs_.size());
+  for (size_t i = 0; i < fusion_inputs.size(); ++i) {
     const TensorMetadata& m = inputs_[i];
     MF_CHECK(m.strides.size() == m.sizes.size(),
              "SchedulerRuntimeInfo: input {} has {} sizes but {} strides",
-             fins[i]->toInlineString(), m.sizes.size(), m.strides.size());
-    if (auto* tv = dynamic_cast<TensorView*>(fins[i])) {
+             fusion_inputs[i]->toInlineString(), m.sizes.size(), m.strides.size());
+    if (auto* tv = dynamic_cast<TensorView*>(fusion_inputs[i])) {
       ee_.bindTensorSizes(tv, m.sizes);
     } else {
       MF_CHECK(m.scalar.has_value(), "SchedulerRuntimeInfo: scalar input {} needs a 0-dim tensor",
-               fins[i]->toInlineString());
-      ee_.bind(fins[i], *m.scalar);
+               fusion_inputs[i]->toInlineString());
+      ee_.bind(fusion_inputs[i], *m.scalar);
     }
   }
 }
@@ -117,9 +118,9 @@ int64_t SchedulerRuntimeInfo::extent(const IterDomain* id) {
 }
 
 const TensorMetadata* SchedulerRuntimeInfo::inputMetadata(const TensorView* tv) const {
-  const std::vector<Val*>& fins = fusion_->inputs();
-  auto it = std::find(fins.begin(), fins.end(), tv);
-  return it == fins.end() ? nullptr : &inputs_[it - fins.begin()];
+  const std::vector<Val*>& fusion_inputs = fusion_->inputs();
+  auto it = std::find(fusion_inputs.begin(), fusion_inputs.end(), tv);
+  return it == fusion_inputs.end() ? nullptr : &inputs_[it - fusion_inputs.begin()];
 }
 
 int64_t SchedulerRuntimeInfo::alignment(const TensorView* tv) const {

@@ -291,7 +291,8 @@ class Finder {
       Expr* def = out->definition();
       if (!forwarded_[index_.at(def)]) outputs.push_back(out);
     }
-    SegmentFusion segment = makeSegmentFusion(complete_, exprs, subgraphInputs(exprs), outputs);
+    SegmentSubfusion segment =
+        makeSegmentSubfusion(complete_, exprs, subgraphInputs(exprs), outputs);
     SchedulerRuntimeInfo info(segment.fusion.get(),
                               segmentInputsMetadata(segment.original_inputs, info_),
                               info_.device());

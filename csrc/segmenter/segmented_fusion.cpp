@@ -32,12 +32,13 @@ std::string dotLabel(const std::string& s) {
 
 }  // namespace
 
-SegmentFusion makeSegmentFusion(const Fusion& complete, const std::vector<Expr*>& exprs,
-                                const std::vector<Val*>& inputs, const std::vector<Val*>& outputs) {
+SegmentSubfusion makeSegmentSubfusion(const Fusion& complete, const std::vector<Expr*>& exprs,
+                                      const std::vector<Val*>& inputs,
+                                      const std::vector<Val*>& outputs) {
   SubgraphCopy copy = copySubgraph(complete, exprs, inputs, outputs);
   std::unordered_map<const Val*, Val*> new_to_old;
   for (const auto& [from, to] : copy.old_to_new) new_to_old[to] = const_cast<Val*>(from);
-  SegmentFusion result{std::move(copy.fusion), {}};
+  SegmentSubfusion result{std::move(copy.fusion), {}};
   Fusion* fusion = result.fusion.get();
   for (Val* in : fusion->inputs()) result.original_inputs.push_back(new_to_old.at(in));
   // A segment_set whose output leaves the segment has done its job: the boundary is there.
@@ -122,7 +123,7 @@ void SegmentedFusion::finalize(const std::vector<Expr*>& forwarded) {
     // The copy's inputs, in its order: the derived boundary, then the scalar fusion inputs
     // the copy reached.
     g->inputs_ =
-        makeSegmentFusion(*complete_fusion_, g->exprs_, subgraphInputs(g->exprs_), g->outputs_)
+        makeSegmentSubfusion(*complete_fusion_, g->exprs_, subgraphInputs(g->exprs_), g->outputs_)
             .original_inputs;
   }
   for (const auto& g : groups_) {
@@ -155,7 +156,7 @@ std::unique_ptr<Fusion> SegmentedFusion::makeFusion(const SegmentedGroup* group)
                e->toString(), group->id_);
     }
   }
-  return makeSegmentFusion(*complete_fusion_, group->exprs_, group->inputs_, group->outputs_)
+  return makeSegmentSubfusion(*complete_fusion_, group->exprs_, group->inputs_, group->outputs_)
       .fusion;
 }
 

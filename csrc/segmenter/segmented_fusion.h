@@ -125,7 +125,7 @@ class SegmentedFusion {
 
 //! A segment's standalone fusion and, per input of it, the value of the complete fusion it
 //! stands for.
-struct SegmentFusion {
+struct SegmentSubfusion {
   std::unique_ptr<Fusion> fusion;
   std::vector<Val*> original_inputs;
 };
@@ -134,8 +134,9 @@ struct SegmentFusion {
 //! scalar fusion inputs the copy needs come after `inputs`), a segment_set whose output
 //! leaves the fusion turned into a plain set. The segmenter's trial unions and makeFusion
 //! share it; makeFusion adds the layout op's unsafe-consumer check.
-SegmentFusion makeSegmentFusion(const Fusion& complete, const std::vector<Expr*>& exprs,
-                                const std::vector<Val*>& inputs, const std::vector<Val*>& outputs);
+SegmentSubfusion makeSegmentSubfusion(const Fusion& complete, const std::vector<Expr*>& exprs,
+                                      const std::vector<Val*>& inputs,
+                                      const std::vector<Val*>& outputs);
 
 //! The metadata of `values` (inputs of a segment of `complete`): a fusion input's from
 //! `info` (of `complete`), any other tensor's as a contiguous allocation of the extents

@@ -76,20 +76,20 @@ std::vector<int64_t> allocationStrides(const TensorView* tv, const Tensor& t) {
 
 void bindFusionInputs(const Fusion& fusion, const std::vector<Tensor>& inputs,
                       ExpressionEvaluator& ee, std::string_view who) {
-  const std::vector<Val*>& fins = fusion.inputs();
+  const std::vector<Val*>& fusion_inputs = fusion.inputs();
   std::vector<std::string> names;
-  for (Val* v : fins) names.push_back(v->toInlineString());
-  MF_CHECK(inputs.size() == fins.size(), "{}: expected {} inputs ({}), got {}", who, fins.size(),
-           fmt::join(names, ", "), inputs.size());
+  for (Val* v : fusion_inputs) names.push_back(v->toInlineString());
+  MF_CHECK(inputs.size() == fusion_inputs.size(), "{}: expected {} inputs ({}), got {}", who,
+           fusion_inputs.size(), fmt::join(names, ", "), inputs.size());
   // extent -> (input, axis) that bound it first, to name both tensors on a conflict.
   std::unordered_map<const Val*, std::pair<size_t, size_t>> bound_by;
-  for (size_t i = 0; i < fins.size(); ++i) {
+  for (size_t i = 0; i < fusion_inputs.size(); ++i) {
     const Tensor& t = inputs[i];
-    if (fins[i]->kind() == ValKind::Scalar) {
-      bindScalar(fins[i], i, t, ee, who);
+    if (fusion_inputs[i]->kind() == ValKind::Scalar) {
+      bindScalar(fusion_inputs[i], i, t, ee, who);
       continue;
     }
-    auto* tv = fins[i]->as<TensorView>();
+    auto* tv = fusion_inputs[i]->as<TensorView>();
     const std::vector<IterDomain*> ids = TensorDomain::noReductions(tv->getLogicalDomain());
     MF_CHECK(t.dim() == static_cast<int64_t>(ids.size()),
              "{}: input {} {}: expected rank {}, got a tensor of rank {} [{}]", who, i,
@@ -114,8 +114,8 @@ void bindFusionInputs(const Fusion& fusion, const std::vector<Tensor>& inputs,
         MF_CHECK(expected == size,
                  "{}: input {} {}: axis {} has size {}, but axis {} of input {} {} has size {} "
                  "and both have the extent {}",
-                 who, i, tv->toString(), d, size, dj, j, fins[j]->toInlineString(), expected,
-                 extent->toInlineString());
+                 who, i, tv->toString(), d, size, dj, j, fusion_inputs[j]->toInlineString(),
+                 expected, extent->toInlineString());
       } else {
         bound_by.emplace(extent, std::pair{i, d});
       }

@@ -321,7 +321,8 @@ TEST(AllocationDomain, HandBuiltPaddedDomainRejected) {
   FusionGuard fg(&fusion);
   TensorView* tv = makeInput2d(fusion);
   const auto logical = tv->getLogicalDomain();
-  auto* rows = IrBuilder::create<IterDomain>(SIB::add(logical[0]->extent(), constInt(127)));
+  auto* rows =
+      IrBuilder::create<IterDomain>(SimplifyingIrBuilder::add(logical[0]->extent(), constInt(127)));
   EXPECT_THAT(
       [&] {
         tv->setAllocationDomain({rows, logical[1]}, true);

@@ -140,7 +140,7 @@ TEST(Evaluator, DerivedExtentCannotBeBound) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   Val* n = newScalar(DataType::Index);
-  auto* id = IrBuilder::create<IterDomain>(SIB::add(n, constInt(1)));
+  auto* id = IrBuilder::create<IterDomain>(SimplifyingIrBuilder::add(n, constInt(1)));
   auto* tv = IrBuilder::create<TensorView>(IrBuilder::create<TensorDomain>(std::vector{id}),
                                            DataType::Float);
   ExpressionEvaluator ee;
@@ -178,9 +178,10 @@ TEST(Evaluator, PredicatesWhereAndCasts) {
   FusionGuard fg(&fusion);
   Val* a = newScalar(DataType::Index);
   Val* b = newScalar(DataType::Index);
-  Val* less = SIB::lt(a, b);
-  Val* pick = SIB::where(less, a, b);
-  Val* half = SIB::div(SIB::cast(DataType::Double, a), constFloat(2.0));
+  Val* less = SimplifyingIrBuilder::lt(a, b);
+  Val* pick = SimplifyingIrBuilder::where(less, a, b);
+  Val* half =
+      SimplifyingIrBuilder::div(SimplifyingIrBuilder::cast(DataType::Double, a), constFloat(2.0));
   ExpressionEvaluator ee;
   ee.bind(a, int64_t{7});
   ee.bind(b, int64_t{9});
@@ -199,13 +200,13 @@ TEST(Evaluator, IntegerArithmeticErrors) {
   ExpressionEvaluator ee;
   ee.bind(x, int64_t{10});
   ee.bind(zero, int64_t{0});
-  EXPECT_THAT([&] { ee.evaluate(SIB::div(x, zero)); },
+  EXPECT_THAT([&] { ee.evaluate(SimplifyingIrBuilder::div(x, zero)); },
               ThrowsMessage<UserError>(HasSubstr("integer division by zero")));
-  EXPECT_THAT([&] { ee.evaluate(SIB::mod(x, zero)); },
+  EXPECT_THAT([&] { ee.evaluate(SimplifyingIrBuilder::mod(x, zero)); },
               ThrowsMessage<UserError>(HasSubstr("integer modulo by zero")));
-  EXPECT_THAT([&] { ee.evaluate(SIB::ceilDiv(x, zero)); },
+  EXPECT_THAT([&] { ee.evaluate(SimplifyingIrBuilder::ceilDiv(x, zero)); },
               ThrowsMessage<UserError>(HasSubstr("integer ceilDiv by zero")));
-  Val* minus_two = SIB::sub(zero, constInt(2, DataType::Int64));
+  Val* minus_two = SimplifyingIrBuilder::sub(zero, constInt(2, DataType::Int64));
   EXPECT_THAT([&] { ee.evaluate(pow(x, minus_two)); },
               ThrowsMessage<UserError>(HasSubstr("integer pow with negative exponent -2")));
   EXPECT_EQ(ee.evaluateInt(pow(x, constInt(3, DataType::Int64)), "cube"), 1000);

@@ -117,10 +117,10 @@ TEST(Printer, ScalarExprLines) {
   Val* a = newScalar(DataType::Index);
   Val* b = newScalar(DataType::Index);
   Val* sum = add(a, b);
-  Val* cdiv = SIB::ceilDiv(sum, b);
+  Val* cdiv = SimplifyingIrBuilder::ceilDiv(sum, b);
   Val* less = lt(a, b);
-  Val* pick = SIB::where(less, a, b);
-  Val* as_float = SIB::cast(DataType::Float, a);
+  Val* pick = SimplifyingIrBuilder::where(less, a, b);
+  Val* as_float = SimplifyingIrBuilder::cast(DataType::Float, a);
   Val* negated = neg(a);
   Val* big = maximum(a, b);
 

@@ -114,7 +114,8 @@ TEST(Verifier, CatchesUnrelatedUndeclaredAllocation) {
     Fusion fusion;
     FusionGuard fg(&fusion);
     auto* id = IrBuilder::create<IterDomain>(newScalar(DataType::Index));
-    auto* padded = IrBuilder::create<IterDomain>(SIB::add(id->extent(), constInt(127)));
+    auto* padded =
+        IrBuilder::create<IterDomain>(SimplifyingIrBuilder::add(id->extent(), constInt(127)));
     auto* td = IrBuilder::create<TensorDomain>(std::vector<IterDomain*>{}, std::vector{id},
                                                std::vector{padded}, std::vector{id},
                                                Contiguity{true}, declared);

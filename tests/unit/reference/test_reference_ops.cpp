@@ -216,7 +216,7 @@ TEST(ReferenceOps, ScalarInputsAndExpressions) {
   fusion.addInput(s);
   fusion.addInput(n);
   fusion.addOutput(mul(tv0, s));
-  fusion.addOutput(add(tv0, SIB::mul(s, constFloat(2.0))));
+  fusion.addOutput(add(tv0, SimplifyingIrBuilder::mul(s, constFloat(2.0))));
   fusion.addOutput(add(tv0, tv0->getLogicalDomain()[1]->extent()));
   fusion.addOutput(sub(tv0, n));
   std::vector<Tensor> outs = ReferenceEvaluator(&fusion).run(
