@@ -13,6 +13,7 @@
 #include "ops/layout.h"
 #include "ops/reduction.h"
 #include "ops/tensor_factories.h"
+#include "passes/pipeline.h"
 #include "reference/reference_evaluator.h"
 #include "scheduler/no_op.h"
 #include "scheduler/normalization_inner.h"

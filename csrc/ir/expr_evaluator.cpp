@@ -73,28 +73,18 @@ int64_t ExpressionEvaluator::evaluateInt(const Val* v, std::string_view what) {
 }  // namespace mf
 
 #include "ir/fusion.h"
+#include "ir/op_traits.h"
 
 namespace mf {
 
 void validateOperandExtents(const Fusion& fusion, ExpressionEvaluator& ee) {
   for (Expr* e : fusion.exprs()) {
-    if (e->isA<BroadcastOp>()) continue;
-    auto* out = e->output(0)->as<TensorView>();
-    std::vector<TensorView*> operands;
-    if (auto* l = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e))
-      operands.push_back(l->in()->as<TensorView>());
-    else
-      for (Val* v : e->inputs())
-        if (auto* tv = dynamic_cast<TensorView*>(v)) operands.push_back(tv);
-    // A reduction's input has the reduced axes too; a reduction result read by another op
-    // (a segment crossing aside) has axes that hold no data: compare the data axes only.
-    const size_t rank = e->isA<ReductionOp>()
-                            ? out->getLogicalDomain().size()
-                            : TensorDomain::noReductions(out->getLogicalDomain()).size();
-    for (size_t i = 0; i < rank; ++i) {
+    // Each op states which operand axes must agree (cat, pad and slice relate them otherwise).
+    const OperandExtentRule rule = operandExtentRule(e);
+    for (size_t i = 0; i < rule.rank; ++i) {
       std::optional<int64_t> expected;
       TensorView* first = nullptr;
-      for (TensorView* tv : operands) {
+      for (TensorView* tv : rule.aligned) {
         const std::vector<IterDomain*> ids = TensorDomain::noReductions(tv->getLogicalDomain());
         if (i >= ids.size() || ids[i]->isBroadcast()) continue;
         int64_t n = ee.evaluateInt(ids[i]->extent(), fmt::format("extent of {}", tv->toString()));

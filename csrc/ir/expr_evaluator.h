@@ -35,8 +35,8 @@ class ExpressionEvaluator {
 
 namespace mf {
 class Fusion;
-//! Checks, with every input bound in `ee`, that the operands of each pointwise tensor expr
-//! agree on their non-broadcast extents (e.g. "add: T0 and T1 disagree on axis 1: 5 vs 7").
-//! Throws mf::UserError.
+//! Checks, with every input bound in `ee`, that the operands of each tensor expr agree on
+//! their non-broadcast extents where the op says they must (operandExtentRule in
+//! ir/op_traits.h; e.g. "add: T0 and T1 disagree on axis 1: 5 vs 7"). Throws mf::UserError.
 void validateOperandExtents(const Fusion& fusion, ExpressionEvaluator& ee);
 }  // namespace mf

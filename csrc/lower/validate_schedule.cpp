@@ -8,6 +8,7 @@
 #include "ir/exprs.h"
 #include "ir/id_model.h"
 #include "ir/logical_domain_map.h"
+#include "ir/op_traits.h"
 #include "ir/traversal.h"
 #include "lower/index_compute.h"
 #include "lower/passes.h"
@@ -84,10 +85,7 @@ void checkLayoutOp(PreprocessGroupedMatmulInputSf* op) {
            "which reads its input {} at data-dependent rows, so the input must be a fusion input",
            out->toString(), op->in()->toString());
   const std::vector<Expr*>& uses = op->out()->uses();
-  MF_CHECK(uses.empty(),
-           "preprocessGroupedMatmulInputSf: its output {} is read by {}, but only a block-scaled "
-           "grouped GEMM can read the padded, swizzled layout; do not use it in the fusion",
-           op->out()->toString(), uses.front()->output(0)->toString());
+  MF_CHECK(uses.empty(), "{}", readOfRuntimeFunctionOutputMessage(op, uses.front()));
 }
 
 // Inputs and outputs are global buffers the executor binds.

@@ -1,5 +1,6 @@
 #include "ops/layout.h"
 
+#include "ir/block_scaling_factor_layout.h"
 #include "ir/builder.h"
 #include "ir/fusion.h"
 #include "ops/operands.h"
@@ -48,10 +49,13 @@ TensorView* preprocessGroupedMatmulInputSf(TensorView* input, TensorView* input_
   Val* m = in_ids[0]->extent();
   Val* k = in_ids[1]->extent();
   std::vector<IterDomain*> logical = {in_ids[0]->freshCopy(), in_ids[1]->freshCopy()};
-  // Worst-case padding: each group can need up to 127 pad rows; columns round up to 4.
-  Val* padded_rows = SimplifyingIrBuilder::add(m, SimplifyingIrBuilder::mul(g, constInt(127)));
-  Val* padded_cols =
-      SimplifyingIrBuilder::mul(SimplifyingIrBuilder::ceilDiv(k, constInt(4)), constInt(4));
+  // Worst-case padding (BlockScalingFactorGeometry::paddedRows / paddedCols, symbolically):
+  // each group can need up to tile_rows - 1 pad rows; columns round up to tile_cols.
+  const BlockScalingFactorGeometry geometry = blockScalingFactorGeometry(layout);
+  Val* padded_rows =
+      SimplifyingIrBuilder::add(m, SimplifyingIrBuilder::mul(g, constInt(geometry.tile_rows - 1)));
+  Val* padded_cols = SimplifyingIrBuilder::mul(
+      SimplifyingIrBuilder::ceilDiv(k, constInt(geometry.tile_cols)), constInt(geometry.tile_cols));
   std::vector<IterDomain*> allocation = {IrBuilder::create<IterDomain>(padded_rows),
                                          IrBuilder::create<IterDomain>(padded_cols)};
   auto* td = IrBuilder::create<TensorDomain>(logical);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ir/block_scaling_factor_layout.h"
 #include "ir/exprs.h"
 #include "tensor/arguments.h"
 
@@ -10,12 +11,6 @@ namespace mf {
 namespace {
 
 constexpr std::string_view kOp = "preprocessGroupedMatmulInputSf";
-constexpr int64_t kRowTile = 128;
-
-int64_t roundUp(int64_t x, int64_t m) {
-  return (x + m - 1) / m * m;
-}
-
 std::vector<int64_t> readOffsets(const Tensor& t) {
   std::vector<int64_t> v(static_cast<size_t>(t.numel()));
   for (int64_t i = 0; i < t.numel(); ++i) v[i] = asInt(t.value(i));
@@ -52,11 +47,12 @@ void checkOffsets(const PreprocessGroupedMatmulInputSf* op, int64_t m,
   for (int64_t e = 0; e < g; ++e) {
     if (e > 0) {
       const int64_t rows = in_off[e] - in_off[e - 1];
-      expected += roundUp(rows, kRowTile);
+      expected += blockScalingFactorGeometry(op->layout()).groupRows(rows);
       MF_CHECK(out_off[e] == expected,
                "{}: output_offsets {} entry {} (start of group {}) must be {} = {} + "
-               "roundup({} rows of group {}, 128), got {}",
-               kOp, out_name, e, e, expected, out_off[e - 1], rows, e - 1, out_off[e]);
+               "roundup({} rows of group {}, {}), got {}",
+               kOp, out_name, e, e, expected, out_off[e - 1], rows, e - 1,
+               blockScalingFactorGeometry(op->layout()).tile_rows, out_off[e]);
     } else {
       MF_CHECK(out_off[0] == 0,
                "{}: output_offsets {} entry 0 (start of group 0) must be 0, "
@@ -95,8 +91,9 @@ Tensor evalLayoutOp(const PreprocessGroupedMatmulInputSf* op, const Tensor& in,
   checkOffsets(op, m, in_off, out_off);
 
   const int64_t g = static_cast<int64_t>(in_off.size());
-  const int64_t kp = roundUp(k, 4);
-  Tensor out = Tensor::withAllocation({m, k}, {m + (kRowTile - 1) * g, kp}, in.dtype());
+  const BlockScalingFactorGeometry geometry = blockScalingFactorGeometry(op->layout());
+  const int64_t kp = geometry.paddedCols(k);
+  Tensor out = Tensor::withAllocation({m, k}, {geometry.paddedRows(m, g), kp}, in.dtype());
   fillPads(out, options);
 
   const int64_t bytes = dataTypeSize(in.dtype());
@@ -114,10 +111,8 @@ Tensor evalLayoutOp(const PreprocessGroupedMatmulInputSf* op, const Tensor& in,
       }
     }
     const int64_t r = row - in_off[e];
-    const int64_t row_base =
-        out_off[e] * kp + (r / 128) * kp * 128 + (r % 32) * 16 + ((r % 128) / 32) * 4;
     for (int64_t col = 0; col < k; ++col) {
-      const int64_t pos = row_base + (col / 4) * 512 + col % 4;
+      const int64_t pos = out_off[e] * kp + geometry.swizzledOffset(r, col, kp);
       MF_ASSERT(pos >= 0 && pos < capacity, "layout op writes {} outside [0, {})", pos, capacity);
       const int64_t from = row * in.strides()[0] + col * in.strides()[1];
       std::memcpy(dst + pos * bytes, src + from * bytes, bytes);

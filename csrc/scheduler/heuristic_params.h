@@ -38,6 +38,12 @@ inline int64_t roundUp(int64_t a, int64_t b) {
   return ceilDiv(a, b) * b;
 }
 
+//! The grid's launch limits on every device since sm_30 (CUDA C++ Programming Guide,
+//! "Technical Specifications per Compute Capability"): the schedulers keep gridDim.x and
+//! gridDim.y / z within them themselves (a larger count of blocks becomes a serial loop).
+constexpr int64_t kMaxGridDimX = (int64_t{1} << 31) - 1;
+constexpr int64_t kMaxGridDimYZ = 65535;
+
 //! Grid and block sizes, bound per parallel type (BIDx/y/z, TIDx/y/z). An unbound
 //! dimension is left to the executor, which takes it from the parallelized extents.
 class LaunchParams {

@@ -55,7 +55,7 @@ std::unique_ptr<HeuristicParams> NoOpScheduler::computeHeuristics(
   return params;
 }
 
-void NoOpScheduler::schedule(Fusion*, const HeuristicParams* params) {
+void NoOpScheduler::applySchedule(Fusion*, const HeuristicParams* params) {
   MF_ASSERT(params != nullptr && params->schedulerType() == SchedulerType::NoOp,
             "NoOpScheduler::schedule: expected no_op heuristics");
 }

@@ -17,7 +17,9 @@ class NoOpScheduler : public SchedulerEntry {
   bool canScheduleRunTime(Fusion* fusion, SchedulerRuntimeInfo& runtime_info) override;
   std::unique_ptr<HeuristicParams> computeHeuristics(Fusion* fusion,
                                                      SchedulerRuntimeInfo& runtime_info) override;
-  void schedule(Fusion* fusion, const HeuristicParams* params) override;
+
+ protected:
+  void applySchedule(Fusion* fusion, const HeuristicParams* params) override;
 };
 
 }  // namespace mf

@@ -5,12 +5,8 @@
 
 #include <algorithm>
 
-#include "ir/builder.h"
 #include "ir/exprs.h"
 #include "ir/fusion.h"
-#include "ir/id_model.h"
-#include "ir/mutator.h"
-#include "ops/arith.h"
 #include "scheduler/normalization_utils.h"
 #include "scheduler/registry_utils.h"
 #include "scheduler/tools/cache.h"
@@ -99,62 +95,6 @@ int64_t vectorizationFactor(Fusion* fusion, SchedulerRuntimeInfo& runtime_info,
   };
   while (vect > 1 && !fits(vect)) vect /= 2;
   return vect;
-}
-
-// Replaces the symbolic extents of the row's axes (and of every axis exactly mapped to them:
-// a weight's) by their run-time values, so that the splits below have constant extents.
-void specializeRowExtents(Fusion* fusion, const InnerNormalization& norm,
-                          const std::vector<int64_t>& row_extents) {
-  const std::vector<IterDomain*> axes =
-      TensorDomain::noReductions(norm.reference->getLogicalDomain());
-  const size_t first_row_axis = axes.size() - row_extents.size();
-  IdModel model(*fusion);
-  IrMutator mutator;
-  for (size_t i = 0; i < row_extents.size(); ++i) {
-    Val* value = constInt(row_extents[i]);
-    for (IterDomain* id : model.group(axes[first_row_axis + i], IdMappingMode::Exact)) {
-      Val* extent = id->extent();
-      if (extent->isConst()) {
-        MF_ASSERT(extent->constInt() == row_extents[i], "{}: extent {} is not {}", id->toString(),
-                  extent->toInlineString(), row_extents[i]);
-        continue;
-      }
-      if (extent->definition() == nullptr) mutator.registerMutation(extent, value);
-    }
-  }
-  mutator.mutate(*fusion);
-}
-
-// Rewrites every float division by a per-row value broadcast over the row,
-// `x / broadcast(s)`, as `x * broadcast(reciprocal(s))`: one division per row instead of
-// one per element (an IEEE division is about ten instructions; softmax's is most of its
-// arithmetic). The quotient moves by at most about one float ulp (two roundings instead of
-// one; docs/numerics.md). Only divisors broadcast over exactly the row's `row_rank` axes.
-void multiplyByRowReciprocals(Fusion* fusion, int64_t row_rank) {
-  for (Expr* e : fusion->exprs()) {
-    auto* div = dynamic_cast<BinaryOp*>(e);
-    if (div == nullptr || div->opType() != BinaryOpType::Div) continue;
-    auto* x = dynamic_cast<TensorView*>(div->lhs());
-    auto* divisor = dynamic_cast<TensorView*>(div->rhs());
-    if (x == nullptr || divisor == nullptr || div->output(0)->dtype() != DataType::Float ||
-        divisor->dtype() != DataType::Float || computeType(div) != DataType::Float)
-      continue;
-    auto* bcast = dynamic_cast<BroadcastOp*>(divisor->definition());
-    if (bcast == nullptr) continue;
-    const std::vector<bool>& flags = bcast->isBroadcastDims();
-    const auto first_row = static_cast<int64_t>(flags.size()) - row_rank;
-    bool over_row = first_row >= 0;
-    for (int64_t i = 0; over_row && i < static_cast<int64_t>(flags.size()); ++i)
-      over_row = flags[i] == (i >= first_row);
-    if (!over_row) continue;
-    TensorView* inverse = broadcast(reciprocal(bcast->in()->as<TensorView>()), flags);
-    Val* out = div->output(0);
-    fusion->removeExpr(div);
-    IrBuilder::create<BinaryOp>(std::vector<Val*>{x, inverse}, std::vector<Val*>{out},
-                                BinaryOpType::Mul);
-    // The old broadcast is dead now unless something else reads it.
-    if (divisor->uses().empty() && !divisor->isFusionOutput()) fusion->removeExpr(bcast);
-  }
 }
 
 }  // namespace
@@ -259,34 +199,49 @@ std::unique_ptr<HeuristicParams> InnerPersistentScheduler::computeHeuristics(
   return params;
 }
 
+FusionPassRequest InnerPersistentScheduler::fusionPasses(Fusion* fusion,
+                                                         const HeuristicParams* params_base) {
+  auto* params = dynamic_cast<const PersistentParams*>(params_base);
+  MF_ASSERT(params != nullptr,
+            "InnerPersistentScheduler::fusionPasses: expected persistent params");
+  const InnerNormalization norm = analyzeOrAssert(fusion);
+  FusionPassRequest request;
+  // Register buffers and the block reduction's width must be constants: the row's axes (and
+  // every axis exactly mapped to them, a weight's) take their run-time extents.
+  request.passes.push_back("specializeExtents");
+  const std::vector<IterDomain*> axes =
+      TensorDomain::noReductions(norm.reference->getLogicalDomain());
+  const size_t first_row_axis = axes.size() - params->row_extents.size();
+  for (size_t i = 0; i < params->row_extents.size(); ++i)
+    request.known_extents.push_back({axes[first_row_axis + i], params->row_extents[i]});
+  if (params->threads_per_row > 1) {
+    request.passes.push_back("multiplyByRowReciprocals");
+    request.row_rank = norm.row_rank;
+  }
+  return request;
+}
+
 // The first reduction, then every tensor, as
 //   block per row:  [BIDx, (TIDy), TIDx, batch, (Vectorize)]
 //   thread per row: [BIDx, TIDx, batch, (Vectorize)]
 // with the vector axis split even when 1 wide (an axis of extent 1), so the axes sit at the
 // same positions in every form.
-void InnerPersistentScheduler::schedule(Fusion* fusion, const HeuristicParams* params_base) {
+void InnerPersistentScheduler::applySchedule(Fusion* fusion, const HeuristicParams* params_base) {
   auto* params = dynamic_cast<const PersistentParams*>(params_base);
   MF_ASSERT(params != nullptr, "InnerPersistentScheduler::schedule: expected persistent params");
   FusionGuard fg(fusion);
+  // The fusion as fusionPasses' passes left it: row extents constant, divisions by a
+  // broadcast row value rewritten (the reductions and the row rank are the same).
   InnerNormalization norm = analyzeOrAssert(fusion);
-  specializeRowExtents(fusion, norm, params->row_extents);
-  if (params->threads_per_row > 1) multiplyByRowReciprocals(fusion, norm.row_rank);
 
   // Stage inputs and outputs through registers: the input's copy is the persistent buffer
-  // (or feeds it through a cast), and a vectorized access is a copy.
-  std::vector<TensorView*> vectorized;
-  for (TensorView* tv : vectorizedInputsOutputs(fusion)) {
-    if (tv->isFusionInput()) {
-      vectorized.push_back(tv->cacheAfter());
-    } else {
-      tv->cacheBefore();
-      vectorized.push_back(tv);
-    }
-  }
-  // An output that other exprs also read is written element by element from its register
-  // copy (as the pointwise scheduler does).
-  for (Val* v : std::vector<Val*>(fusion->outputs()))
-    if (!v->isFusionInput() && !v->uses().empty()) v->as<TensorView>()->cacheFork();
+  // (or feeds it through a cast, and a broadcast weight reads it too), and a vectorized
+  // access is a copy. An output that other exprs also read is written element by element
+  // from its register copy (as the pointwise scheduler does).
+  const StagedTensors staged =
+      stageInputsAndOutputs(fusion, {.cache_broadcast_uses = true, .forks_last = true});
+  std::vector<TensorView*> vectorized = staged.input_caches;
+  vectorized.insert(vectorized.end(), staged.outputs.begin(), staged.outputs.end());
 
   TensorView* reference = norm.reductions.front();
   const int64_t iter_rank = reference->nDims() - norm.row_rank;

@@ -61,11 +61,16 @@ class InnerPersistentScheduler : public SchedulerEntry {
   //! PersistentParams from the run-time sizes, strides and alignments (docs/reductions.md).
   std::unique_ptr<HeuristicParams> computeHeuristics(Fusion* fusion,
                                                      SchedulerRuntimeInfo& runtime_info) override;
-  //! Fixes the row extents, stages inputs and outputs through register copies, splits the
+  //! specializeExtents for the row's axes (their extents become params' row_extents), then
+  //! multiplyByRowReciprocals when a block shares a row (threads_per_row > 1).
+  FusionPassRequest fusionPasses(Fusion* fusion, const HeuristicParams* params) override;
+
+ protected:
+  //! Stages inputs and outputs (the row extents fixed) through register copies, splits the
   //! first reduction as the params say, propagates that to every tensor, rFactors the serial
   //! part of each reduction (block form), vectorizes the copies and inlines everything as
   //! deep as it goes: the tensors read on both sides of a reduction stay in registers.
-  void schedule(Fusion* fusion, const HeuristicParams* params) override;
+  void applySchedule(Fusion* fusion, const HeuristicParams* params) override;
 };
 
 }  // namespace mf

@@ -1,278 +1,19 @@
+// The pointwise scheduler's schedules: PointwiseParams (pointwise_heuristics.cpp) applied to
+// the fusion. `schedule_kind` picks the schedule; today one, the break-point grid.
 #include "scheduler/pointwise.h"
-
-#include <fmt/format.h>
 
 #include <algorithm>
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "scheduler/pointwise_utils.h"
-#include "scheduler/registry_utils.h"
 #include "scheduler/tools/cache.h"
 #include "scheduler/tools/inlining.h"
 #include "scheduler/tools/transform_propagator.h"
 #include "scheduler/vectorize_helper.h"
-#include "support/hash.h"
 
 namespace mf {
 namespace {
-
-// nvFuser's kThreadX: threads per block of every pointwise schedule.
-constexpr int64_t kBlockSize = 128;
-constexpr int64_t kMaxVectorBytes = 16;
-constexpr int64_t kMaxUnroll = 4;
-// Bytes of one tensor a thread keeps in flight (vector x unroll); more costs registers
-// without adding bandwidth.
-constexpr int64_t kMaxBytesInFlightPerThread = 32;
-constexpr int64_t kMaxGridY = 65535;
-
-// Per break point b of the reference axes: the bytes per element of the inputs and outputs
-// with a concrete axis left of b (lhs) and right of it (rhs). A tensor on one side only is a
-// broadcast along the other: a 2-D schedule reads it once per block row or column.
-struct BroadcastMultiple {
-  int64_t lhs = 0;
-  int64_t rhs = 0;
-};
-
-std::vector<BroadcastMultiple> broadcastMultiples(const PointwiseDomainMap& map,
-                                                  const std::vector<IterDomain*>& ref_axes) {
-  std::vector<BroadcastMultiple> multiples(ref_axes.size() + 1);
-  for (TensorView* tv : map.inputsAndOutputs()) {
-    std::vector<bool> has(ref_axes.size(), false);
-    for (IterDomain* id : tv->getLogicalDomain())
-      for (size_t i = 0; i < ref_axes.size(); ++i)
-        if (!id->isBroadcast() && !id->isReduction() && !ref_axes[i]->isBroadcast() &&
-            map.areMapped(id, ref_axes[i]))
-          has[i] = true;
-    const int64_t bytes = dataTypeSize(tv->dtype());
-    for (size_t b = 0; b <= ref_axes.size(); ++b) {
-      if (std::any_of(has.begin(), has.begin() + b, [](bool h) { return h; }))
-        multiples[b].lhs += bytes;
-      if (std::any_of(has.begin() + b, has.end(), [](bool h) { return h; }))
-        multiples[b].rhs += bytes;
-    }
-  }
-  return multiples;
-}
-
-// Vectors per thread: doubled while the grid still fills a whole wave of resident blocks
-// and a thread keeps at most kMaxBytesInFlightPerThread of each tensor in flight.
-int64_t unrollFactor(int64_t total_blocks, int64_t vector_bytes, const DeviceDescription& device) {
-  const int64_t blocks_per_wave = device.sm_count * (device.max_threads_per_sm / kBlockSize);
-  int64_t unroll = 1;
-  while (unroll * 2 <= kMaxUnroll && vector_bytes * unroll * 2 <= kMaxBytesInFlightPerThread &&
-         ceilDiv(total_blocks, unroll * 2) >= blocks_per_wave)
-    unroll *= 2;
-  return unroll;
-}
-
-// The 2-D split chosen by the break-point search.
-struct BreakPointSplit {
-  int64_t break_point = 0;
-  int64_t bdimx = kBlockSize;
-  int64_t bdimy = 1;
-  bool flip_grid_binding = false;
-  bool outer_broadcast_dominated = false;
-};
-
-// nvFuser's break-point search. A 1-D schedule moves about n * dtype_sum^2 "byte pairs";
-// break point b moves n * lhs_b * rhs_b. Take the cheapest b that saves at least 10% and
-// leaves more than a warp of vectors on the right.
-BreakPointSplit chooseBreakPoint(const PointwiseDomainMap& map,
-                                 const std::vector<IterDomain*>& ref_axes,
-                                 const std::vector<int64_t>& elem_counts, int64_t n_elems,
-                                 int64_t max_vect, const DeviceDescription& device) {
-  BreakPointSplit best;
-  int64_t dtype_sum = 0;
-  for (TensorView* tv : map.inputsAndOutputs()) dtype_sum += dataTypeSize(tv->dtype());
-  const std::vector<BroadcastMultiple> multiples = broadcastMultiples(map, ref_axes);
-  int64_t min_cost = dtype_sum * dtype_sum * 9;  // must beat 90% of 1-D (cost scaled by 10)
-  for (size_t b = 1; b < ref_axes.size(); ++b) {
-    int64_t right = 1;
-    for (size_t i = b; i < ref_axes.size(); ++i) right *= elem_counts[i];
-    const int64_t left = n_elems / right;
-    if (left <= 1) continue;
-    const int64_t cost = multiples[b].lhs * multiples[b].rhs * 10;
-    if (cost >= min_cost) continue;
-    const int64_t after_vect = ceilDiv(right, max_vect);
-    if (after_vect <= device.warp_size) continue;
-    min_cost = cost;
-    best.break_point = static_cast<int64_t>(b);
-    best.bdimx = std::min(after_vect, device.warp_size);
-    while (best.bdimx * 2 <= kBlockSize && after_vect % (best.bdimx * 2) == 0) best.bdimx *= 2;
-    best.bdimy = kBlockSize / best.bdimx;
-    best.flip_grid_binding = multiples[b].lhs <= multiples[b].rhs &&
-                             device.l2_cache_bytes < right * multiples[b].rhs * 2;
-    best.outer_broadcast_dominated = multiples[b].lhs < multiples[b].rhs;
-  }
-  return best;
-}
-
-}  // namespace
-
-std::string PointwiseParams::toString() const {
-  return fmt::format(
-      "PointwiseParams(vectorization_factor = {}, unroll_factor_inner = {}, "
-      "unroll_factor_outer = {}, break_point = {}, split_block = {}, split_grid_y = {}, "
-      "flip_grid_binding = {}, block_size = {}, index_type = {}, {})",
-      vectorization_factor, unroll_factor_inner, unroll_factor_outer, break_point, split_block,
-      split_grid_y, flip_grid_binding, block_size, index_type, lparams.toString());
-}
-
-size_t PointwiseParams::hash() const {
-  uint64_t h = HeuristicParams::hash();
-  for (int64_t v :
-       {vectorization_factor, unroll_factor_inner, unroll_factor_outer, break_point,
-        int64_t{split_block}, int64_t{split_grid_y}, int64_t{flip_grid_binding}, block_size})
-    h = hashCombine(h, static_cast<uint64_t>(v));
-  return h;
-}
-
-bool PointwiseParams::sameAs(const HeuristicParams* other_base) const {
-  auto* other = dynamic_cast<const PointwiseParams*>(other_base);
-  return other != nullptr && HeuristicParams::sameAs(other) &&
-         other->vectorization_factor == vectorization_factor &&
-         other->unroll_factor_inner == unroll_factor_inner &&
-         other->unroll_factor_outer == unroll_factor_outer && other->break_point == break_point &&
-         other->split_block == split_block && other->split_grid_y == split_grid_y &&
-         other->flip_grid_binding == flip_grid_binding && other->block_size == block_size;
-}
-
-std::unique_ptr<HeuristicParams> PointwiseParams::clone() const {
-  return std::make_unique<PointwiseParams>(*this);
-}
-
-bool PointWiseScheduler::canScheduleCompileTime(Fusion* fusion) {
-  if (fusion->outputs().empty())
-    return reject("the fusion has no outputs; the pointwise scheduler computes tensors");
-  for (TensorView* tv : fusion->allTvs())
-    for (IterDomain* id : tv->getLogicalDomain())
-      if (id->isReduction())
-        return reject(
-            fmt::format("no support for reduction ops: {} has a reduction axis", tv->toString()));
-  if (std::optional<std::string> why = commonScheduleRejectReason(fusion)) return reject(*why);
-  PointwiseDomainMap map(fusion);
-  std::string why_not;
-  if (findReferenceTensor(fusion, map, &why_not) == nullptr) return reject(why_not);
-  return true;
-}
-
-bool PointWiseScheduler::canScheduleRunTime(Fusion* fusion, SchedulerRuntimeInfo& runtime_info) {
-  // A schedule iterates over the reference: when it is empty, an output that is not (one
-  // broadcast along the empty axis) would never be written.
-  PointwiseDomainMap map(fusion);
-  TensorView* reference = findReferenceTensor(fusion, map);
-  auto numel = [&](const TensorView* tv) {
-    int64_t n = 1;
-    for (IterDomain* id : tv->getLogicalDomain())
-      if (!id->isReduction()) n *= runtime_info.extent(id);
-    return n;
-  };
-  if (numel(reference) != 0) return true;
-  for (Val* out : fusion->outputs())
-    if (!out->isFusionInput() && numel(out->as<TensorView>()) != 0)
-      return reject(fmt::format("the reference {} is empty but output {} is not",
-                                reference->toInlineString(), out->toInlineString()));
-  return true;
-}
-
-std::unique_ptr<HeuristicParams> PointWiseScheduler::computeHeuristics(
-    Fusion* fusion, SchedulerRuntimeInfo& runtime_info) {
-  auto params = std::make_unique<PointwiseParams>();
-  params->index_type = runtime_info.indexType();
-  params->block_size = kBlockSize;
-  params->lparams.bind(kBlockSize, ParallelType::TIDx);
-
-  PointwiseDomainMap map(fusion);
-  TensorView* reference = findReferenceTensor(fusion, map);
-  MF_ASSERT(reference != nullptr, "computeHeuristics: no reference tensor (canSchedule refused)");
-  const std::vector<IterDomain*> ref_axes = referenceAxesInAllocationOrder(reference);
-  std::vector<int64_t> elem_counts;
-  int64_t n_elems = 1;
-  for (IterDomain* id : ref_axes) {
-    elem_counts.push_back(runtime_info.extent(id));
-    n_elems *= elem_counts.back();
-  }
-  // Nothing to compute: the default 1-D parameters, no grid bound.
-  if (n_elems == 0) return params;
-  // A 0-dim reference: one element, computed by a kernel without loops (one thread).
-  if (ref_axes.empty()) {
-    params->lparams = LaunchParams();
-    return params;
-  }
-
-  const DeviceDescription& device = runtime_info.device();
-  const std::vector<TensorView*> vect_tvs = vectorizableInputsOutputs(map, reference);
-  int64_t max_dtype_bytes = 1;
-  for (TensorView* tv : vect_tvs)
-    max_dtype_bytes = std::max(max_dtype_bytes, dataTypeSize(tv->dtype()));
-  // nvFuser: fewer elements per vector with many vectorized tensors (registers), and no
-  // vectorization when there is less than one wave of blocks.
-  int64_t max_vect =
-      ceilDiv(kMaxVectorBytes / max_dtype_bytes,
-              std::max<int64_t>(lastPow2(std::max<int64_t>(vect_tvs.size(), 1)) >> 2, 1));
-  if (n_elems < device.sm_count * kBlockSize || vect_tvs.empty()) max_vect = 1;
-
-  BreakPointSplit split_2d;
-  if (n_elems * 2 > device.sm_count * kBlockSize)
-    split_2d = chooseBreakPoint(map, ref_axes, elem_counts, n_elems, max_vect, device);
-
-  const int64_t vect =
-      vect_tvs.empty() ? 1
-                       : std::min(max_vect, vectorizationFactor(runtime_info, map, reference,
-                                                                split_2d.break_point, vect_tvs));
-  params->vectorization_factor = vect;
-  params->break_point = split_2d.break_point;
-
-  if (split_2d.break_point == 0) {
-    const int64_t blocks = ceilDiv(n_elems, vect * kBlockSize);
-    params->unroll_factor_inner = unrollFactor(blocks, vect * max_dtype_bytes, device);
-    params->lparams.bind(ceilDiv(blocks, params->unroll_factor_inner), ParallelType::BIDx);
-    return params;
-  }
-
-  int64_t right = 1;
-  for (size_t i = split_2d.break_point; i < ref_axes.size(); ++i) right *= elem_counts[i];
-  const int64_t left = n_elems / right;
-  const int64_t blocks = ceilDiv(left, split_2d.bdimy) * ceilDiv(right, split_2d.bdimx * vect);
-  const int64_t unroll = unrollFactor(blocks, vect * max_dtype_bytes, device);
-  (split_2d.outer_broadcast_dominated ? params->unroll_factor_outer : params->unroll_factor_inner) =
-      unroll;
-  const int64_t gdim_left = ceilDiv(left, split_2d.bdimy * params->unroll_factor_outer);
-  const int64_t gdim_right = ceilDiv(right, split_2d.bdimx * vect * params->unroll_factor_inner);
-  params->flip_grid_binding = split_2d.flip_grid_binding;
-  params->split_block = split_2d.bdimy > 1;
-  const int64_t gdim_y = split_2d.flip_grid_binding ? gdim_right : gdim_left;
-  const int64_t gdim_x = split_2d.flip_grid_binding ? gdim_left : gdim_right;
-  params->split_grid_y = gdim_y > kMaxGridY;
-  params->lparams.bind(split_2d.bdimx, ParallelType::TIDx);
-  if (params->split_block) params->lparams.bind(split_2d.bdimy, ParallelType::TIDy);
-  params->lparams.bind(gdim_x, ParallelType::BIDx);
-  params->lparams.bind(std::min(gdim_y, kMaxGridY), ParallelType::BIDy);
-  return params;
-}
-
-namespace {
-
-bool isLayoutOp(const Expr* e) {
-  return e != nullptr && e->isA<PreprocessGroupedMatmulInputSf>();
-}
-
-// Uses of input `tv` that read it element by element through a register copy: not the
-// layout op's offsets (its runtime function reads them whole from global memory) and not
-// a broadcast (after moveBroadcastsToInputs it reads the input directly; its output has
-// the full rank a replay needs).
-std::vector<Expr*> cachedUses(TensorView* tv) {
-  std::vector<Expr*> uses;
-  for (Expr* use : tv->uses()) {
-    if (use->isA<BroadcastOp>()) continue;
-    if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(use);
-        op && (op->inputOffsets() == tv || op->outputOffsets() == tv))
-      continue;
-    uses.push_back(use);
-  }
-  return uses;
-}
 
 // Puts `ids` (loop axes of `tv`) first, in that order.
 void reorderLoopTo(TensorView* tv, const std::vector<IterDomain*>& ids) {
@@ -290,64 +31,28 @@ void reorderLoopLikeAllocation(TensorView* tv) {
   reorderLoopTo(tv, referenceAxesInAllocationOrder(tv));
 }
 
-}  // namespace
+// The position of the loop axis of `tv` bound to `p`.
+int64_t axisBoundTo(const TensorView* tv, ParallelType p) {
+  for (int64_t i = 0; i < tv->nDims(); ++i)
+    if (tv->axis(i)->parallelType() == p) return i;
+  MF_ASSERT(false, "{} binds no axis to {}", tv->toString(), toString(p));
+  return -1;
+}
 
-// nvFuser's pointwise schedule, in its 1-D and 2-D forms:
-//   1-D: [merged] -> [BIDx, (Unroll), TIDx, (Vectorize)]
+// nvFuser's pointwise schedule of the reference, in its 1-D and 2-D forms:
+//   1-D: [merged] -> [(serial), BIDx, (Unroll), TIDx, (Vectorize)]
 //   2-D: [left | right] -> [(serial), BIDy, BIDx, (Unroll_l), (Unroll_r), (TIDy), TIDx, (V)]
-// (the grid sides swapped with flip_grid_binding); split factors of 1 are left out.
-void PointWiseScheduler::schedule(Fusion* fusion, const HeuristicParams* params_base) {
-  auto* params = dynamic_cast<const PointwiseParams*>(params_base);
-  MF_ASSERT(params != nullptr, "PointWiseScheduler::schedule: expected pointwise heuristics");
-  FusionGuard fg(fusion);
-
-  // Decided on the fusion as the heuristics saw it: the reference (by output position) and
-  // which inputs and outputs move whole vectors.
-  PointwiseDomainMap map(fusion);
-  TensorView* reference = findReferenceTensor(fusion, map);
-  MF_ASSERT(reference != nullptr, "PointWiseScheduler::schedule: no reference tensor");
-  const size_t reference_pos =
-      static_cast<size_t>(std::find(fusion->outputs().begin(), fusion->outputs().end(), reference) -
-                          fusion->outputs().begin());
-  const std::vector<TensorView*> vectorized_io = vectorizableInputsOutputs(map, reference);
-  auto isVectorizedIo = [&](TensorView* tv) {
-    return std::find(vectorized_io.begin(), vectorized_io.end(), tv) != vectorized_io.end();
-  };
-
-  moveBroadcastsToInputs(*fusion);
-
-  // Stage inputs and outputs through registers: a vectorized access is a copy.
-  std::vector<TensorView*> vectorized;
-  for (Val* v : std::vector<Val*>(fusion->inputs())) {
-    auto* tv = dynamic_cast<TensorView*>(v);
-    if (tv == nullptr) continue;
-    std::vector<Expr*> uses = cachedUses(tv);
-    if (uses.empty()) continue;
-    TensorView* cache = tv->cacheAfter(uses);
-    if (isVectorizedIo(tv)) vectorized.push_back(cache);
-  }
-  for (Val* v : std::vector<Val*>(fusion->outputs())) {
-    auto* tv = v->as<TensorView>();
-    if (tv->isFusionInput() || isLayoutOp(tv->definition())) continue;
-    // A forked output's copy is written element by element: its source also feeds other
-    // exprs, and a vectorized copy would keep it out of their innermost loop.
-    if (!tv->uses().empty()) {
-      tv->cacheFork();
-      continue;
-    }
-    tv->cacheBefore();
-    if (isVectorizedIo(tv)) vectorized.push_back(tv);
-  }
-  reference = fusion->outputs().at(reference_pos)->as<TensorView>();
-  const bool reference_vectorized =
-      std::find(vectorized.begin(), vectorized.end(), reference) != vectorized.end();
-
+// (the grid sides swapped with flip_grid_binding); split factors of 1 are left out, and a
+// serial loop takes what is past the grid's launch limits. Returns the vector axis (or
+// nullptr), bound on the reference.
+IterDomain* scheduleBreakPointGrid(TensorView* reference, const PointwiseParams& params) {
   // The reference's loop in its allocation order, merged left and right of the break point.
   reorderLoopLikeAllocation(reference);
+
   const int64_t n = reference->nDims();
-  const int64_t bp = params->break_point;
-  const int64_t vect = params->vectorization_factor;
-  const int64_t ur = params->unroll_factor_inner, ul = params->unroll_factor_outer;
+  const int64_t bp = params.break_point;
+  const int64_t vect = params.vectorization_factor;
+  const int64_t ur = params.unroll_factor_inner, ul = params.unroll_factor_outer;
   IterDomain* vector_axis = nullptr;
 
   if (n == 0) {
@@ -355,7 +60,7 @@ void PointWiseScheduler::schedule(Fusion* fusion, const HeuristicParams* params_
   } else if (bp == 0) {
     mergeRange(reference, 0, n);
     if (vect > 1) reference->split(0, vect);
-    reference->split(0, params->block_size);
+    reference->split(0, params.block_size);
     if (ur > 1) reference->split(0, ur);
     int64_t pos = 0;
     reference->axis(pos++)->parallelize(ParallelType::BIDx);
@@ -365,8 +70,8 @@ void PointWiseScheduler::schedule(Fusion* fusion, const HeuristicParams* params_
   } else {
     mergeRange(reference, bp, n);  // [left axes..., R]
     mergeRange(reference, 0, bp);  // [L, R]
-    const int64_t bdimx = params->lparams.getDimOrOne(ParallelType::TIDx);
-    const int64_t bdimy = params->split_block ? params->lparams.getDim(ParallelType::TIDy) : 1;
+    const int64_t bdimx = params.lparams.getDimOrOne(ParallelType::TIDx);
+    const int64_t bdimy = params.split_block ? params.lparams.getDim(ParallelType::TIDy) : 1;
     // Right: R -> [R_grid, (Ur), TIDx, (V)]; left: L -> [L_grid, (Ul), (TIDy)].
     if (vect > 1) reference->split(1, vect);
     reference->split(1, bdimx);
@@ -385,21 +90,68 @@ void PointWiseScheduler::schedule(Fusion* fusion, const HeuristicParams* params_
     for (IterDomain* id : {l_unroll, r_unroll, tidy, tidx, vector_axis})
       if (id != nullptr) order.push_back(id);
     reorderLoopTo(reference, order);
-    l_grid->parallelize(params->flip_grid_binding ? ParallelType::BIDx : ParallelType::BIDy);
-    r_grid->parallelize(params->flip_grid_binding ? ParallelType::BIDy : ParallelType::BIDx);
+    l_grid->parallelize(params.flip_grid_binding ? ParallelType::BIDx : ParallelType::BIDy);
+    r_grid->parallelize(params.flip_grid_binding ? ParallelType::BIDy : ParallelType::BIDx);
     if (l_unroll) l_unroll->parallelize(ParallelType::Unroll);
     if (r_unroll) r_unroll->parallelize(ParallelType::Unroll);
     if (tidy) tidy->parallelize(ParallelType::TIDy);
     tidx->parallelize(ParallelType::TIDx);
-    if (params->split_grid_y) {
-      // More than 65535 blocks along y: BIDy takes chunks of 65535, a serial loop the rest.
-      const int64_t y = params->flip_grid_binding ? 1 : 0;
-      const ParallelType grid = reference->axis(y)->parallelType();
-      reference->axis(y)->parallelize(ParallelType::Serial);
-      reference->split(y, kMaxGridY);
-      reference->axis(y + 1)->parallelize(grid);
-      if (y == 1) reference->reorder({{1, 0}});  // the serial loop outermost
-    }
+    // More than 65535 blocks along y: BIDy takes chunks of 65535, a serial loop the rest.
+    if (params.split_grid_y)
+      limitGridAxis(reference, params.flip_grid_binding ? 1 : 0, kMaxGridDimYZ);
+  }
+  // More than 2^31 - 1 blocks along x: BIDx takes chunks of kMaxGridDimX, a serial loop
+  // the rest (after y's, so that x's loop is the outermost).
+  if (params.split_grid_x)
+    limitGridAxis(reference, axisBoundTo(reference, ParallelType::BIDx), kMaxGridDimX);
+  return vector_axis;
+}
+
+}  // namespace
+
+// Stages the inputs and outputs, schedules the reference as `schedule_kind` says, then
+// propagates it to every tensor, vectorizes the copies of the vectorizable inputs and
+// outputs and inlines everything as deep as it goes.
+void PointWiseScheduler::applySchedule(Fusion* fusion, const HeuristicParams* params_base) {
+  auto* params = dynamic_cast<const PointwiseParams*>(params_base);
+  MF_ASSERT(params != nullptr, "PointWiseScheduler::schedule: expected pointwise heuristics");
+  FusionGuard fg(fusion);
+  // Decided on the fusion as the heuristics saw it: the reference (by output position) and
+  // which inputs and outputs move whole vectors.
+  PointwiseDomainMap map(fusion);
+  TensorView* reference = findReferenceTensor(fusion, map);
+  MF_ASSERT(reference != nullptr, "PointWiseScheduler::schedule: no reference tensor");
+  const size_t reference_pos =
+      static_cast<size_t>(std::find(fusion->outputs().begin(), fusion->outputs().end(), reference) -
+                          fusion->outputs().begin());
+  const std::vector<TensorView*> vectorized_io = vectorizableInputsOutputs(map, reference);
+  auto isVectorizedIo = [&](TensorView* tv) {
+    return std::find(vectorized_io.begin(), vectorized_io.end(), tv) != vectorized_io.end();
+  };
+
+  moveBroadcastsToInputs(*fusion);
+
+  // Stage inputs and outputs through registers: a vectorized access is a copy. The layout
+  // op's offsets (read whole by its runtime function) and broadcasts (after
+  // moveBroadcastsToInputs they read the input directly; their outputs have the full rank a
+  // replay needs) read the input itself. A forked output's copy is written element by
+  // element: its source also feeds other exprs, and a vectorized copy would keep it out of
+  // their innermost loop.
+  const StagedTensors staged = stageInputsAndOutputs(fusion);
+  std::vector<TensorView*> vectorized;
+  for (size_t i = 0; i < staged.inputs.size(); ++i)
+    if (isVectorizedIo(staged.inputs[i])) vectorized.push_back(staged.input_caches[i]);
+  for (TensorView* tv : staged.outputs)
+    if (isVectorizedIo(tv)) vectorized.push_back(tv);
+  reference = fusion->outputs().at(reference_pos)->as<TensorView>();
+  const bool reference_vectorized =
+      std::find(vectorized.begin(), vectorized.end(), reference) != vectorized.end();
+
+  IterDomain* vector_axis = nullptr;
+  switch (params->schedule_kind) {
+    case PointwiseScheduleKind::BreakPointGrid:
+      vector_axis = scheduleBreakPointGrid(reference, *params);
+      break;
   }
   // The vector axis is bound on the reference even when the reference itself is written
   // element by element (the layout op), so that parallelizeAllLike finds it.

@@ -8,13 +8,26 @@
 
 namespace mf {
 
-//! What the pointwise heuristics decide (nvFuser's PointwiseParams). The schedule merges
-//! the reference's axes (in allocation order) left and right of `break_point` (all into one
-//! when 0) and splits the inner (right) one into [BIDx, (unroll), TIDx, Vectorize].
+//! The schedules the pointwise scheduler applies (nvFuser splits its pointwise scheduler
+//! the same way: pointwise_non_tma, pointwise_tma). A layout-tile schedule for the layout
+//! op (a block per 128x4 tile) comes as one more value and one more schedule function in
+//! pointwise.cpp; the heuristics pick it.
+enum class PointwiseScheduleKind {
+  //! The reference merged left and right of a break point: a 1-D or 2-D grid of
+  //! vectorized, unrolled threads.
+  BreakPointGrid,
+};
+
+//! What the pointwise heuristics decide (nvFuser's PointwiseParams), in
+//! pointwise_heuristics.cpp. The BreakPointGrid schedule merges the reference's axes (in
+//! allocation order) left and right of `break_point` (all into one when 0) and splits the
+//! inner (right) one into [BIDx, (unroll), TIDx, Vectorize].
 class PointwiseParams : public HeuristicParams {
  public:
   PointwiseParams() : HeuristicParams(SchedulerType::PointWise) {}
 
+  //! Which schedule applies these parameters.
+  PointwiseScheduleKind schedule_kind = PointwiseScheduleKind::BreakPointGrid;
   //! Elements per vectorized access of each vectorizable input and output (power of two,
   //! at most 16 bytes).
   int64_t vectorization_factor = 1;
@@ -28,6 +41,9 @@ class PointwiseParams : public HeuristicParams {
   bool split_block = false;
   //! 2-D: the side bound to BIDy has more than 65535 blocks; split it by 65535 and loop.
   bool split_grid_y = false;
+  //! The side bound to BIDx (the merged axis in 1-D) has more than kMaxGridDimX blocks;
+  //! split it by kMaxGridDimX and loop (the launch limit of gridDim.x).
+  bool split_grid_x = false;
   //! 2-D: bind the left side to BIDx and the right side to BIDy (outer broadcasts whose
   //! right side does not fit in half of L2), instead of the reverse.
   bool flip_grid_binding = false;
@@ -53,11 +69,13 @@ class PointWiseScheduler : public SchedulerEntry {
   //! PointwiseParams from the run-time sizes, strides and alignments (docs/scheduler.md).
   std::unique_ptr<HeuristicParams> computeHeuristics(Fusion* fusion,
                                                      SchedulerRuntimeInfo& runtime_info) override;
+
+ protected:
   //! Moves broadcasts next to the inputs, stages inputs and outputs through register
   //! copies, transforms the reference (allocation order, merge, split as the params say,
   //! parallelize), propagates that to every tensor, vectorizes the copies of the
   //! vectorizable inputs and outputs, and inlines everything as deep as it goes.
-  void schedule(Fusion* fusion, const HeuristicParams* params) override;
+  void applySchedule(Fusion* fusion, const HeuristicParams* params) override;
 };
 
 }  // namespace mf

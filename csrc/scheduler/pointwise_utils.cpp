@@ -7,6 +7,7 @@
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
+#include "ir/op_traits.h"
 
 namespace mf {
 namespace {
@@ -14,13 +15,6 @@ namespace {
 int64_t concreteAxes(const TensorView* tv) {
   const std::vector<IterDomain*> ids = TensorDomain::noReductions(tv->getLogicalDomain());
   return std::count_if(ids.begin(), ids.end(), [](IterDomain* id) { return !id->isBroadcast(); });
-}
-
-bool isLayoutOffset(const Val* v) {
-  for (Expr* use : v->uses())
-    if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(use))
-      if (op->inputOffsets() == v || op->outputOffsets() == v) return true;
-  return false;
 }
 
 }  // namespace
@@ -31,7 +25,7 @@ PointwiseDomainMap::PointwiseDomainMap(Fusion* fusion) : model_(*fusion) {
       inputs_outputs_.push_back(tv);
   };
   for (Val* v : fusion->inputs())
-    if (auto* tv = dynamic_cast<TensorView*>(v); tv && !tv->uses().empty() && !isLayoutOffset(tv))
+    if (auto* tv = dynamic_cast<TensorView*>(v); tv && !tv->uses().empty() && !isReadWhole(tv))
       add(tv);
   for (Val* v : fusion->outputs())
     if (auto* tv = dynamic_cast<TensorView*>(v)) add(tv);

@@ -45,7 +45,6 @@ constexpr int64_t kOuterBytesInFlight = 32;
 // allow) and leaves every thread at least kMinSerialSteps serial steps to amortize the
 // partial results' round trip through global memory.
 constexpr int64_t kMinSerialSteps = 4;
-constexpr int64_t kMaxGridY = 65535;
 
 // The product of the run-time extents of `red`'s reduction (or iteration) logical axes.
 int64_t extentProduct(SchedulerRuntimeInfo& info, const TensorView* red, bool reduction) {
@@ -96,7 +95,7 @@ int64_t crossBlockFactor(bool allowed, int64_t blocks, int64_t block_threads, in
   const int64_t blocks_per_sm = std::max<int64_t>(1, device.max_threads_per_sm / block_threads);
   const int64_t gy =
       std::min(blocks_per_sm * device.sm_count / blocks, serial_steps / kMinSerialSteps);
-  return std::clamp<int64_t>(gy, 1, kMaxGridY);
+  return std::clamp<int64_t>(gy, 1, kMaxGridDimYZ);
 }
 
 // The widest element of the full-shaped inputs (1 when there are none).
@@ -162,7 +161,7 @@ std::string ReductionParams::toString() const {
 size_t ReductionParams::hash() const {
   uint64_t h = HeuristicParams::hash();
   for (int64_t v : {int64_t{inner_reduction}, vectorization_factor, unroll_factor, bdimx, bdimy,
-                    int64_t{cross_block}, grid_y})
+                    int64_t{cross_block}, grid_y, int64_t{split_grid_x}})
     h = hashCombine(h, static_cast<uint64_t>(v));
   return h;
 }
@@ -173,7 +172,8 @@ bool ReductionParams::sameAs(const HeuristicParams* other_base) const {
          other->inner_reduction == inner_reduction &&
          other->vectorization_factor == vectorization_factor &&
          other->unroll_factor == unroll_factor && other->bdimx == bdimx && other->bdimy == bdimy &&
-         other->cross_block == cross_block && other->grid_y == grid_y;
+         other->cross_block == cross_block && other->grid_y == grid_y &&
+         other->split_grid_x == split_grid_x;
 }
 
 std::unique_ptr<HeuristicParams> ReductionParams::clone() const {
@@ -246,7 +246,9 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
     // No iteration axis (every axis reduced): one block per output, no BIDx axis.
     const bool has_iter = red->nDims() > static_cast<int64_t>(reducedAxisCount(red));
     const int64_t blocks = i_elems == 0 ? 0 : ceilDiv(i_elems, bdimy);
-    if (has_iter && blocks > 0) params->lparams.bind(blocks, ParallelType::BIDx);
+    params->split_grid_x = has_iter && blocks > kMaxGridDimX;
+    if (has_iter && blocks > 0)
+      params->lparams.bind(std::min(blocks, kMaxGridDimX), ParallelType::BIDx);
     setCrossBlock(*params,
                   crossBlockFactor(grid_allowed, blocks, bdimx * bdimy,
                                    ceilDiv(after_vect, bdimx * params->unroll_factor), device));
@@ -274,7 +276,8 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
   params->lparams.bind(bdimx, ParallelType::TIDx);
   params->lparams.bind(bdimy, ParallelType::TIDy);
   const int64_t blocks = ceilDiv(i_vectors, bdimx);
-  if (blocks > 0) params->lparams.bind(blocks, ParallelType::BIDx);
+  params->split_grid_x = blocks > kMaxGridDimX;
+  if (blocks > 0) params->lparams.bind(std::min(blocks, kMaxGridDimX), ParallelType::BIDx);
   setCrossBlock(*params, crossBlockFactor(grid_allowed, blocks, bdimx * bdimy,
                                           ceilDiv(r_elems, bdimy * params->unroll_factor), device));
   return params;
@@ -289,7 +292,7 @@ std::unique_ptr<HeuristicParams> ReductionScheduler::computeHeuristics(
 // then the same for every tensor (propagateTransforms), and every reduction rfactored at the
 // part right of `|`: each thread reduces its elements in registers, then the block reduces
 // across the thread axis left of `|`, then (cross_block) the grid across blockIdx.y.
-void ReductionScheduler::schedule(Fusion* fusion, const HeuristicParams* params_base) {
+void ReductionScheduler::applySchedule(Fusion* fusion, const HeuristicParams* params_base) {
   auto* params = dynamic_cast<const ReductionParams*>(params_base);
   MF_ASSERT(params != nullptr, "ReductionScheduler::schedule: expected reduction heuristics");
   FusionGuard fg(fusion);
@@ -297,7 +300,7 @@ void ReductionScheduler::schedule(Fusion* fusion, const HeuristicParams* params_
   const std::vector<TensorView*> full_inputs =
       fullShapeInputs(fusion, reductionTvs(fusion).front());
   moveBroadcastsToInputs(*fusion);
-  const CachedTensors cached = cacheInputsAndOutputs(fusion);
+  const StagedTensors cached = stageInputsAndOutputs(fusion);
   const std::vector<TensorView*> reds = reductionTvs(fusion);
   TensorView* ref = reds.front();
 
@@ -369,6 +372,12 @@ void ReductionScheduler::schedule(Fusion* fusion, const HeuristicParams* params_
       ref->axis(t + 2)->parallelize(ParallelType::Unroll);
       rfactor_axes.push_back(t + 2);
     }
+  }
+
+  // Past gridDim.x's limit: a serial loop (inserted at 0) over chunks of the BIDx axis (0).
+  if (params->split_grid_x) {
+    limitGridAxis(ref, 0, kMaxGridDimX);
+    for (int64_t& a : rfactor_axes) ++a;
   }
 
   propagateTransforms(ref);

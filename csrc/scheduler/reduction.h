@@ -44,6 +44,9 @@ class ReductionParams : public HeuristicParams {
   bool cross_block = false;
   //! Blocks per output along the reduced axis (1 unless cross_block).
   int64_t grid_y = 1;
+  //! More blocks along the iteration axis than gridDim.x allows (kMaxGridDimX): BIDx takes
+  //! chunks of kMaxGridDimX blocks and a serial loop, outermost, the rest.
+  bool split_grid_x = false;
 
   std::string toString() const override;
   size_t hash() const override;
@@ -64,10 +67,12 @@ class ReductionScheduler : public SchedulerEntry {
   //! ReductionParams from the run-time extents and the inputs' layout (docs/reductions.md).
   std::unique_ptr<HeuristicParams> computeHeuristics(Fusion* fusion,
                                                      SchedulerRuntimeInfo& runtime_info) override;
+
+ protected:
   //! Stages inputs and outputs through register copies, transforms the first reduction as
   //! ReductionParams says, propagates that to every tensor, rfactors every reduction's
   //! per-thread part, vectorizes the full-shaped input copies and inlines everything.
-  void schedule(Fusion* fusion, const HeuristicParams* params) override;
+  void applySchedule(Fusion* fusion, const HeuristicParams* params) override;
 };
 
 }  // namespace mf

@@ -207,7 +207,7 @@ std::optional<std::string> besideBroadcastRejectReason(Fusion* fusion) {
             "(another segment)",
             tv->toString(), in_tv->toString());
   // A fusion input read after the reductions and beside them (neither feeding nor
-  // following): its one register copy (cacheInputsAndOutputs) is computed inside the
+  // following): its one register copy (stageInputsAndOutputs) is computed inside the
   // reductions' loops for the tensor beside them, so the tensor after them would read it
   // from inside those loops, as above (seed 7147 of the random fusions).
   for (Val* v : fusion->inputs()) {
@@ -264,29 +264,6 @@ int64_t concreteAxisCount(const TensorView* tv) {
   const auto& ids = tv->getLogicalDomain();
   return std::count_if(ids.begin(), ids.end(),
                        [](IterDomain* id) { return !id->isReduction() && !id->isBroadcast(); });
-}
-
-CachedTensors cacheInputsAndOutputs(Fusion* fusion) {
-  CachedTensors cached;
-  for (Val* v : std::vector<Val*>(fusion->inputs())) {
-    auto* tv = dynamic_cast<TensorView*>(v);
-    if (tv == nullptr) continue;
-    std::vector<Expr*> uses;
-    for (Expr* use : tv->uses())
-      if (!use->isA<BroadcastOp>()) uses.push_back(use);
-    if (uses.empty()) continue;
-    cached.inputs.push_back(tv);
-    cached.input_caches.push_back(tv->cacheAfter(uses));
-  }
-  for (Val* v : std::vector<Val*>(fusion->outputs())) {
-    auto* tv = v->as<TensorView>();
-    if (tv->isFusionInput()) continue;
-    if (tv->uses().empty())
-      tv->cacheBefore();
-    else
-      tv->cacheFork();
-  }
-  return cached;
 }
 
 std::vector<TensorView*> fullShapeInputs(Fusion* fusion, const TensorView* red) {

@@ -88,16 +88,6 @@ bool everyTensorFeedsOrFollowsReductions(Fusion* fusion);
 //! The number of concrete (neither reduction nor broadcast) logical axes of `tv`.
 int64_t concreteAxisCount(const TensorView* tv);
 
-//! Stages every tensor input through a register copy (cacheAfter of its uses that are not
-//! broadcasts: a broadcast reads the input directly, see moveBroadcastsToInputs), and every
-//! output through one (cacheBefore, or cacheFork for an output that is also read). Returns
-//! the input copies, one per cached input, and the inputs they copy, in input order.
-struct CachedTensors {
-  std::vector<TensorView*> inputs;        //!< fusion inputs that got a copy
-  std::vector<TensorView*> input_caches;  //!< their register copies, same order
-};
-CachedTensors cacheInputsAndOutputs(Fusion* fusion);
-
 //! The input tensors of `fusion` that have the reduction input's full shape: as many
 //! concrete axes as `red`'s logical domain has axes. A reduction schedule reads them with
 //! vector loads along the innermost reduced (inner) or iteration (outer) axis.

@@ -25,6 +25,17 @@ std::unique_ptr<SchedulerEntry> SchedulerEntry::makeSchedulerInstance(SchedulerT
   return nullptr;
 }
 
+FusionPassRequest SchedulerEntry::fusionPasses(Fusion*, const HeuristicParams*) {
+  return {};
+}
+
+void SchedulerEntry::schedule(Fusion* fusion, const HeuristicParams* params) {
+  MF_ASSERT(fusion != nullptr && params != nullptr, "{} scheduler: nothing to schedule",
+            schedulerType());
+  runFusionPasses(*fusion, fusionPasses(fusion, params));
+  applySchedule(fusion, params);
+}
+
 const std::vector<SchedulerType>& schedulersInPriorityOrder() {
   static const std::vector<SchedulerType> order = {SchedulerType::NoOp, SchedulerType::Reduction,
                                                    SchedulerType::PointWise,

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "passes/pipeline.h"
 #include "scheduler/heuristic_params.h"
 #include "scheduler/runtime_info.h"
 
@@ -28,8 +29,13 @@ class SchedulerEntry {
   //! The parameters for this fusion and these sizes; needs both checks to have passed.
   virtual std::unique_ptr<HeuristicParams> computeHeuristics(
       Fusion* fusion, SchedulerRuntimeInfo& runtime_info) = 0;
-  //! Applies `params` (from this scheduler's computeHeuristics) to `fusion`'s loop domains.
-  virtual void schedule(Fusion* fusion, const HeuristicParams* params) = 0;
+  //! The fusion passes (passes/pipeline.h) this scheduler needs run on `fusion` before it
+  //! applies `params`, with the facts they read (InnerPersistent: specializeExtents with the
+  //! row's extents, multiplyByRowReciprocals for a block per row). None by default.
+  virtual FusionPassRequest fusionPasses(Fusion* fusion, const HeuristicParams* params);
+  //! Runs the requested fusion passes (fusionPasses, through runFusionPasses), then applies
+  //! `params` (from this scheduler's computeHeuristics) to `fusion` (applySchedule).
+  void schedule(Fusion* fusion, const HeuristicParams* params);
 
   //! Why the last failed check refused (empty when none refused).
   const std::string& rejectReason() const { return reject_reason_; }
@@ -38,6 +44,9 @@ class SchedulerEntry {
   static std::unique_ptr<SchedulerEntry> makeSchedulerInstance(SchedulerType type);
 
  protected:
+  //! Applies `params` to the fusion the requested passes rewrote: caches, loop domains,
+  //! parallelization and inlining.
+  virtual void applySchedule(Fusion* fusion, const HeuristicParams* params) = 0;
   //! Records `reason` and returns false, so a check reads `return reject("...")`.
   bool reject(std::string reason) {
     reject_reason_ = std::move(reason);

@@ -4,13 +4,14 @@
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
+#include "ir/op_traits.h"
 
 namespace mf {
 namespace {
 
 std::optional<std::string> layoutOpRejectReason(const PreprocessGroupedMatmulInputSf* op) {
-  for (Val* offsets : {op->inputOffsets(), op->outputOffsets()})
-    if (!offsets->isFusionInput())
+  for (Val* offsets : op->inputs())
+    if (readsOperandWhole(op, offsets) && !offsets->isFusionInput())
       return fmt::format(
           "preprocessGroupedMatmulInputSf: the offsets {} must be a fusion input (its runtime "
           "function reads them from global memory)",
@@ -21,11 +22,7 @@ std::optional<std::string> layoutOpRejectReason(const PreprocessGroupedMatmulInp
         "preprocessGroupedMatmulInputSf: its output {} must be a fusion output (only a "
         "block-scaled grouped GEMM may read that layout)",
         out->toInlineString());
-  if (!out->uses().empty())
-    return fmt::format(
-        "preprocessGroupedMatmulInputSf: its output {} must have no consumer in the fusion, "
-        "got `{}` (only a block-scaled grouped GEMM may read that layout)",
-        out->toInlineString(), out->uses().front()->toString());
+  if (!out->uses().empty()) return readOfRuntimeFunctionOutputMessage(op, out->uses().front());
   return std::nullopt;
 }
 

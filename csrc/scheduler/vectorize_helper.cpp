@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "ir/exprs.h"
+#include "ir/op_traits.h"
 
 namespace mf {
 namespace {
@@ -51,8 +52,7 @@ std::vector<TensorView*> vectorizableInputsOutputs(const PointwiseDomainMap& map
   std::vector<TensorView*> tvs;
   if (ref_inner == nullptr) return tvs;
   for (TensorView* tv : map.inputsAndOutputs()) {
-    if (tv->definition() != nullptr && tv->definition()->isA<PreprocessGroupedMatmulInputSf>())
-      continue;
+    if (outputWrittenByRuntimeFunction(tv->definition())) continue;
     if (!allocationIsPermutation(tv)) continue;
     IterDomain* inner = innermostConcrete(tv->getMaybeAllocationDomain());
     if (inner != nullptr && map.areMapped(inner, ref_inner)) tvs.push_back(tv);

@@ -10,6 +10,7 @@
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
+#include "ir/op_traits.h"
 #include "ir/subgraph.h"
 #include "scheduler/registry.h"
 #include "support/hash.h"
@@ -74,12 +75,7 @@ class Finder {
       bool from_input = in->isFusionInput() ||
                         (def != nullptr && index_.count(def) && forwarded_[index_.at(def)]);
       if (!from_input || in->uses().size() != 1) continue;
-      bool offsets = std::any_of(op->out()->uses().begin(), op->out()->uses().end(), [&](Expr* u) {
-        auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(u);
-        return layout != nullptr &&
-               (layout->inputOffsets() == op->out() || layout->outputOffsets() == op->out());
-      });
-      if (!offsets) forwarded_[i] = true;
+      if (!isReadWhole(op->out())) forwarded_[i] = true;
     }
   }
 

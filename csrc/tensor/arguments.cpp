@@ -5,14 +5,14 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "ir/block_scaling_factor_layout.h"
 #include "ir/expr_evaluator.h"
+#include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "ir/tensor_view.h"
 
 namespace mf {
 namespace {
-
-constexpr int64_t kRowTile = 128;
 
 void bindScalar(const Val* s, size_t i, const Tensor& t, ExpressionEvaluator& ee,
                 std::string_view who) {
@@ -189,7 +189,9 @@ int64_t layoutUsedRows(const Tensor& input_offsets, const Tensor& output_offsets
   const int64_t g = input_offsets.numel();
   if (g == 0 || output_offsets.numel() != g) return 0;
   const int64_t rows = m - asInt(input_offsets.value(g - 1));
-  return asInt(output_offsets.value(g - 1)) + (rows + kRowTile - 1) / kRowTile * kRowTile;
+  // Block128x4 is the only layout (ops/layout.cpp refuses others).
+  return asInt(output_offsets.value(g - 1)) +
+         blockScalingFactorGeometry(BlockScalingFactorLayout::Block128x4).groupRows(rows);
 }
 
 }  // namespace mf

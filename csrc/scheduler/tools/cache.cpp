@@ -6,6 +6,7 @@
 #include "ir/builder.h"
 #include "ir/exprs.h"
 #include "ir/fusion.h"
+#include "ir/op_traits.h"
 #include "ops/arith.h"
 
 namespace mf {
@@ -36,6 +37,40 @@ bool isPointwise(const Expr* e) {
 }
 
 }  // namespace
+
+StagedTensors stageInputsAndOutputs(Fusion* fusion, const StagingOptions& options) {
+  StagedTensors staged;
+  for (Val* v : std::vector<Val*>(fusion->inputs())) {
+    auto* tv = dynamic_cast<TensorView*>(v);
+    if (tv == nullptr) continue;
+    std::vector<Expr*> uses;
+    for (Expr* use : tv->uses())
+      if ((options.cache_broadcast_uses || !use->isA<BroadcastOp>()) && !readsOperandWhole(use, tv))
+        uses.push_back(use);
+    if (uses.empty()) continue;
+    staged.inputs.push_back(tv);
+    staged.input_caches.push_back(tv->cacheAfter(uses));
+  }
+  auto staged_here = [](TensorView* tv) {
+    return !tv->isFusionInput() && !outputWrittenByRuntimeFunction(tv->definition());
+  };
+  const std::vector<Val*> outputs = fusion->outputs();
+  for (Val* v : outputs) {
+    auto* tv = v->as<TensorView>();
+    if (!staged_here(tv)) continue;
+    if (tv->uses().empty()) {
+      tv->cacheBefore();
+      staged.outputs.push_back(tv);
+    } else if (!options.forks_last) {
+      staged.forked_copies.push_back(tv->cacheFork());
+    }
+  }
+  if (options.forks_last)
+    for (Val* v : outputs)
+      if (auto* tv = v->as<TensorView>(); staged_here(tv) && !tv->uses().empty())
+        staged.forked_copies.push_back(tv->cacheFork());
+  return staged;
+}
 
 Expr* replaceInputInExpr(Expr* e, Val* old, Val* replacement) {
   std::vector<Val*> ins = e->inputs();

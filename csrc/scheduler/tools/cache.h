@@ -1,7 +1,8 @@
 //! Rewiring tools the schedulers use before transforming loops: staging a tensor through a
 //! register copy (nvFuser's cacheAfter / cacheBefore / cacheFork, defined here as members of
-//! TensorView) and moving broadcasts next to the fusion inputs they read, so that every
-//! computed tensor of a pointwise fusion has the reference's full rank.
+//! TensorView), staging every input and output of a fusion at once (stageInputsAndOutputs,
+//! the schedulers' common first step) and moving broadcasts next to the fusion inputs they
+//! read, so that every computed tensor of a pointwise fusion has the reference's full rank.
 #pragma once
 
 #include <vector>
@@ -17,6 +18,35 @@ Expr* replaceInputInExpr(Expr* e, Val* old, Val* replacement);
 //! Removes the tensor exprs of `fusion` that no output needs (rewrites leave them behind,
 //! and they would still count as uses of their inputs).
 void removeDeadExprs(Fusion& fusion);
+
+//! How stageInputsAndOutputs stages a fusion's inputs and outputs; the defaults are the
+//! pointwise and reduction schedulers'.
+struct StagingOptions {
+  //! Broadcasts read an input's register copy too (the inner persistent scheduler's: its
+  //! broadcast weights are read from registers); by default they read the input directly (as
+  //! moveBroadcastsToInputs leaves them).
+  bool cache_broadcast_uses = false;
+  //! Forked outputs (outputs also read in the fusion) are staged after all other outputs
+  //! (the inner persistent scheduler's order); by default each output in turn.
+  bool forks_last = false;
+};
+
+//! What stageInputsAndOutputs staged, in fusion input and output order.
+struct StagedTensors {
+  std::vector<TensorView*> inputs;         //!< fusion inputs that got a register copy
+  std::vector<TensorView*> input_caches;   //!< their copies, same order
+  std::vector<TensorView*> outputs;        //!< outputs now written by `set(cache)` (cacheBefore)
+  std::vector<TensorView*> forked_copies;  //!< new outputs copying a forked one (cacheFork)
+};
+
+//! Stages every tensor input with uses through a register copy (cacheAfter of its uses, but
+//! not of those that read it whole, readsOperandWhole, and not of broadcasts unless
+//! options say so), and every computed output through one: cacheBefore, or cacheFork when
+//! other exprs also read it. An input that is also an output and an output its runtime
+//! function writes (outputWrittenByRuntimeFunction) stay as they are.
+//!   T1 = exp(T0); T2 = T1 + T1 (outputs T1, T2)
+//!   -> T3 = set(T0); T1 = exp(T3); T4 = T1 + T1; T2 = set(T4); T5 = set(T1) (outputs T5, T2)
+StagedTensors stageInputsAndOutputs(Fusion* fusion, const StagingOptions& options = {});
 
 //! Rewrites `fusion` so that every BroadcastOp reads a tensor without a definition (a fusion
 //! input): `broadcast(op(a, b))` becomes `op(broadcast(a), broadcast(b))`, recursively, and

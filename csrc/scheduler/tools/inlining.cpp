@@ -5,21 +5,11 @@
 #include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "ir/logical_domain_map.h"
+#include "ir/op_traits.h"
 
 namespace mf {
-namespace {
-
-bool isOffsetOfLayoutOp(const TensorView* tv) {
-  for (Expr* use : tv->uses())
-    if (auto* l = dynamic_cast<PreprocessGroupedMatmulInputSf*>(use))
-      if (l->inputOffsets() == tv || l->outputOffsets() == tv) return true;
-  return false;
-}
-
-}  // namespace
-
 int64_t MaxPosCalculator::maxPosition(const TensorView* tv) const {
-  if (tv->isFusionInput() || isOffsetOfLayoutOp(tv) || tv->uses().empty()) return 0;
+  if (tv->isFusionInput() || isReadWhole(tv) || tv->uses().empty()) return 0;
   return maxSharedLoopPosition(model_, tv);
 }
 
@@ -42,7 +32,7 @@ void TensorView::inlineAt(int64_t given) {
            "inlineAt: {} is a fusion input; inputs live in global "
            "memory and cannot be inlined",
            toString());
-  MF_CHECK(pos == 0 || !isOffsetOfLayoutOp(this),
+  MF_CHECK(pos == 0 || !isReadWhole(this),
            "inlineAt: {} is an offsets operand of preprocessGroupedMatmulInputSf, which must be "
            "in global memory when the kernel starts",
            toString());

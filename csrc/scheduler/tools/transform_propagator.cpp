@@ -146,4 +146,12 @@ void mergeRange(TensorView* tv, int64_t begin, int64_t end) {
   for (int64_t i = end - 1; i > begin; --i) tv->merge(begin, begin + 1);
 }
 
+void limitGridAxis(TensorView* tv, int64_t pos, int64_t limit) {
+  const ParallelType grid = tv->axis(pos)->parallelType();
+  tv->axis(pos)->parallelize(ParallelType::Serial);
+  tv->split(pos, limit);
+  tv->axis(pos + 1)->parallelize(grid);
+  if (pos != 0) tv->reorder({{pos, 0}});
+}
+
 }  // namespace mf

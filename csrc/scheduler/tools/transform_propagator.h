@@ -41,4 +41,10 @@ void parallelizeAllLike(TensorView* reference, const std::vector<TensorView*>& t
 //! scheduler flattens the reference's iteration or reduction axes before splitting them.
 void mergeRange(TensorView* tv, int64_t begin, int64_t end);
 
+//! Keeps a grid dimension within its launch limit: loop axis `pos` of `tv` (bound to a
+//! block dimension, with possibly more than `limit` blocks) becomes a serial loop over
+//! chunks of `limit` blocks, the chunk keeps the dimension, and the serial loop moves
+//! outermost.   [iS{n}: BIDx] -> [iS{ceilDiv(n, limit)}: serial, iS{limit}: BIDx]
+void limitGridAxis(TensorView* tv, int64_t pos, int64_t limit);
+
 }  // namespace mf

@@ -31,11 +31,12 @@ bool isSegmenterDump(DumpOption opt) {
 }
 
 // Printed by FusionExecutorCache's scheduling step: their cases are in
-// tests/unit/executor/test_fusion_executor_cache.cpp (FusionExecutorCache.Dumps).
+// tests/unit/executor/test_fusion_executor_cache.cpp (FusionExecutorCache.Dumps), and
+// pass_fusion_ir's (the fusion passes a scheduler requests) in tests/unit/passes.
 bool isSchedulerDump(DumpOption opt) {
   return opt == DumpOption::FusionIrPresched || opt == DumpOption::SchedulerVerbose ||
          opt == DumpOption::SchedulerParams || opt == DumpOption::FusionIrScheduled ||
-         opt == DumpOption::FecCache;
+         opt == DumpOption::FecCache || opt == DumpOption::PassFusionIr;
 }
 
 std::vector<DumpOption> kernelDumpOptions() {

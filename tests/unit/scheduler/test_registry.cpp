@@ -209,10 +209,10 @@ TEST(PointwiseRefusal, LayoutOpOutputConsumedAndSegmentSet) {
     PointWiseScheduler pw;
     EXPECT_FALSE(pw.canScheduleCompileTime(&f));
     EXPECT_EQ(pw.rejectReason(),
-              "preprocessGroupedMatmulInputSf: its output T3 must have no consumer in the "
-              "fusion, got `" +
-                  r->definition()->toString() +
-                  "` (only a block-scaled grouped GEMM may read that layout)");
+              "preprocessGroupedMatmulInputSf: its output " + out->toString() +
+                  " is read by " + r->toString() +
+                  ", but only a block-scaled grouped GEMM can read the padded, swizzled "
+                  "layout; do not use it in the fusion");
   }
   {
     Fusion f;

@@ -1,0 +1,61 @@
+#include "ir/op_traits.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "ir/block_scaling_factor_layout.h"
+#include "ir/exprs.h"
+#include "ir/tensor_view.h"
+
+namespace mf {
+
+bool readsOperandWhole(const Expr* e, const Val* operand) {
+  if (auto* op = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(e))
+    return op->inputOffsets() == operand || op->outputOffsets() == operand;
+  return false;
+}
+
+bool isReadWhole(const Val* v) {
+  return std::any_of(v->uses().begin(), v->uses().end(),
+                     [&](const Expr* use) { return readsOperandWhole(use, v); });
+}
+
+bool outputWrittenByRuntimeFunction(const Expr* e) {
+  return e != nullptr && e->isA<PreprocessGroupedMatmulInputSf>();
+}
+
+std::string readOfRuntimeFunctionOutputMessage(const Expr* e, const Expr* use) {
+  return fmt::format(
+      "{}: its output {} is read by {}, but only a block-scaled grouped GEMM can read the "
+      "padded, swizzled layout; do not use it in the fusion",
+      "preprocessGroupedMatmulInputSf", e->output(0)->toString(), use->output(0)->toString());
+}
+
+OperandExtentRule operandExtentRule(const Expr* e) {
+  OperandExtentRule rule;
+  if (e->isA<BroadcastOp>()) return rule;
+  auto* out = e->output(0)->as<TensorView>();
+  if (auto* layout = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(e)) {
+    rule.aligned.push_back(layout->in()->as<TensorView>());
+  } else {
+    for (Val* v : e->inputs())
+      if (auto* tv = dynamic_cast<TensorView*>(v)) rule.aligned.push_back(tv);
+  }
+  // A reduction's input has the reduced axes too; a reduction result read by another op
+  // (a segment crossing aside) has axes that hold no data: compare the data axes only.
+  rule.rank = e->isA<ReductionOp>() ? out->getLogicalDomain().size()
+                                    : TensorDomain::noReductions(out->getLogicalDomain()).size();
+  return rule;
+}
+
+BlockScalingFactorGeometry blockScalingFactorGeometry(BlockScalingFactorLayout layout) {
+  switch (layout) {
+    case BlockScalingFactorLayout::Block128x4:
+      return {128, 4};
+  }
+  MF_ASSERT(false, "blockScalingFactorGeometry: unknown layout {}", static_cast<int>(layout));
+  return {};
+}
+
+}  // namespace mf

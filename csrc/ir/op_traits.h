@@ -1,0 +1,48 @@
+//! Op traits: what the schedulers, the segmenter, inlining, caching, indexing and the
+//! run-time extent check ask of an expr, instead of naming its class. A new Expr class states
+//! its traits in op_traits.cpp (one case per trait), and no asking phase grows a branch.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace mf {
+
+class Expr;
+class Val;
+class TensorView;
+
+//! True when `e`'s runtime function reads `operand` whole from global memory, at its base
+//! pointer (the layout op's input_offsets and output_offsets). Such an operand is a fusion
+//! input of its kernel: it is not staged through registers, not inlined, not a pointwise
+//! operand of the schedule, and its kernel gets the bare pointer (no per-element index).
+bool readsOperandWhole(const Expr* e, const Val* operand);
+
+//! True when some use of `v` reads it whole (readsOperandWhole).
+bool isReadWhole(const Val* v);
+
+//! True when `e`'s output is written by its runtime function at positions the function
+//! computes itself, and no other expr may read it (the layout op: only a block-scaled grouped
+//! GEMM reads its padded, swizzled layout). Schedulers do not stage it through registers.
+bool outputWrittenByRuntimeFunction(const Expr* e);
+
+//! The one message for an output of `e` (outputWrittenByRuntimeFunction) that `use` reads:
+//! `preprocessGroupedMatmulInputSf: its output T3_g[..] is read by T4_g[..], but only ...`.
+std::string readOfRuntimeFunctionOutputMessage(const Expr* e, const Expr* use);
+
+//! How the extents of `e`'s tensor operands relate to its output's, as the run-time extent
+//! check (validateOperandExtents) compares them: the `aligned` operands agree axis by axis
+//! over the first `rank` logical axes (reduction axes left out, broadcast axes skipped), and
+//! no other operand is compared. Pointwise ops, set and reductions align every tensor
+//! operand (a reduction over all its logical axes, the reduced ones too); a broadcast
+//! compares nothing; the layout op has one aligned operand, its input (the offsets have G
+//! entries). An op relating extents otherwise (cat: all axes but the concatenated one;
+//! pad, slice: none position by position) states its rule here.
+struct OperandExtentRule {
+  std::vector<TensorView*> aligned;
+  size_t rank = 0;
+};
+OperandExtentRule operandExtentRule(const Expr* e);
+
+}  // namespace mf

@@ -1,0 +1,27 @@
+//! The fusion passes. Each rewrites a Fusion in place; passes/pipeline.cpp runs them in
+//! order. See each pass's comment for what it reads, needs and guarantees.
+#pragma once
+
+#include "passes/pipeline.h"
+
+namespace mf {
+
+//! Replaces the symbolic extent of each request.known_extents axis, and of every axis exactly
+//! mapped to it (IdModel), by the constant value, so later splits of those axes have constant
+//! extents (register buffers and block-reduction widths must be constants). Needs: each
+//! known axis's extent is a fusion input scalar or already that constant.
+//!   T1[iS2{i0}, rS3{i1}] = sum(T0[iS0{i0}, iS1{i1}]), known i1 = 8
+//!   ->  T1[iS6{i0}, rS7{8}] = sum(T0[iS4{i0}, iS5{8}])
+void specializeExtents(Fusion& fusion, const FusionPassRequest& request);
+
+//! Rewrites every float division by a per-row value broadcast over the row, `x / broadcast(s)`,
+//! as `x * broadcast(reciprocal(s))`: one division per row instead of one per element (an IEEE
+//! division is about ten instructions; softmax's is most of its arithmetic). The quotient moves
+//! by at most about one float ulp (two roundings instead of one; docs/numerics.md). Only
+//! divisors broadcast over exactly the request.row_rank innermost axes are rewritten; the old
+//! broadcast is removed when nothing else reads it.
+//!   T3 = broadcast(T2, {false, true}); T4 = T1 / T3
+//!   ->  T5 = reciprocal(T2); T6 = broadcast(T5, {false, true}); T4 = T1 * T6
+void multiplyByRowReciprocals(Fusion& fusion, const FusionPassRequest& request);
+
+}  // namespace mf
