@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Tests of check_includes.py: it passes on a clean tree, and reports a back-edge (naming
-file, line and include), an include outside the transitive closure and an unused DEPENDS."""
+file, line and include), an include outside the transitive closure and an unused DEPENDS;
+in the real tree, passes/ may include ir/ and support/ only."""
 import pathlib
 import shutil
 import subprocess
@@ -73,6 +74,18 @@ def main():
         rc, out = run(copy)
         expect(rc == 1 and "csrc/ir/fusion.cpp:" in out and '"codegen/codegen.h"' in out,
                f"back-edge in the real tree: {out}")
+
+    # passes/ sits on ir alone: a fusion pass that includes ops/ (or anything above ir) is
+    # reported, and the schedulers may use passes/.
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = pathlib.Path(tmp) / "csrc"
+        shutil.copytree(CSRC, copy)
+        with open(copy / "passes/pipeline.cpp", "a") as f:
+            f.write('#include "ops/arith.h"\n')
+        rc, out = run(copy)
+        expect(rc == 1 and "csrc/passes/pipeline.cpp:" in out and
+               "phase 'passes' may use only ir, passes, support" in out,
+               f"passes including ops: {out}")
     print("ok")
 
 

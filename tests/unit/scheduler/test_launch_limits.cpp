@@ -68,6 +68,23 @@ TEST(LaunchLimits, PointwiseOver2To42Elements) {
   EXPECT_EQ(dims.at(ParallelType::TIDx), 128);
 }
 
+// 2-D pointwise, X[4, 2^40] + bias[2^40]: the right side's 2^31 blocks go to BIDy (flipped,
+// the bias dominates) in chunks of 65535 with a serial loop; the launch stays in bounds.
+TEST(LaunchLimits, PointwiseTwoDimensionalOver2To40Columns) {
+  Fusion f;
+  FusionGuard fg(&f);
+  schedtest::biasAdd(f);
+  HeuristicsProposal proposal;
+  std::map<ParallelType, int64_t> dims = launchFor(
+      f, SchedulerType::PointWise, {{4, int64_t{1} << 40}, {int64_t{1} << 40}}, &proposal);
+  auto* params = dynamic_cast<const PointwiseParams*>(proposal.params.get());
+  ASSERT_NE(params, nullptr);
+  EXPECT_EQ(params->break_point, 1);
+  EXPECT_TRUE(params->split_grid_x || params->split_grid_y) << params->toString();
+  EXPECT_LE(dims.at(ParallelType::BIDx), kMaxGridDimX);
+  EXPECT_LE(dims.at(ParallelType::BIDy), kMaxGridDimYZ);
+}
+
 // Under the limit nothing changes: no split, the grid as before.
 TEST(LaunchLimits, PointwiseUnderTheLimitIsNotSplit) {
   Fusion f;
