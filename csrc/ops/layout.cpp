@@ -52,8 +52,8 @@ TensorView* preprocessGroupedMatmulInputSf(TensorView* input, TensorView* input_
   Val* padded_rows = SimplifyingIrBuilder::add(m, SimplifyingIrBuilder::mul(g, constInt(127)));
   Val* padded_cols =
       SimplifyingIrBuilder::mul(SimplifyingIrBuilder::ceilDiv(k, constInt(4)), constInt(4));
-  std::vector<IterDomain*> allocation = {IrBuilder::create<IterDomain>(padded_rows),
-                                         IrBuilder::create<IterDomain>(padded_cols)};
+  std::vector<IterDomain*> allocation = {IterDomainBuilder(padded_rows).build(),
+                                         IterDomainBuilder(padded_cols).build()};
   auto* td = IrBuilder::create<TensorDomain>(logical);
   td->setDeclaredAllocationDomain(allocation, {true, true});
   auto* out = IrBuilder::create<TensorView>(td, input->dtype());
