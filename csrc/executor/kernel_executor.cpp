@@ -62,11 +62,14 @@ std::vector<size_t> vectorSpan(TensorView* tv) {
   std::function<void(IterDomain*)> collect = [&](IterDomain* id) {
     if (auto it = std::find(logical.begin(), logical.end(), id); it != logical.end()) {
       span.push_back(static_cast<size_t>(it - logical.begin()));
-    } else if (auto* m = dynamic_cast<Merge*>(id->definition())) {
-      collect(m->outer());
-      collect(m->inner());
-    } else if (auto* s = dynamic_cast<Split*>(id->definition())) {
-      collect(s->in());
+    } else if (Expr* def = id->definition()) {
+      visitIdExpr(
+          def,
+          [&](Merge* m) {
+            collect(m->outer());
+            collect(m->inner());
+          },
+          [&](Split* s) { collect(s->in()); });
     }
   };
   if (IterDomain* axis = vectorAxis(copy)) collect(axis);
@@ -107,7 +110,7 @@ void checkVectorizable(TensorView* tv, int64_t width, const std::vector<int64_t>
 // A vectorized input's first element must start a whole vector. A host input is copied to a
 // fresh (aligned) block with its storage offset, so the offset alone decides.
 void checkVectorAligned(TensorView* tv, int64_t width, const Tensor& t) {
-  const int64_t vector_bytes = width * dataTypeSize(t.dtype());
+  const int64_t vector_bytes = width * dataTypeSizeBit(t.dtype()) / 8;
   const uint64_t address = t.isCuda()
                                ? t.devicePtr()
                                : static_cast<uint64_t>(t.storageOffset() * dataTypeSize(t.dtype()));
@@ -208,7 +211,7 @@ void KernelExecutor::compile(Fusion* fusion, const std::vector<Tensor>& inputs,
   for (auto [tv, width] : kernel_->summary().vectorized)
     if (tv->isFusionInput())
       signature_inputs_[indexOf<Val*>(ir.inputs(), tv)].vector_bytes =
-          width * dataTypeSize(tv->dtype());
+          width * dataTypeSizeBit(tv->dtype()) / 8;
   std::lock_guard lock(launch_mutex_);
   launch_cache_.clear();
   loaded_.reset();

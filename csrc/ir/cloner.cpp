@@ -40,8 +40,7 @@ Statement* IrCloner::cloneVal(const Val* v) {
     }
     case ValKind::IterDomain: {
       const auto* id = v->as<IterDomain>();
-      return IrBuilder::createIn<IterDomain>(to_, clone(id->extent()), id->iterType(),
-                                             id->parallelType());
+      return IterDomainBuilder(id).extent(clone(id->extent())).build(to_);
     }
     case ValKind::TensorDomain: {
       const auto* td = v->as<TensorDomain>();

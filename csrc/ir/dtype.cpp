@@ -6,8 +6,8 @@ namespace mf {
 
 std::string_view toString(DataType t) {
   switch (t) {
-#define MF_DTYPE_NAME(e, name, bytes) \
-  case DataType::e:                   \
+#define MF_DTYPE_NAME(e, name, bits) \
+  case DataType::e:                  \
     return name;
     MF_DATA_TYPES(MF_DTYPE_NAME)
 #undef MF_DTYPE_NAME
@@ -15,15 +15,28 @@ std::string_view toString(DataType t) {
   MF_ASSERT(false, "unknown DataType {}", static_cast<int>(t));
 }
 
-int64_t dataTypeSize(DataType t) {
+int64_t dataTypeSizeBit(DataType t) {
   switch (t) {
-#define MF_DTYPE_SIZE(e, name, bytes) \
-  case DataType::e:                   \
-    return bytes;
+#define MF_DTYPE_SIZE(e, name, bits) \
+  case DataType::e:                  \
+    return bits;
     MF_DATA_TYPES(MF_DTYPE_SIZE)
 #undef MF_DTYPE_SIZE
   }
   MF_ASSERT(false, "unknown DataType {}", static_cast<int>(t));
+}
+
+int64_t dataTypeSize(DataType t) {
+  const int64_t bits = dataTypeSizeBit(t);
+  MF_ASSERT(bits % 8 == 0,
+            "dataTypeSize({}): a {}-bit element has no size in whole bytes; ask "
+            "dataTypeSizeBit or storageBytes",
+            t, bits);
+  return bits / 8;
+}
+
+int64_t storageBytes(DataType t, int64_t numel) {
+  return (numel * dataTypeSizeBit(t) + 7) / 8;
 }
 
 bool isIntegralType(DataType t) {

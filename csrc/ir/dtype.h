@@ -8,27 +8,41 @@
 
 namespace mf {
 
-// X(enumerator, printed name, bytes). Index is the scalar type of extents and indices; the
+// X(enumerator, printed name, bits). Index is the scalar type of extents and indices; the
 // code generator lowers it to int32 or int64 per kernel. It is never a tensor dtype.
-#define MF_DATA_TYPES(X)     \
-  X(Bool, "bool", 1)         \
-  X(Int32, "int32", 4)       \
-  X(Int64, "int64", 8)       \
-  X(Index, "index", 8)       \
-  X(Half, "half", 2)         \
-  X(BFloat16, "bfloat16", 2) \
-  X(Float, "float", 4)       \
-  X(Double, "double", 8)     \
-  X(Float8_e4m3fn, "float8_e4m3fn", 1)
+#define MF_DATA_TYPES(X)      \
+  X(Bool, "bool", 8)          \
+  X(Int32, "int32", 32)       \
+  X(Int64, "int64", 64)       \
+  X(Index, "index", 64)       \
+  X(Half, "half", 16)         \
+  X(BFloat16, "bfloat16", 16) \
+  X(Float, "float", 32)       \
+  X(Double, "double", 64)     \
+  X(Float8_e4m3fn, "float8_e4m3fn", 8)
 
 enum class DataType {
-#define MF_DTYPE_ENUM(e, name, bytes) e,
+#define MF_DTYPE_ENUM(e, name, bits) e,
   MF_DATA_TYPES(MF_DTYPE_ENUM)
 #undef MF_DTYPE_ENUM
 };
 
 std::string_view toString(DataType t);
+
+// Sizes. The storage rule: a tensor of a sub-byte type (a 4-bit float, two per byte) stores
+// its elements packed, element 0 in the low bits of byte 0, and takes storageBytes(t, numel)
+// bytes. Its elements have no byte address: code that compares widths (a vector's bytes,
+// alignment in elements, bandwidth) asks dataTypeSizeBit; code that addresses single elements
+// in bytes (storage offsets, host element access, the CPU reference) asks dataTypeSize,
+// which refuses a sub-byte type, so such a use fails loudly instead of miscounting.
+
+//! Bits of one element (nvFuser's dataTypeSizeBit): 8 for Bool and float8, 32 for Float.
+int64_t dataTypeSizeBit(DataType t);
+//! Bytes of one element of a whole-byte type; an internal error for a sub-byte type (ask
+//! dataTypeSizeBit or storageBytes instead).
 int64_t dataTypeSize(DataType t);
+//! Bytes that `numel` elements of `t` take, packed: ceil(numel * bits / 8).
+int64_t storageBytes(DataType t, int64_t numel);
 bool isIntegralType(DataType t);    //!< Int32, Int64, Index
 bool isFloatingType(DataType t);    //!< Half, BFloat16, Float, Double, Float8_e4m3fn
 bool isNarrowFloat(DataType t);     //!< Half, BFloat16, Float8_e4m3fn: computed in float

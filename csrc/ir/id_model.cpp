@@ -81,8 +81,8 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
   for (IterDomain* id : ids_) {
     Expr* def = id->definition();
     if (def == nullptr || !seen.insert(def).second) continue;
-    if (auto* s = dynamic_cast<Split*>(def)) splits.push_back(s);
-    if (auto* m = dynamic_cast<Merge*>(def)) merges.push_back(m);
+    visitIdExpr(
+        def, [&](Split* s) { splits.push_back(s); }, [&](Merge* m) { merges.push_back(m); });
   }
   if (forward_broadcast_merges)
     for (Merge* m : merges) {

@@ -50,12 +50,23 @@ bool isBlockDim(ParallelType p) {
   return p == ParallelType::BIDx || p == ParallelType::BIDy || p == ParallelType::BIDz;
 }
 
-IterDomain::IterDomain(Fusion* fusion, Val* extent, IterType iter_type, ParallelType parallel_type)
+IterDomainBuilder::IterDomainBuilder(const IterDomain* id)
+    : extent_(id->extent()), iter_type_(id->iterType()), parallel_type_(id->parallelType()) {}
+
+IterDomain* IterDomainBuilder::build() const {
+  return IrBuilder::create<IterDomain>(*this);
+}
+
+IterDomain* IterDomainBuilder::build(Fusion* fusion) const {
+  return IrBuilder::createIn<IterDomain>(fusion, *this);
+}
+
+IterDomain::IterDomain(Fusion* fusion, const IterDomainBuilder& fields)
     : Val(fusion, ValKind::IterDomain, DataType::Index),
-      extent_(extent),
-      iter_type_(iter_type),
-      parallel_type_(parallel_type) {
-  MF_ASSERT(extent != nullptr && isIntegralType(extent->dtype()),
+      extent_(fields.extent_),
+      iter_type_(fields.iter_type_),
+      parallel_type_(fields.parallel_type_) {
+  MF_ASSERT(extent_ != nullptr && isIntegralType(extent_->dtype()),
             "an IterDomain extent must be an integer scalar");
 }
 
@@ -66,7 +77,7 @@ void IterDomain::parallelize(ParallelType p) {
 }
 
 IterDomain* IterDomain::freshCopy() const {
-  return IrBuilder::createIn<IterDomain>(fusion(), extent_, iter_type_);
+  return IterDomainBuilder(this).parallelType(ParallelType::Serial).build(fusion());
 }
 
 std::pair<IterDomain*, IterDomain*> IterDomain::split(IterDomain* in, Val* factor,
@@ -82,8 +93,8 @@ std::pair<IterDomain*, IterDomain*> IterDomain::split(IterDomain* in, Val* facto
   Val* rest = SimplifyingIrBuilder::ceilDiv(in->extent(), factor);
   Val* outer_extent = inner_split ? rest : factor;
   Val* inner_extent = inner_split ? factor : rest;
-  auto* outer = IrBuilder::create<IterDomain>(outer_extent, in->iterType());
-  auto* inner = IrBuilder::create<IterDomain>(inner_extent, in->iterType());
+  IterDomain* outer = IterDomainBuilder(outer_extent).iterType(in->iterType()).build();
+  IterDomain* inner = IterDomainBuilder(inner_extent).iterType(in->iterType()).build();
   IrBuilder::create<Split>(std::vector<Val*>{in, factor}, std::vector<Val*>{outer, inner},
                            inner_split);
   return {outer, inner};
@@ -98,8 +109,9 @@ IterDomain* IterDomain::merge(IterDomain* outer, IterDomain* inner) {
   if (outer->isBroadcast()) t = inner->iterType();
   if (outer->isSymbolic() || inner->isSymbolic()) t = IterType::Symbolic;
   FusionGuard fg(outer->fusion());
-  auto* out =
-      IrBuilder::create<IterDomain>(SimplifyingIrBuilder::mul(outer->extent(), inner->extent()), t);
+  IterDomain* out = IterDomainBuilder(SimplifyingIrBuilder::mul(outer->extent(), inner->extent()))
+                        .iterType(t)
+                        .build();
   IrBuilder::create<Merge>(std::vector<Val*>{outer, inner}, std::vector<Val*>{out});
   return out;
 }
@@ -118,12 +130,19 @@ Expr* Merge::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs)
   return IrBuilder::createIn<Merge>(f, std::move(ins), std::move(outs));
 }
 
+namespace detail {
+void unhandledIdExpr(const Expr* e) {
+  MF_ASSERT(false, "unhandled IterDomain expr {}: {}", e == nullptr ? "(null)" : e->opName(),
+            e == nullptr ? "" : e->toString());
+}
+}  // namespace detail
+
 bool runsAlong(IterDomain* id, IterDomain* target) {
   if (id == target) return true;
-  Expr* def = id->definition();
-  if (auto* s = dynamic_cast<Split*>(def); s && s->inner() == id) return runsAlong(s->in(), target);
-  if (auto* m = dynamic_cast<Merge*>(def)) return runsAlong(m->inner(), target);
-  return false;
+  if (id->definition() == nullptr) return false;
+  return visitIdExpr(
+      id->definition(), [&](Split* s) { return s->inner() == id && runsAlong(s->in(), target); },
+      [&](Merge* m) { return runsAlong(m->inner(), target); });
 }
 
 }  // namespace mf

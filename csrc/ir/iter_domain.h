@@ -1,8 +1,10 @@
-//! IterDomain: one axis of a tensor (extent, iteration type, parallelization), and the
-//! Split and Merge exprs that derive new axes from old ones, so a schedule is plain IR.
+//! IterDomain: one axis of a tensor (extent, iteration type, parallelization), the builder
+//! every IterDomain is made with, the Split and Merge exprs that derive new axes from old
+//! ones (so a schedule is plain IR), and visitIdExpr, the one dispatch over those exprs.
 #pragma once
 
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "ir/statement.h"
@@ -17,10 +19,48 @@ std::string_view toString(ParallelType t);
 bool isThreadDim(ParallelType p);  //!< TIDx/y/z
 bool isBlockDim(ParallelType p);   //!< BIDx/y/z
 
+class IterDomain;
+
+//! Makes every IterDomain (nvFuser's IterDomainBuilder): a new field is added here and in
+//! IterDomain's constructor, and every copy carries it.
+//!   IterDomainBuilder(extent).iterType(IterType::Broadcast).build()  a new axis
+//!   IterDomainBuilder(id).extent(e).build(fusion)                   a copy of `id`, new extent
+class IterDomainBuilder {
+ public:
+  //! A new axis of `extent`: Iteration, Serial.
+  explicit IterDomainBuilder(Val* extent) : extent_(extent) {}
+  //! A copy of every field of `id` (its parallel type included).
+  explicit IterDomainBuilder(const IterDomain* id);
+
+  IterDomainBuilder& extent(Val* extent) {
+    extent_ = extent;
+    return *this;
+  }
+  IterDomainBuilder& iterType(IterType iter_type) {
+    iter_type_ = iter_type;
+    return *this;
+  }
+  IterDomainBuilder& parallelType(ParallelType parallel_type) {
+    parallel_type_ = parallel_type;
+    return *this;
+  }
+
+  //! The axis, in the current fusion (FusionGuard).
+  IterDomain* build() const;
+  //! The axis, in `fusion` (a clone into another fusion).
+  IterDomain* build(Fusion* fusion) const;
+
+ private:
+  friend class IterDomain;
+  Val* extent_;
+  IterType iter_type_ = IterType::Iteration;
+  ParallelType parallel_type_ = ParallelType::Serial;
+};
+
 class IterDomain : public Val {
  public:
-  IterDomain(Fusion* fusion, Val* extent, IterType iter_type = IterType::Iteration,
-             ParallelType parallel_type = ParallelType::Serial);
+  //! Called by IterDomainBuilder::build (through IrBuilder); build axes with the builder.
+  IterDomain(Fusion* fusion, const IterDomainBuilder& fields);
 
   Val* extent() const { return extent_; }
   IterType iterType() const { return iter_type_; }
@@ -32,10 +72,8 @@ class IterDomain : public Val {
 
   //! Binds this axis to a hardware dimension (or marks it vectorized / unrolled).
   void parallelize(ParallelType p);
-  //! A new, unconnected axis with the same extent and iteration type, serial.
+  //! A new, unconnected copy of this axis, serial (IterDomainBuilder(this), Serial).
   IterDomain* freshCopy() const;
-  //! Changes the extent (used when building padded or concretized domains).
-  void setExtent(Val* extent) { extent_ = extent; }
 
   //! Inner split: inner extent = factor, outer = ceilDiv(extent, factor). An outer split
   //! puts the factor on the outer axis instead.
@@ -78,6 +116,43 @@ class Merge : public Expr {
   IterDomain* out() const { return output(0)->as<IterDomain>(); }
   std::string toString() const override;
 };
+
+namespace detail {
+template <typename... Fs>
+struct IdExprHandlers : Fs... {
+  using Fs::operator()...;
+};
+template <typename... Fs>
+IdExprHandlers(Fs...) -> IdExprHandlers<Fs...>;
+[[noreturn]] void unhandledIdExpr(const Expr* e);
+}  // namespace detail
+
+//! The one dispatch over the IterDomain exprs (ir/nodes.h's MF_FOR_ALL_ID_EXPRS): calls the
+//! handler among `handlers` that takes `e`'s class and returns what it returns.
+//!   visitIdExpr(id->definition(), [&](Split* s) { ... }, [&](Merge* m) { ... });
+//! Every class needs a handler (one taking `const T*` for a `const Expr*`): a missing one is
+//! a compile error, so a new IterDomain expr (Resize) cannot be missed. An `e` that is not
+//! an IterDomain expr (or null) is an internal error "unhandled IterDomain expr <name>".
+template <typename E, typename... Fs>
+decltype(auto) visitIdExpr(E* e, Fs&&... handlers) {
+  static_assert(std::is_same_v<std::remove_const_t<E>, Expr>, "visitIdExpr takes an Expr*");
+  detail::IdExprHandlers handle{std::forward<Fs>(handlers)...};
+  if (e != nullptr) {
+    switch (e->kind()) {
+#define MF_ID_EXPR_CASE(T)                                                                         \
+  case ExprKind::T: {                                                                              \
+    using Arg = std::conditional_t<std::is_const_v<E>, const T*, T*>;                              \
+    static_assert(std::is_invocable_v<decltype(handle)&, Arg>, "visitIdExpr: no handler for " #T); \
+    return handle(static_cast<Arg>(e));                                                            \
+  }
+      MF_FOR_ALL_ID_EXPRS(MF_ID_EXPR_CASE)
+#undef MF_ID_EXPR_CASE
+      default:
+        break;
+    }
+  }
+  detail::unhandledIdExpr(e);
+}
 
 //! Whether consecutive indices of `id` are consecutive indices of `target`: `id` is `target`,
 //! the inner output of a split of such an axis, or a merge whose inner input is one (what a

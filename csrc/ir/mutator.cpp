@@ -92,8 +92,7 @@ void IrMutator::handle(IterDomain* id) {
   if (mutations_.count(id)) return;
   Val* extent = maybeMutated(id->extent());
   if (extent == id->extent()) return;
-  registerMutation(id, IrBuilder::createIn<IterDomain>(id->fusion(), extent, id->iterType(),
-                                                       id->parallelType()));
+  registerMutation(id, IterDomainBuilder(id).extent(extent).build(id->fusion()));
 }
 
 void IrMutator::handle(TensorDomain* td) {
@@ -105,8 +104,19 @@ void IrMutator::handle(TensorDomain* td) {
   changed = mapAll(*this, allocation) || changed;
   changed = mapAll(*this, loop) || changed;
   if (!changed) return;
+  // An axis whose IterType changed may change whether it takes a contiguity flag: a
+  // Broadcast or Reduction axis takes none; an axis that becomes Iteration (or Symbolic)
+  // takes `false`, which claims nothing about its stride.
+  Contiguity contiguity = td->contiguity();
+  const std::vector<IterDomain*>& alloc = allocation.empty() ? logical : allocation;
+  for (size_t i = 0; i < alloc.size(); ++i) {
+    if (alloc[i]->isBroadcast() || alloc[i]->isReduction())
+      contiguity[i] = std::nullopt;
+    else if (!contiguity[i].has_value())
+      contiguity[i] = false;
+  }
   auto* c = IrBuilder::createIn<TensorDomain>(td->fusion(), root, logical, allocation, loop,
-                                              td->contiguity(), td->allocationDeclared());
+                                              std::move(contiguity), td->allocationDeclared());
   // The rebuilt split/merge exprs must still connect the domains (a subclass may change
   // them); only a declared allocation domain is exempt, as when it was set.
   if (c->hasAllocation() && !c->allocationDeclared())
@@ -130,15 +140,22 @@ MF_FOR_ALL_FUSION_EXPRS(MF_MUTATE_EXPR)
 void IrMutator::mutateExpr(Expr* e) {
   std::vector<Val*> ins = e->inputs(), outs = e->outputs();
   bool changed = mapAll(*this, ins);
+  size_t computed_elsewhere = 0;
   for (Val*& out : outs) {
     Val* m = maybeMutated(out);
-    // A replacement computed elsewhere (or a fusion input) keeps its own definition: `e` now
-    // computes a value nothing uses, and is left alone.
-    if (m != out && (m->definition() != nullptr || m->isFusionInput())) return;
-    changed = changed || m != out;
+    if (m == out) continue;
+    // A replacement computed elsewhere (or a fusion input) keeps its own definition: `e`
+    // goes on defining the old value, which nothing uses now.
+    if (m->definition() != nullptr || m->isFusionInput()) {
+      ++computed_elsewhere;
+      continue;
+    }
+    changed = true;
     out = m;
   }
-  if (!changed) return;
+  // With every output computed elsewhere, `e` computes nothing in use: left alone. An expr
+  // with another output still in use is rebuilt (on its new inputs, with its new outputs).
+  if (!changed || computed_elsewhere == outs.size()) return;
   e->newObject(e->fusion(), std::move(ins), std::move(outs));
   e->fusion()->removeExpr(e);
 }

@@ -9,6 +9,13 @@
   X(TensorDomain)                 \
   X(TensorView)
 
+// The IterDomain transforms: the exprs that define an IterDomain. visitIdExpr
+// (ir/iter_domain.h) dispatches over exactly this list, so a kind added here is a compile
+// error at every place that must handle it.
+#define MF_FOR_ALL_ID_EXPRS(X) \
+  X(Split)                     \
+  X(Merge)
+
 // Fusion expressions: tensor and scalar math, and IterDomain transforms.
 #define MF_FOR_ALL_FUSION_EXPRS(X)  \
   X(UnaryOp)                        \
@@ -18,8 +25,7 @@
   X(BroadcastOp)                    \
   X(ReductionOp)                    \
   X(PreprocessGroupedMatmulInputSf) \
-  X(Split)                          \
-  X(Merge)
+  MF_FOR_ALL_ID_EXPRS(X)
 
 // Kernel IR (ir/kernel_ir.h), made by lowering only: an indexed tensor element, and the
 // structure of the kernel body.

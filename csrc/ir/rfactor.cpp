@@ -45,32 +45,37 @@ void replayExpr(Expr* e, IdToId& map, TypeOf&& typeOf) {
   std::vector<Val*> outs;
   for (Val* v : e->outputs()) {
     auto* id = v->as<IterDomain>();
-    auto* copy = IrBuilder::createIn<IterDomain>(f, id->extent(), typeOf(id));
+    IterDomain* copy =
+        IterDomainBuilder(id).iterType(typeOf(id)).parallelType(ParallelType::Serial).build(f);
     map[id] = copy;
     outs.push_back(copy);
   }
-  if (auto* split = dynamic_cast<Split*>(e)) {
-    IrBuilder::createIn<Split>(f, std::vector<Val*>{map.at(split->in()), split->factor()},
-                               std::move(outs), split->innerSplit());
-  } else {
-    auto* merge = e->as<Merge>();
-    IrBuilder::createIn<Merge>(f, std::vector<Val*>{map.at(merge->outer()), map.at(merge->inner())},
-                               std::move(outs));
-  }
+  visitIdExpr(
+      e,
+      [&](Split* split) {
+        IrBuilder::createIn<Split>(f, std::vector<Val*>{map.at(split->in()), split->factor()},
+                                   std::move(outs), split->innerSplit());
+      },
+      [&](Merge* merge) {
+        IrBuilder::createIn<Merge>(
+            f, std::vector<Val*>{map.at(merge->outer()), map.at(merge->inner())}, std::move(outs));
+      });
 }
 
 // `ids` with the inputs of the Split or Merge `e` replaced by its outputs, in place.
 void applyToFrontier(const Expr* e, std::vector<IterDomain*>& ids) {
   auto pos = [&](Val* v) { return std::find(ids.begin(), ids.end(), v) - ids.begin(); };
-  if (auto* split = dynamic_cast<const Split*>(e)) {
-    auto at = ids.begin() + pos(split->in());
-    *at = split->outer();
-    ids.insert(at + 1, split->inner());
-  } else {
-    auto* merge = e->as<Merge>();
-    ids[pos(merge->outer())] = merge->out();
-    ids.erase(ids.begin() + pos(merge->inner()));
-  }
+  visitIdExpr(
+      e,
+      [&](const Split* split) {
+        auto at = ids.begin() + pos(split->in());
+        *at = split->outer();
+        ids.insert(at + 1, split->inner());
+      },
+      [&](const Merge* merge) {
+        ids[pos(merge->outer())] = merge->out();
+        ids.erase(ids.begin() + pos(merge->inner()));
+      });
 }
 
 }  // namespace
@@ -112,7 +117,10 @@ TensorView* TensorView::rFactor(const std::vector<int64_t>& axes) {
   IdToId to_producer;
   std::vector<IterDomain*> p_root;
   for (IterDomain* id : logical) {
-    p_root.push_back(IrBuilder::create<IterDomain>(id->extent(), producerType(id)));
+    p_root.push_back(IterDomainBuilder(id)
+                         .iterType(producerType(id))
+                         .parallelType(ParallelType::Serial)
+                         .build());
     to_producer[id] = p_root.back();
   }
   std::vector<IterDomain*> frontier = logical;  // original axes, rfactored history applied
@@ -139,7 +147,7 @@ TensorView* TensorView::rFactor(const std::vector<int64_t>& axes) {
   for (IterDomain* id : frontier) {
     if (rf_ids.count(id)) continue;
     IterDomain* c = id;
-    if (id->isReduction()) c = IrBuilder::create<IterDomain>(id->extent(), IterType::Reduction);
+    if (id->isReduction()) c = IterDomainBuilder(id).parallelType(ParallelType::Serial).build();
     to_consumer[id] = c;
     c_logical.push_back(c);
     auto at = std::find(logical.begin(), logical.end(), id);

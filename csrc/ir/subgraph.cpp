@@ -60,7 +60,10 @@ TensorView* copyBoundaryTensor(IrCloner& cloner, const TensorView* tv) {
   std::vector<IterDomain*> logical;
   for (IterDomain* id : td->logical()) {
     if (id->isReduction()) continue;
-    auto* c = IrBuilder::createIn<IterDomain>(to, cloner.clone(id->extent()), id->iterType());
+    IterDomain* c = IterDomainBuilder(id)
+                        .extent(cloner.clone(id->extent()))
+                        .parallelType(ParallelType::Serial)
+                        .build(to);
     cloner.registerClone(id, c);
     logical.push_back(c);
   }

@@ -26,8 +26,9 @@ TensorDomain::TensorDomain(Fusion* fusion, std::vector<IterDomain*> root,
       logical_(std::move(logical)),
       allocation_(std::move(allocation)),
       loop_(std::move(loop)),
-      contiguity_(std::move(contiguity)),
-      allocation_declared_(allocation_declared) {}
+      allocation_declared_(allocation_declared) {
+  setContiguity(std::move(contiguity));
+}
 
 std::vector<IterDomain*> TensorDomain::noReductions(const std::vector<IterDomain*>& ids) {
   std::vector<IterDomain*> out;

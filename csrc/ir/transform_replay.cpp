@@ -64,28 +64,30 @@ int64_t TransformReplay::replay(TensorView* target, const TensorView* reference,
   IdMap ids = reference_to_target;
   Frontier frontier(target->getLogicalDomain());
   for (Expr* e : loopTransforms(reference, pos)) {
-    if (auto* s = dynamic_cast<Split*>(e)) {
-      auto in = ids.find(s->in());
-      if (in == ids.end()) continue;
-      auto [outer, inner] = IterDomain::split(in->second, s->factor(), s->innerSplit());
-      frontier.replace(in->second, {outer, inner});
-      ids[s->outer()] = outer;
-      ids[s->inner()] = inner;
-      continue;
-    }
-    auto* m = e->as<Merge>();
-    auto outer = ids.find(m->outer());
-    auto inner = ids.find(m->inner());
-    if (outer != ids.end() && inner != ids.end()) {
-      IterDomain* out = IterDomain::merge(outer->second, inner->second);
-      frontier.replace(outer->second, {out});
-      frontier.erase(inner->second);
-      ids[m->out()] = out;
-    } else if (outer != ids.end() || inner != ids.end()) {
-      // The other input has no counterpart here (an axis the target does not have): the
-      // merge's output is the one input the target has.
-      ids[m->out()] = (outer != ids.end() ? outer : inner)->second;
-    }
+    visitIdExpr(
+        e,
+        [&](Split* s) {
+          auto in = ids.find(s->in());
+          if (in == ids.end()) return;
+          auto [outer, inner] = IterDomain::split(in->second, s->factor(), s->innerSplit());
+          frontier.replace(in->second, {outer, inner});
+          ids[s->outer()] = outer;
+          ids[s->inner()] = inner;
+        },
+        [&](Merge* m) {
+          auto outer = ids.find(m->outer());
+          auto inner = ids.find(m->inner());
+          if (outer != ids.end() && inner != ids.end()) {
+            IterDomain* out = IterDomain::merge(outer->second, inner->second);
+            frontier.replace(outer->second, {out});
+            frontier.erase(inner->second);
+            ids[m->out()] = out;
+          } else if (outer != ids.end() || inner != ids.end()) {
+            // The other input has no counterpart here (an axis the target does not have): the
+            // merge's output is the one input the target has.
+            ids[m->out()] = (outer != ids.end() ? outer : inner)->second;
+          }
+        });
   }
 
   std::vector<IterDomain*> loop;

@@ -1,5 +1,6 @@
 #include "ir/traversal.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "ir/fusion.h"
@@ -88,7 +89,9 @@ std::vector<Expr*> tensorExprs(const std::vector<Val*>& roots) {
   std::vector<Expr*> out;
   for (Statement* s : getStmts(roots, /*members=*/false)) {
     auto* e = dynamic_cast<Expr*>(s);
-    if (e && !e->outputs().empty() && e->output(0)->kind() == ValKind::TensorView) out.push_back(e);
+    if (e != nullptr && std::any_of(e->outputs().begin(), e->outputs().end(),
+                                    [](Val* v) { return v->kind() == ValKind::TensorView; }))
+      out.push_back(e);
   }
   return out;
 }

@@ -28,7 +28,7 @@ std::vector<Statement*> topologicalOrder(
 //! Throws mf::InternalError on a cycle.
 std::vector<Statement*> getStmts(const std::vector<Val*>& roots, bool members = true);
 
-//! The Exprs among getStmts(roots) whose outputs are TensorViews, in topological order.
+//! The Exprs among getStmts(roots) with a TensorView output, in topological order.
 std::vector<Expr*> tensorExprs(const std::vector<Val*>& roots);
 
 //! The TensorViews among getStmts(roots), in topological order.

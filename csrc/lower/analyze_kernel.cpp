@@ -147,7 +147,9 @@ void checkInt32(const Fusion& ir) {
   for (TensorView* tv : ir.allTvs()) {
     for (IterDomain* id : tv->domain()->allIds()) check(tv, id->extent(), "the constant extent");
     for (Expr* t : tv->domain()->allTransforms())
-      if (auto* split = dynamic_cast<Split*>(t)) check(tv, split->factor(), "the split factor");
+      visitIdExpr(
+          t, [&](Split* split) { check(tv, split->factor(), "the split factor"); },
+          [](Merge*) {});  // a merge has no scalar operand
     int64_t numel = 1;
     bool constant = true;
     for (IterDomain* id : tv->getMaybeAllocationDomain()) {

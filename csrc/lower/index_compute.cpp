@@ -38,16 +38,22 @@ bool isPromoted(IterDomain* id, const IdModel& model) {
 
 Val* promotedExtent(IterDomain* id, const IdModel* model) {
   if (model == nullptr) return id->extent();
-  if (auto* m = dynamic_cast<Merge*>(id->definition()))
-    return SimplifyingIrBuilder::mul(promotedExtent(m->outer(), model),
-                                     promotedExtent(m->inner(), model));
-  if (auto* s = dynamic_cast<Split*>(id->definition())) {
-    // The side the factor is not on divides the promoted input: the inner axis of an outer
-    // split (a grid split of a merge with a broadcast) steps by the consumer's extent.
-    if (!isPromoted(s->in(), *model) || (id == s->inner()) == s->innerSplit()) return id->extent();
-    return SimplifyingIrBuilder::ceilDiv(promotedExtent(s->in(), model), s->factor());
-  }
-  if (!id->isBroadcast() || id->definition() != nullptr) return id->extent();
+  if (id->definition() != nullptr)
+    return visitIdExpr(
+        id->definition(),
+        [&](Merge* m) {
+          return SimplifyingIrBuilder::mul(promotedExtent(m->outer(), model),
+                                           promotedExtent(m->inner(), model));
+        },
+        [&](Split* s) {
+          // The side the factor is not on divides the promoted input: the inner axis of an
+          // outer split (a grid split of a merge with a broadcast) steps by the consumer's
+          // extent.
+          if (!isPromoted(s->in(), *model) || (id == s->inner()) == s->innerSplit())
+            return id->extent();
+          return SimplifyingIrBuilder::ceilDiv(promotedExtent(s->in(), model), s->factor());
+        });
+  if (!id->isBroadcast()) return id->extent();
   for (IterDomain* other : model->group(id, IdMappingMode::Permissive))
     if (!other->isBroadcast() && !other->isReduction() && other->definition() == nullptr)
       return other->extent();
@@ -62,19 +68,22 @@ IndexMap indexMapFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
     idx[tv->axis(static_cast<int64_t>(i))] = loop_indices[i];
   std::vector<Expr*> transforms = tv->domain()->allTransforms();
   for (auto it = transforms.rbegin(); it != transforms.rend(); ++it) {
-    if (auto* s = dynamic_cast<Split*>(*it)) {
-      if (!idx.count(s->outer()) || !idx.count(s->inner())) continue;
-      idx[s->in()] = SimplifyingIrBuilder::add(
-          SimplifyingIrBuilder::mul(idx[s->outer()], promotedExtent(s->inner(), model)),
-          idx[s->inner()]);
-    } else if (auto* m = dynamic_cast<Merge*>(*it)) {
-      if (!idx.count(m->out())) continue;
-      // The loop runs over the promoted extents: a broadcast merged in steps by the extent
-      // its consumer iterates, and its own index is then forced to 0 below.
-      Val* inner_extent = promotedExtent(m->inner(), model);
-      idx[m->outer()] = SimplifyingIrBuilder::div(idx[m->out()], inner_extent);
-      idx[m->inner()] = SimplifyingIrBuilder::mod(idx[m->out()], inner_extent);
-    }
+    visitIdExpr(
+        *it,
+        [&](Split* s) {
+          if (!idx.count(s->outer()) || !idx.count(s->inner())) return;
+          idx[s->in()] = SimplifyingIrBuilder::add(
+              SimplifyingIrBuilder::mul(idx[s->outer()], promotedExtent(s->inner(), model)),
+              idx[s->inner()]);
+        },
+        [&](Merge* m) {
+          if (!idx.count(m->out())) return;
+          // The loop runs over the promoted extents: a broadcast merged in steps by the extent
+          // its consumer iterates, and its own index is then forced to 0 below.
+          Val* inner_extent = promotedExtent(m->inner(), model);
+          idx[m->outer()] = SimplifyingIrBuilder::div(idx[m->out()], inner_extent);
+          idx[m->inner()] = SimplifyingIrBuilder::mod(idx[m->out()], inner_extent);
+        });
   }
   return idx;
 }
@@ -95,15 +104,18 @@ std::vector<Val*> indicesFromLogical(TensorView* tv, const std::vector<Val*>& lo
   const auto& logical = tv->getLogicalDomain();
   for (size_t i = 0; i < logical.size(); ++i) idx[logical[i]] = logical_indices[i];
   for (Expr* e : tv->domain()->allTransforms()) {
-    if (auto* s = dynamic_cast<Split*>(e)) {
-      if (!idx.count(s->in())) continue;
-      idx[s->outer()] = SimplifyingIrBuilder::div(idx[s->in()], s->inner()->extent());
-      idx[s->inner()] = SimplifyingIrBuilder::mod(idx[s->in()], s->inner()->extent());
-    } else if (auto* m = dynamic_cast<Merge*>(e)) {
-      if (!idx.count(m->outer()) || !idx.count(m->inner())) continue;
-      idx[m->out()] = SimplifyingIrBuilder::add(
-          SimplifyingIrBuilder::mul(idx[m->outer()], m->inner()->extent()), idx[m->inner()]);
-    }
+    visitIdExpr(
+        e,
+        [&](Split* s) {
+          if (!idx.count(s->in())) return;
+          idx[s->outer()] = SimplifyingIrBuilder::div(idx[s->in()], s->inner()->extent());
+          idx[s->inner()] = SimplifyingIrBuilder::mod(idx[s->in()], s->inner()->extent());
+        },
+        [&](Merge* m) {
+          if (!idx.count(m->outer()) || !idx.count(m->inner())) return;
+          idx[m->out()] = SimplifyingIrBuilder::add(
+              SimplifyingIrBuilder::mul(idx[m->outer()], m->inner()->extent()), idx[m->inner()]);
+        });
   }
   std::vector<Val*> out;
   for (IterDomain* id : targets) {
@@ -114,8 +126,19 @@ std::vector<Val*> indicesFromLogical(TensorView* tv, const std::vector<Val*>& lo
   return out;
 }
 
+namespace {
+
+// The merge that defines `id`, or null (a root axis, or another transform's output).
+Merge* mergeOf(IterDomain* id) {
+  if (id->definition() == nullptr) return nullptr;
+  return visitIdExpr(
+      id->definition(), [](Split*) -> Merge* { return nullptr; }, [](Merge* m) { return m; });
+}
+
+}  // namespace
+
 std::vector<IterDomain*> mergedAxes(IterDomain* id) {
-  auto* m = dynamic_cast<Merge*>(id->definition());
+  Merge* m = mergeOf(id);
   if (m == nullptr) return {id};
   std::vector<IterDomain*> axes = mergedAxes(m->outer());
   std::vector<IterDomain*> inner = mergedAxes(m->inner());
@@ -128,8 +151,7 @@ Val* MergedIndexSource::find(size_t first, size_t end) const {
                                      consumer_axes.begin() + static_cast<int64_t>(end));
   if (std::find(run.begin(), run.end(), nullptr) != run.end()) return nullptr;
   for (const auto& [id, index] : *walk)
-    if (id->definition() != nullptr && id->definition()->isA<Merge>() && mergedAxes(id) == run)
-      return index;
+    if (mergeOf(id) != nullptr && mergedAxes(id) == run) return index;
   return nullptr;
 }
 

@@ -37,7 +37,11 @@ class DivisibleSplits {
       const bool checked = (in->isFusionInput() && in->getMemoryType() == MemoryType::Global) ||
                            (out->isFusionOutput() && out->getMemoryType() == MemoryType::Global);
       IterDomain* vector = out->axis(out->nDims() - 1);
-      auto* split = dynamic_cast<Split*>(vector->definition());
+      Split* split = vector->definition() == nullptr
+                         ? nullptr
+                         : visitIdExpr(
+                               vector->definition(), [](Split* s) { return s; },
+                               [](Merge*) -> Split* { return nullptr; });
       if (!checked || vector->parallelType() != ParallelType::Vectorize || split == nullptr ||
           split->inner() != vector || !mergedFromLogical(out, split->in()))
         continue;
@@ -80,14 +84,17 @@ std::unordered_map<IterDomain*, bool> mayOverrun(TensorView* tv, const Divisible
   for (IterDomain* id : tv->getLoopDomain()) over[id] = false;
   std::vector<Expr*> transforms = tv->domain()->allTransforms();
   for (auto it = transforms.rbegin(); it != transforms.rend(); ++it) {
-    if (auto* s = dynamic_cast<Split*>(*it)) {
-      if (!over.count(s->outer()) || !over.count(s->inner())) continue;
-      over[s->in()] = over[s->outer()] || over[s->inner()] || !splits.divisible(s);
-    } else if (auto* m = dynamic_cast<Merge*>(*it)) {
-      if (!over.count(m->out())) continue;
-      over[m->outer()] = over[m->out()];
-      over[m->inner()] = false;
-    }
+    visitIdExpr(
+        *it,
+        [&](Split* s) {
+          if (!over.count(s->outer()) || !over.count(s->inner())) return;
+          over[s->in()] = over[s->outer()] || over[s->inner()] || !splits.divisible(s);
+        },
+        [&](Merge* m) {
+          if (!over.count(m->out())) return;
+          over[m->outer()] = over[m->out()];
+          over[m->inner()] = false;
+        });
   }
   return over;
 }
@@ -105,18 +112,22 @@ std::pair<IterDomain*, Val*> hoistedBound(IterDomain* id, const IdModel& model,
                                           const std::unordered_map<IterDomain*, Expr*>& use) {
   Val* extent = id->extent();
   for (auto it = use.find(id); it != use.end(); it = use.find(id)) {
-    if (auto* m = dynamic_cast<Merge*>(it->second)) {
-      if (m->outer() != id || m->inner()->isReduction() != id->isReduction()) break;
-      extent = SimplifyingIrBuilder::mul(extent, promotedExtent(m->inner(), &model));
-      id = m->out();
-    } else if (auto* s = dynamic_cast<Split*>(it->second)) {
-      auto inner = over.find(s->inner());
-      if (!splits.divisible(s) || inner == over.end() || inner->second) break;
-      extent = SimplifyingIrBuilder::div(extent, s->factor());
-      id = s->outer();
-    } else {
-      break;
-    }
+    // The next axis nearer the loop domain with an equivalent check, or null to stop.
+    IterDomain* next = visitIdExpr(
+        it->second,
+        [&](Merge* m) -> IterDomain* {
+          if (m->outer() != id || m->inner()->isReduction() != id->isReduction()) return nullptr;
+          extent = SimplifyingIrBuilder::mul(extent, promotedExtent(m->inner(), &model));
+          return m->out();
+        },
+        [&](Split* s) -> IterDomain* {
+          auto inner = over.find(s->inner());
+          if (!splits.divisible(s) || inner == over.end() || inner->second) return nullptr;
+          extent = SimplifyingIrBuilder::div(extent, s->factor());
+          return s->outer();
+        });
+    if (next == nullptr) break;
+    id = next;
   }
   return {id, extent};
 }

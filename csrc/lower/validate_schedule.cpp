@@ -275,7 +275,9 @@ void checkScalarsBound(const Fusion& ir) {
     if (tv->isFusionInput()) continue;
     for (IterDomain* id : tv->domain()->allIds()) scalars.check(id->extent(), tv->toString());
     for (Expr* t : tv->domain()->allTransforms())
-      if (auto* split = dynamic_cast<Split*>(t)) scalars.check(split->factor(), tv->toString());
+      visitIdExpr(
+          t, [&](Split* split) { scalars.check(split->factor(), tv->toString()); },
+          [](Merge*) {});  // a merge has no scalar operand
   }
 }
 
@@ -304,9 +306,10 @@ void validateSchedule(Kernel& kernel) {
       std::optional<int64_t> w = id->extent()->constInt();
       MF_CHECK(w.has_value(), "{}: vectorized axis {} needs a constant extent", tv->toString(),
                id->toString());
-      MF_CHECK(*w * dataTypeSize(tv->dtype()) <= 16 && (*w & (*w - 1)) == 0,
+      const int64_t vector_bits = *w * dataTypeSizeBit(tv->dtype());
+      MF_CHECK(vector_bits <= 128 && (*w & (*w - 1)) == 0,
                "{}: vector width {} of {} bytes is not a power of two of at most 16 bytes",
-               tv->toString(), *w, *w * dataTypeSize(tv->dtype()));
+               tv->toString(), *w, vector_bits / 8.0);
       bool is_copy = tv->definition() && tv->definition()->isA<LoadStoreOp>();
       // The gather-form layout op writes whole vectors of its padded buffer itself.
       bool is_gather = tv->definition() &&

@@ -44,10 +44,9 @@ TensorView* newPointwiseOutput(std::string_view op, const std::vector<Val*>& ope
                tvs[0]->toString(), *b, tv->toString());
     }
     if (pick == nullptr) {
-      out_ids.push_back(IrBuilder::create<IterDomain>(constInt(1), IterType::Broadcast));
+      out_ids.push_back(IterDomainBuilder(constInt(1)).iterType(IterType::Broadcast).build());
     } else {
-      IterType t = pick->isSymbolic() ? IterType::Symbolic : IterType::Iteration;
-      out_ids.push_back(IrBuilder::create<IterDomain>(pick->extent(), t));
+      out_ids.push_back(pick->freshCopy());  // Iteration or Symbolic, as `pick`
     }
   }
   auto* td = IrBuilder::create<TensorDomain>(out_ids);
@@ -225,7 +224,7 @@ TensorView* broadcast(TensorView* x, const std::vector<bool>& is_broadcast_dim) 
   std::vector<IterDomain*> out_ids;
   size_t next = 0;
   for (bool b : is_broadcast_dim) {
-    out_ids.push_back(b ? IrBuilder::create<IterDomain>(constInt(1), IterType::Broadcast)
+    out_ids.push_back(b ? IterDomainBuilder(constInt(1)).iterType(IterType::Broadcast).build()
                         : in_ids[next++]->freshCopy());
   }
   auto* out = IrBuilder::create<TensorView>(IrBuilder::create<TensorDomain>(out_ids), x->dtype());

@@ -56,8 +56,8 @@ TensorView* preprocessGroupedMatmulInputSf(TensorView* input, TensorView* input_
       SimplifyingIrBuilder::add(m, SimplifyingIrBuilder::mul(g, constInt(geometry.tile_rows - 1)));
   Val* padded_cols = SimplifyingIrBuilder::mul(
       SimplifyingIrBuilder::ceilDiv(k, constInt(geometry.tile_cols)), constInt(geometry.tile_cols));
-  std::vector<IterDomain*> allocation = {IrBuilder::create<IterDomain>(padded_rows),
-                                         IrBuilder::create<IterDomain>(padded_cols)};
+  std::vector<IterDomain*> allocation = {IterDomainBuilder(padded_rows).build(),
+                                         IterDomainBuilder(padded_cols).build()};
   auto* td = IrBuilder::create<TensorDomain>(logical);
   td->setDeclaredAllocationDomain(allocation, {true, true});
   auto* out = IrBuilder::create<TensorView>(td, input->dtype());

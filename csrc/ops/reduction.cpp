@@ -71,9 +71,11 @@ TensorView* reductionOp(BinaryOpType op, std::string_view name, TensorView* tv,
 
   std::vector<IterDomain*> out_ids;
   for (int64_t i = 0; i < rank; ++i) {
-    out_ids.push_back(reduced[i]
-                          ? IrBuilder::create<IterDomain>(in_ids[i]->extent(), IterType::Reduction)
-                          : in_ids[i]->freshCopy());
+    out_ids.push_back(reduced[i] ? IterDomainBuilder(in_ids[i])
+                                       .iterType(IterType::Reduction)
+                                       .parallelType(ParallelType::Serial)
+                                       .build()
+                                 : in_ids[i]->freshCopy());
   }
   auto* out = IrBuilder::create<TensorView>(IrBuilder::create<TensorDomain>(out_ids), acc_dtype);
   IrBuilder::create<ReductionOp>(std::vector<Val*>{x, reductionIdentity(op, acc_dtype)},

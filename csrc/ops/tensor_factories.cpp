@@ -37,11 +37,11 @@ TensorView* TensorViewBuilder::build() const {
     MF_CHECK(s >= -1, "TensorViewBuilder: size {} of axis {} is invalid (use -1 for symbolic)", s,
              i);
     if (s == -1)
-      ids.push_back(IrBuilder::create<IterDomain>(newScalar(DataType::Index)));
+      ids.push_back(IterDomainBuilder(newScalar(DataType::Index)).build());
     else if (s == 1)
-      ids.push_back(IrBuilder::create<IterDomain>(constInt(1), IterType::Broadcast));
+      ids.push_back(IterDomainBuilder(constInt(1)).iterType(IterType::Broadcast).build());
     else
-      ids.push_back(IrBuilder::create<IterDomain>(constInt(s)));
+      ids.push_back(IterDomainBuilder(constInt(s)).build());
   }
   Contiguity c = !contiguity_.empty()
                      ? contiguity_

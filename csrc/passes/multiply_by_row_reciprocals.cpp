@@ -15,7 +15,7 @@ TensorView* reciprocalOf(TensorView* s) {
   std::vector<IterDomain*> ids;
   for (IterDomain* id : TensorDomain::noReductions(s->getLogicalDomain()))
     ids.push_back(id->isBroadcast()
-                      ? IrBuilder::create<IterDomain>(constInt(1), IterType::Broadcast)
+                      ? IterDomainBuilder(constInt(1)).iterType(IterType::Broadcast).build()
                       : id->freshCopy());
   auto* out = IrBuilder::create<TensorView>(IrBuilder::create<TensorDomain>(ids), s->dtype());
   IrBuilder::create<UnaryOp>(std::vector<Val*>{s}, std::vector<Val*>{out}, UnaryOpType::Reciprocal);
@@ -27,7 +27,7 @@ TensorView* broadcastOf(TensorView* x, const std::vector<bool>& flags) {
   std::vector<IterDomain*> ids;
   size_t next = 0;
   for (bool b : flags)
-    ids.push_back(b ? IrBuilder::create<IterDomain>(constInt(1), IterType::Broadcast)
+    ids.push_back(b ? IterDomainBuilder(constInt(1)).iterType(IterType::Broadcast).build()
                     : in_ids[next++]->freshCopy());
   auto* out = IrBuilder::create<TensorView>(IrBuilder::create<TensorDomain>(ids), x->dtype());
   IrBuilder::create<BroadcastOp>(std::vector<Val*>{x}, std::vector<Val*>{out}, flags);

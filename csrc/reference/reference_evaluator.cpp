@@ -282,6 +282,10 @@ Tensor ReferenceRun::evalReduction(const ReductionOp* op) {
 }
 
 void ReferenceRun::evaluate(Expr* e) {
+  // Each case below computes the one output; a multi-output op adds its own outputs here.
+  MF_CHECK(e->outputs().size() == 1,
+           "{}: {} has {} outputs; the CPU reference evaluates one-output exprs only: {}", kWho,
+           e->opName(), e->outputs().size(), e->toString());
   Tensor out;
   if (auto* u = dynamic_cast<UnaryOp*>(e);
       u && u->opType() == UnaryOpType::Cast && u->in()->dtype() == u->out()->dtype()) {

@@ -127,10 +127,14 @@ int64_t outerVectorizationFactor(Fusion* fusion, SchedulerRuntimeInfo& info, con
 // executor checks the run at launch.
 bool endsInVector(TensorView* out, int64_t vect) {
   if (out->isFusionInput() || out->nDims() == 0 || out->definition() == nullptr ||
-      !out->definition()->isA<LoadStoreOp>() || vect * dataTypeSize(out->dtype()) > kMaxVectorBytes)
+      !out->definition()->isA<LoadStoreOp>() ||
+      vect * dataTypeSizeBit(out->dtype()) > kMaxVectorBytes * 8)
     return false;
   IterDomain* last = out->axis(-1);
-  auto* split = dynamic_cast<Split*>(last->definition());
+  Split* split = last->definition() == nullptr ? nullptr
+                                               : visitIdExpr(
+                                                     last->definition(), [](Split* s) { return s; },
+                                                     [](Merge*) -> Split* { return nullptr; });
   if (split == nullptr || split->inner() != last || last->isReduction() || last->isBroadcast() ||
       last->extent()->constInt() != vect)
     return false;

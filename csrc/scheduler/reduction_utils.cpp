@@ -293,7 +293,7 @@ int64_t innerVectorizationFactor(SchedulerRuntimeInfo& runtime_info,
       if (meta->sizes[i] != 1 && meta->strides[i] != expected) return 1;
       expected *= meta->sizes[i];
     }
-    const int64_t align_elems = meta->dataAlignment() / dataTypeSize(tv->dtype());
+    const int64_t align_elems = meta->dataAlignment() * 8 / dataTypeSizeBit(tv->dtype());
     while (width > 1 && (inner_elems % width != 0 || align_elems % width != 0)) width /= 2;
   }
   return std::max<int64_t>(width, 1);

@@ -89,8 +89,8 @@ int64_t vectorizationFactor(SchedulerRuntimeInfo& runtime_info, const PointwiseD
     int64_t tv_factor = pow2Dividing(inner_extent);
     for (size_t i = merged; i < axes.size(); ++i)
       if (axes[i].size > 1) tv_factor = std::min(tv_factor, pow2Dividing(axes[i].stride));
-    const int64_t elem_bytes = dataTypeSize(tv->dtype());
-    tv_factor = std::min(tv_factor, std::max<int64_t>(runtime_info.alignment(tv) / elem_bytes, 1));
+    const int64_t align_elems = runtime_info.alignment(tv) * 8 / dataTypeSizeBit(tv->dtype());
+    tv_factor = std::min(tv_factor, std::max<int64_t>(align_elems, 1));
     factor = std::min(factor, tv_factor);
   }
   return factor;

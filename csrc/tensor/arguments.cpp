@@ -164,8 +164,12 @@ TensorLayout layoutOf(TensorView* tv, ExpressionEvaluator& ee) {
     // The logical axis itself, or the inner part of a split of it, sets its stride.
     IterDomain* id = logical[d];
     auto it = std::find(alloc.begin(), alloc.end(), id);
-    if (it == alloc.end() && !id->uses().empty() && id->uses()[0]->isA<Split>()) {
-      auto* split = id->uses()[0]->as<Split>();
+    Split* split = it != alloc.end() || id->uses().empty()
+                       ? nullptr
+                       : visitIdExpr(
+                             id->uses()[0], [](Split* s) { return s; },
+                             [](Merge*) -> Split* { return nullptr; });  // not looked through
+    if (split != nullptr) {
       it = std::find(alloc.begin(), alloc.end(), split->inner());
       MF_CHECK(it != alloc.end() && it != alloc.begin() && *(it - 1) == split->outer(),
                "output {}: its allocation domain splits {} into non-adjacent axes, which a "

@@ -279,7 +279,7 @@ bool Tensor::isCuda() const {
 }
 
 int64_t Tensor::storageNumel() const {
-  return storage_->nbytes / dataTypeSize(dtype_);
+  return storage_->nbytes * 8 / dataTypeSizeBit(dtype_);
 }
 
 uint64_t Tensor::devicePtr() const {
@@ -342,7 +342,7 @@ int64_t Tensor::allocationNumel() const {
   return product(allocation_sizes_);
 }
 int64_t Tensor::nbytes() const {
-  return allocationNumel() * dataTypeSize(dtype_);
+  return storageBytes(dtype_, allocationNumel());
 }
 
 bool Tensor::isContiguous() const {

@@ -322,7 +322,7 @@ TEST(AllocationDomain, HandBuiltPaddedDomainRejected) {
   TensorView* tv = makeInput2d(fusion);
   const auto logical = tv->getLogicalDomain();
   auto* rows =
-      IrBuilder::create<IterDomain>(SimplifyingIrBuilder::add(logical[0]->extent(), constInt(127)));
+      IterDomainBuilder(SimplifyingIrBuilder::add(logical[0]->extent(), constInt(127))).build();
   EXPECT_THAT(
       [&] {
         tv->setAllocationDomain({rows, logical[1]}, true);
@@ -356,7 +356,7 @@ TEST(AllocationDomain, DeclaredDomainErrors) {
   EXPECT_THAT([&] { td->setDeclaredAllocationDomain({}, {}); },
               ThrowsMessage<UserError>(
                   HasSubstr("setDeclaredAllocationDomain of [iS0{i0}, iS1{i1}]: empty domain")));
-  IterDomain* padded = IrBuilder::create<IterDomain>(constInt(1024));
+  IterDomain* padded = IterDomainBuilder(constInt(1024)).build();
   EXPECT_THAT(
       [&] {
         td->setDeclaredAllocationDomain({padded}, Contiguity{true, true});

@@ -17,8 +17,8 @@ namespace {
 // A tensor with one reduction axis: [rS0{i0}, iS1{i1}].
 TensorView* makeReductionTensor() {
   std::vector<IterDomain*> ids = {
-      IrBuilder::create<IterDomain>(newScalar(DataType::Index), IterType::Reduction),
-      IrBuilder::create<IterDomain>(newScalar(DataType::Index))};
+      IterDomainBuilder(newScalar(DataType::Index)).iterType(IterType::Reduction).build(),
+      IterDomainBuilder(newScalar(DataType::Index)).build()};
   return IrBuilder::create<TensorView>(IrBuilder::create<TensorDomain>(ids), DataType::Float);
 }
 

@@ -140,7 +140,7 @@ TEST(Evaluator, DerivedExtentCannotBeBound) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   Val* n = newScalar(DataType::Index);
-  auto* id = IrBuilder::create<IterDomain>(SimplifyingIrBuilder::add(n, constInt(1)));
+  auto* id = IterDomainBuilder(SimplifyingIrBuilder::add(n, constInt(1))).build();
   auto* tv = IrBuilder::create<TensorView>(IrBuilder::create<TensorDomain>(std::vector{id}),
                                            DataType::Float);
   ExpressionEvaluator ee;

@@ -12,6 +12,7 @@
 #include "ir/verifier.h"
 #include "ops/arith.h"
 #include "ops/layout.h"
+#include "ops/reduction.h"
 #include "ops/tensor_factories.h"
 #include "reference/reference_evaluator.h"
 #include "unit/reference/reference_helpers.h"
@@ -20,6 +21,7 @@ namespace mf {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
 
 // T0[i0, i1] input with a permuted allocation domain; T1 = exp(T0), T2 = T1 + T0 with a
 // split loop domain.
@@ -227,6 +229,91 @@ TEST(Mutator, MutatedLayoutOpEvaluatesAsTheOriginal) {
   ASSERT_EQ(got.allocationNumel(), want.allocationNumel());
   for (int64_t i = 0; i < got.allocationNumel(); ++i)
     ASSERT_EQ(got.allocationItem(i), want.allocationItem(i)) << "position " << i;
+}
+
+// An axis whose IterType changes takes the contiguity its new type needs: a Broadcast axis
+// none (as when concretization makes a symbolic size-1 axis a broadcast), an axis that
+// stops being one `false` (nothing is known of its stride).
+TEST(Mutator, IterTypeChangeFixesContiguity) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* tv0 = makeContigTensor(2);
+  fusion.addInput(tv0);
+  TensorView* tv1 = exp(tv0);
+  TensorView* tv2 = broadcast(exp(tv0), {false, false, true});
+  fusion.addOutput(tv1);
+  fusion.addOutput(tv2);
+  IrMutator m;
+  m.registerMutation(tv1->getLogicalDomain()[1],
+                     IterDomainBuilder(constInt(1)).iterType(IterType::Broadcast).build());
+  m.registerMutation(tv2->getLogicalDomain()[2], IterDomainBuilder(constInt(3)).build());
+  m.mutate(fusion);
+  const std::string t = fusion.transformsString();
+  EXPECT_THAT(t, HasSubstr("T1_g_float[iS2{i0}, bS9{1}]\n"
+                           " logical domain : (iS2{i0}, bS9{1})\n"
+                           " contiguity: t n\n"));
+  EXPECT_THAT(t, HasSubstr("T3_g_float[iS6{i0}, iS7{i1}, iS10{3}]\n"
+                           " logical domain : (iS6{i0}, iS7{i1}, iS10{3})\n"
+                           " contiguity: t t f\n"));
+  EXPECT_EQ(tv1->getContiguity(), (Contiguity{true, std::nullopt}));
+  EXPECT_EQ(tv2->getContiguity(), (Contiguity{true, true, false}));
+  verifyFusion(fusion);
+}
+
+// The rfactor tensor's root domain is rebuilt with the new extent, and the fusion still
+// computes the sum.
+TEST(Mutator, RebuildsARootDomain) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* tv0 = makeContigTensor(2);
+  fusion.addInput(tv0);
+  TensorView* tv1 = sum(tv0, {1});
+  fusion.addOutput(tv1);
+  tv1->split(1, 4);
+  TensorView* rf = tv1->rFactor({1});
+  IrMutator m;
+  m.registerMutation(tv0->getLogicalDomain()[1]->extent(), constInt(8));
+  m.mutate(fusion);
+  EXPECT_THAT(fusion.transformsString(),
+              HasSubstr("T2_l_float[iS6{i0}, rS8{ceilDiv(8, 4)}, iS9{4}]\n"
+                        " root domain : (iS6{i0}, rS12{8})\n"
+                        " logical domain : (iS6{i0}, rS8{ceilDiv(8, 4)}, iS9{4})\n"
+                        " contiguity: t n t\n"
+                        "  Split: rS12{8} by factor 4 -> rS8{ceilDiv(8, 4)}, iS9{4}\n"));
+  ASSERT_TRUE(rf->domain()->hasRoot());
+  EXPECT_EQ(rf->domain()->root()[1]->extent()->constInt(), 8);
+  verifyFusion(fusion);
+  Tensor x = Tensor::random({3, 8}, DataType::Float, 4);
+  std::vector<double> got = reftest::values(reftest::runOne(fusion, {x}));
+  for (int64_t r = 0; r < 3; ++r) {
+    double want = 0;
+    for (int64_t c = 0; c < 8; ++c) want += static_cast<float>(x.item(r * 8 + c));
+    EXPECT_NEAR(got[r], want, 1e-4) << "row " << r;
+  }
+}
+
+// The full-form TensorDomain constructor (cloning, the mutator, rFactor) checks the
+// contiguity flags as setContiguity does: a flag on a broadcast axis is refused.
+TEST(Mutator, FullFormTensorDomainChecksContiguity) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  std::vector<IterDomain*> ids = {
+      IterDomainBuilder(newScalar(DataType::Index)).build(),
+      IterDomainBuilder(constInt(1)).iterType(IterType::Broadcast).build()};
+  EXPECT_THAT(
+      [&] {
+        IrBuilder::create<TensorDomain>(std::vector<IterDomain*>{}, ids, std::vector<IterDomain*>{},
+                                        ids, Contiguity{true, true}, false);
+      },
+      ThrowsMessage<UserError>(HasSubstr(
+          "contiguity of [iS0{i0}, bS1{1}]: axis 1 (bS1{1}) must have no (nullopt) flag")));
+  EXPECT_THAT(
+      [&] {
+        IrBuilder::create<TensorDomain>(std::vector<IterDomain*>{}, ids, std::vector<IterDomain*>{},
+                                        ids, Contiguity{true}, false);
+      },
+      ThrowsMessage<UserError>(HasSubstr(
+          "contiguity of [iS0{i0}, bS1{1}]: expected one flag per allocation axis (2), got 1")));
 }
 
 }  // namespace

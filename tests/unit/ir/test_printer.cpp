@@ -172,13 +172,13 @@ TEST(Printer, ConstantValues) {
 TEST(Printer, IterDomainForms) {
   Fusion fusion;
   FusionGuard fg(&fusion);
-  auto* iter = IrBuilder::create<IterDomain>(newScalar(DataType::Index));
-  auto* red = IrBuilder::create<IterDomain>(constInt(8), IterType::Reduction);
-  auto* bcast = IrBuilder::create<IterDomain>(constInt(1), IterType::Broadcast);
-  auto* sym = IrBuilder::create<IterDomain>(constInt(5), IterType::Symbolic);
-  auto* vec = IrBuilder::create<IterDomain>(constInt(4));
-  auto* unr = IrBuilder::create<IterDomain>(constInt(2));
-  auto* bidy = IrBuilder::create<IterDomain>(constInt(3));
+  auto* iter = IterDomainBuilder(newScalar(DataType::Index)).build();
+  auto* red = IterDomainBuilder(constInt(8)).iterType(IterType::Reduction).build();
+  auto* bcast = IterDomainBuilder(constInt(1)).iterType(IterType::Broadcast).build();
+  auto* sym = IterDomainBuilder(constInt(5)).iterType(IterType::Symbolic).build();
+  auto* vec = IterDomainBuilder(constInt(4)).build();
+  auto* unr = IterDomainBuilder(constInt(2)).build();
+  auto* bidy = IterDomainBuilder(constInt(3)).build();
   vec->parallelize(ParallelType::Vectorize);
   unr->parallelize(ParallelType::Unroll);
   bidy->parallelize(ParallelType::BIDy);

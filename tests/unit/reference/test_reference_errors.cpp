@@ -99,8 +99,7 @@ TEST(ReferenceInputErrors, SharedExtent) {
   TensorView* tv0 = makeSymbolicTensor(2);
   Val* rows = tv0->getLogicalDomain()[0]->extent();
   auto* tv1 = IrBuilder::create<TensorView>(
-      IrBuilder::create<TensorDomain>(
-          std::vector<IterDomain*>{IrBuilder::create<IterDomain>(rows)}),
+      IrBuilder::create<TensorDomain>(std::vector<IterDomain*>{IterDomainBuilder(rows).build()}),
       DataType::Float);
   fusion.addInput(tv0);
   fusion.addInput(tv1);

@@ -155,8 +155,8 @@ TEST(PointwiseRefusal, BroadcastConcretizedToTwoAxes) {
 TEST(PointwiseRefusal, ReductionAxis) {
   Fusion f;
   FusionGuard fg(&f);
-  auto* id0 = IrBuilder::create<IterDomain>(newScalar(DataType::Index));
-  auto* id1 = IrBuilder::create<IterDomain>(newScalar(DataType::Index), IterType::Reduction);
+  auto* id0 = IterDomainBuilder(newScalar(DataType::Index)).build();
+  auto* id1 = IterDomainBuilder(newScalar(DataType::Index)).iterType(IterType::Reduction).build();
   auto* tv0 = IrBuilder::create<TensorView>(
       IrBuilder::create<TensorDomain>(std::vector<IterDomain*>{id0, id1}), DataType::Float);
   f.addInput(tv0);
