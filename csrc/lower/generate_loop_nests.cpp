@@ -198,10 +198,6 @@ void generateLoopNests(Kernel& kernel) {
       stack.emplace_back(loop, classes.find({out, i}));
     }
     (stack.empty() ? kernel.body() : stack.back().first->body()).push_back(e);
-    std::vector<ForLoop*> loops;
-    for (int64_t i = 0; i < out->nDims(); ++i) loops.push_back(stack[i].first);
-    kernel.loopsOf()[e] = std::move(loops);
-    kernel.computeOrder().push_back(e);
   }
 }
 
