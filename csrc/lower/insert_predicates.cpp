@@ -31,9 +31,10 @@ class DivisibleSplits {
  public:
   DivisibleSplits(const Fusion& ir, const IdModel& model) : model_(model) {
     for (Expr* e : ir.exprs()) {
-      if (!e->isA<LoadStoreOp>()) continue;
-      auto* in = dynamic_cast<TensorView*>(e->input(0));
-      auto* out = e->output(0)->as<TensorView>();
+      auto* copy = dynamic_cast<LoadStoreOp*>(e);
+      if (copy == nullptr) continue;
+      auto* in = dynamic_cast<TensorView*>(copy->in());
+      auto* out = copy->out()->as<TensorView>();
       if (in == nullptr || out->nDims() == 0) continue;
       const bool checked = (in->isFusionInput() && in->getMemoryType() == MemoryType::Global) ||
                            (out->isFusionOutput() && out->getMemoryType() == MemoryType::Global);
@@ -188,6 +189,7 @@ void insertPredicates(Kernel& kernel) {
     Val* pred = constBool(true);
     // A collective call's write predicate: the bounds of the axes its outputs are indexed by.
     Val* write = collective ? constBool(true) : nullptr;
+    std::vector<std::string> checks;  // printed, over all outputs
     for (Val* o : e->outputs()) {
       auto* ti = o->as<TensorIndex>();
       TensorView* out = ti->view();
@@ -214,6 +216,12 @@ void insertPredicates(Kernel& kernel) {
         if (std::find(checked.begin(), checked.end(), bound) != checked.end()) continue;
         checked.push_back(bound);
         Val* in_bounds = SimplifyingIrBuilder::lt(indicesInMap(walk, {bound}).front(), extent);
+        // Sibling outputs, indexed alike, repeat each other's checks.
+        if (e->outputs().size() > 1) {
+          const std::string printed = in_bounds->toInlineString();
+          if (std::find(checks.begin(), checks.end(), printed) != checks.end()) continue;
+          checks.push_back(printed);
+        }
         pred = SimplifyingIrBuilder::logicalAnd(pred, in_bounds);
         if (collective && !id->isReduction())
           write = SimplifyingIrBuilder::logicalAnd(write, in_bounds);
