@@ -326,8 +326,8 @@ class CudaPrinter final : public KirVisitor {
 
   void handle(ForLoop* loop) override {
     std::vector<const ForLoop*> group;
-    if (ReductionOp* red = kernel_.groupedReduction(loop, group)) {
-      emitBlockReduction(red, group);
+    if (RuntimeCall* call = kernel_.groupedReduction(loop, group)) {
+      emitAllReduce(call, group);
       return;
     }
     if (!loop->isSerial()) {
@@ -372,11 +372,10 @@ class CudaPrinter final : public KirVisitor {
   void handle(BlockSync*) override { line("__syncthreads();"); }
 
   void handle(LoadStoreOp* op) override {
-    auto it = kernel_.vectorWidth().find(op);
-    if (it != kernel_.vectorWidth().end()) {
+    if (const int64_t width = op->out()->as<TensorIndex>()->vectorWidth(); width > 1) {
       auto* in = op->in()->as<TensorIndex>();
       line(fmt::format("mf_vectorCopy<{}, {}>(&{}, &T{}[{}]);", cudaTypeName(op->out()->dtype()),
-                       it->second, target(op->out()), in->view()->name(), scalar(in->index())));
+                       width, target(op->out()), in->view()->name(), scalar(in->index())));
       return;
     }
     assign(op->out(), op->out()->dtype(), operand(op->in(), op->out()->dtype()));
@@ -389,10 +388,9 @@ class CudaPrinter final : public KirVisitor {
   void handle(UnaryOp* op) override {
     DataType out = op->out()->dtype();
     if (op->opType() == UnaryOpType::Cast) {
-      std::string value =
-          widensForArithmeticOnly(op)
-              ? fmt::format("mf_toFloatForArithmetic({})", operand(op->in(), op->in()->dtype()))
-              : operand(op->in(), out);
+      std::string value = anyNaNBits(op->out()) ? fmt::format("mf_toFloatForArithmetic({})",
+                                                              operand(op->in(), op->in()->dtype()))
+                                                : operand(op->in(), out);
       line(fmt::format("{} = {};", target(op->out()), value));
       return;
     }
@@ -431,21 +429,20 @@ class CudaPrinter final : public KirVisitor {
     std::string a = operand(op->lhs(), compute), b = operand(op->rhs(), compute);
     BinaryOpType t = op->opType();
     assign(op->out(), isPredicateOp(t) ? DataType::Bool : compute,
-           binaryValue(t, compute, a, b, anyNaNBits(t, op->out(), compute)));
+           binaryValue(t, compute, a, b, anyNaNBits(op->out())));
   }
 
-  // A serial reduction step: out = op(out, in), in the accumulator's compute type. A block
-  // reduction: emitBlockReduction.
+  // A serial reduction step: out = op(out, in), in the accumulator's compute type. A
+  // reduction across threads is a RuntimeCall (emitAllReduce).
   void handle(ReductionOp* op) override {
-    if (kernel_.inlinePredicates().count(op)) {
-      emitBlockReduction(op, {});
-      return;
-    }
     DataType compute = computeType(op->out()->dtype());
     assign(op->out(), compute,
            binaryValue(op->opType(), compute, operand(op->out(), compute),
-                       operand(op->in(), compute), anyNaNBits(op->opType(), op->out(), compute)));
+                       operand(op->in(), compute), anyNaNBits(op->out())));
   }
+
+  // Whether lowering found that `out`'s NaN bits reach only arithmetic (lower/nan_bits.h).
+  static bool anyNaNBits(Val* out) { return out->as<TensorIndex>()->anyNaNBits(); }
 
   // Opens `group`'s loops (as written: the same index names) around what `body` emits.
   template <typename Body>
@@ -463,28 +460,32 @@ class CudaPrinter final : public KirVisitor {
     }
   }
 
-  // A block reduction: every thread calls the all-reduce (threads without data give the
-  // identity), then the writers combine its result into the output. A grouped one (`group`
-  // not empty) gathers the values of its loops into `block_values`, reduces them in one
-  // call, and scatters the results in the same loops.
-  void emitBlockReduction(ReductionOp* op, const std::vector<const ForLoop*>& group) {
-    const Kernel::InlinePredicates& preds = kernel_.inlinePredicates().at(op);
-    DataType compute = computeType(op->out()->dtype());
-    std::string acc = operand(op->out(), compute), x = operand(op->in(), compute);
-    const std::string type(cudaTypeName(compute)), init = operand(op->init(), compute);
-    const bool any_nan = anyNaNBits(op->opType(), op->out(), compute);
+  // A block or grid all-reduce: every thread calls the block all-reduce (threads without data
+  // give the identity), then the writers combine its result into the output. A grouped one
+  // (`group` not empty) gathers the values of its loops into `block_values`, reduces them in
+  // one call, and scatters the results in the same loops.
+  void emitAllReduce(RuntimeCall* call, const std::vector<const ForLoop*>& group) {
+    Val* out = call->output(0);
+    const BinaryOpType combine = call->params().combine;
+    DataType compute = computeType(out->dtype());
+    std::string acc = operand(out, compute), x = operand(call->operand(CallOperand::In), compute);
+    const std::string type(cudaTypeName(compute));
+    const std::string init = operand(call->operand(CallOperand::Init), compute);
+    const bool any_nan = anyNaNBits(out);
     const std::string lambda = fmt::format("[]({0} a, {0} b) {{ return {1}; }}", type,
-                                           binaryValue(op->opType(), compute, "a", "b", any_nan));
+                                           binaryValue(combine, compute, "a", "b", any_nan));
+    // "X" or "Y": the thread dimension the block all-reduce reduces across.
+    const std::string_view suffix = call->params().across == ParallelType::TIDy ? "Y" : "X";
     line("{");
     ++indent_;
     auto isTrue = [](Val* pred) { return pred->isConst() && asBool(*pred->constValue()); };
-    std::string value =
-        isTrue(preds.read) ? x : fmt::format("{} ? {} : {}", scalar(preds.read), x, init);
+    Val* read = call->readPredicate();
+    std::string value = isTrue(read) ? x : fmt::format("{} ? {} : {}", scalar(read), x, init);
     std::string result = "block_result";
     int64_t size = 1;
     if (group.empty()) {
       line(fmt::format("const {0} block_result = mf_blockAllReduce{4}<{0}>({1}, {2}, {3});", type,
-                       value, lambda, init, blockReductionSuffix(op)));
+                       value, lambda, init, suffix));
     } else {
       std::string flat;
       for (const ForLoop* loop : group) {
@@ -495,35 +496,36 @@ class CudaPrinter final : public KirVisitor {
       result = fmt::format("block_values[{}]", flat);
       line(fmt::format("{} block_values[{}];", type, size));
       emitGroupLoops(group, [&] { line(fmt::format("{} = {};", result, value)); });
-      line(fmt::format("mf_blockAllReduce{}<{}, {}>(block_values, {}, {});",
-                       blockReductionSuffix(op), type, size, lambda, init));
+      line(fmt::format("mf_blockAllReduce{}<{}, {}>(block_values, {}, {});", suffix, type, size,
+                       lambda, init));
     }
-    if (isGridReduction(op)) {
+    if (call->form() == RuntimeCallForm::GridAllReduce) {
       // Only the last block to arrive has the result; the others have nothing left to do
       // (validateSchedule: no loop encloses a grid reduction, and it is the kernel's only one).
       if (group.empty()) {
         line(fmt::format("{} grid_result;", type));
-        line(fmt::format(
-            "if (!mf_gridAllReduceY<{0}>(block_result, {1}, {2}, static_cast<{0}*>(mf_grid_work), "
-            "mf_grid_semaphores, grid_result)) return;",
-            type, lambda, init));
+        line(
+            fmt::format("if (!{0}<{1}>(block_result, {2}, {3}, static_cast<{1}*>(mf_grid_work), "
+                        "mf_grid_semaphores, grid_result)) return;",
+                        call->function(), type, lambda, init));
         result = "grid_result";
       } else {
         // The executor sized the work buffer for the summary's group.
         MF_ASSERT(size == kernel_.summary().grid_reduction_group,
                   "grid reduction group of {} values, the summary says {}", size,
                   kernel_.summary().grid_reduction_group);
-        line(
-            fmt::format("if (!mf_gridAllReduceY<{0}, {1}>(block_values, {2}, {3}, "
-                        "static_cast<{0}*>(mf_grid_work), mf_grid_semaphores)) return;",
-                        type, size, lambda, init));
+        line(fmt::format(
+            "if (!{0}<{1}, {2}>(block_values, {3}, {4}, static_cast<{1}*>(mf_grid_work), "
+            "mf_grid_semaphores)) return;",
+            call->function(), type, size, lambda, init));
       }
     }
     auto update = [&] {
-      const bool guarded = !isTrue(preds.write);
-      if (guarded) line(fmt::format("if ({}) {{", scalar(preds.write)));
+      Val* write = call->writePredicate();
+      const bool guarded = !isTrue(write);
+      if (guarded) line(fmt::format("if ({}) {{", scalar(write)));
       indent_ += guarded ? 1 : 0;
-      assign(op->out(), compute, binaryValue(op->opType(), compute, acc, result, any_nan));
+      assign(out, compute, binaryValue(combine, compute, acc, result, any_nan));
       indent_ -= guarded ? 1 : 0;
       if (guarded) line("}");
     };
@@ -533,71 +535,6 @@ class CudaPrinter final : public KirVisitor {
       emitGroupLoops(group, update);
     --indent_;
     line("}");
-  }
-
-  // Whether a narrow float widened to float by `op` lands in a register whose NaN bits reach
-  // only arithmetic (+ - * /, comparisons, transcendental functions): a NaN then need not be
-  // made canonical, since no arithmetic result's NaN bits are part of the contract
-  // (docs/numerics.md). Readers that pass a value on unchanged (maximum/minimum, a max/min
-  // reduction, a copy or broadcast into registers) are followed: softmax's max(x) feeds only
-  // x - max. A fusion output, a cast, neg/abs/relu or where would pass the bits on.
-  static bool widensForArithmeticOnly(const UnaryOp* op) {
-    auto* out = op->out()->as<TensorIndex>()->view();
-    return out->dtype() == DataType::Float && isNarrowFloat(op->in()->dtype()) &&
-           nanBitsReachOnlyArithmetic(out, /*depth=*/0);
-  }
-
-  static bool nanBitsReachOnlyArithmetic(const TensorView* tv, int depth) {
-    // A few pass-through steps cover max-then-broadcast chains; deeper ones stay canonical.
-    constexpr int kMaxPassThrough = 8;
-    if (depth > kMaxPassThrough || tv->getMemoryType() != MemoryType::Local ||
-        tv->isFusionOutput() || tv->uses().empty())
-      return false;
-    auto passesOn = [depth](const Expr* use) {
-      auto* next = dynamic_cast<const TensorView*>(use->output(0));
-      return next != nullptr && next->dtype() == DataType::Float &&
-             nanBitsReachOnlyArithmetic(next, depth + 1);
-    };
-    return std::all_of(tv->uses().begin(), tv->uses().end(), [&](const Expr* use) {
-      if (auto* b = dynamic_cast<const BinaryOp*>(use)) {
-        BinaryOpType t = b->opType();
-        if (t == BinaryOpType::Maximum || t == BinaryOpType::Minimum) return passesOn(use);
-        return t == BinaryOpType::Add || t == BinaryOpType::Sub || t == BinaryOpType::Mul ||
-               t == BinaryOpType::Div || isPredicateOp(t);
-      }
-      if (auto* u = dynamic_cast<const UnaryOp*>(use))
-        return isFloatOnlyOp(u->opType()) || u->opType() == UnaryOpType::LogicalNot;
-      if (auto* r = dynamic_cast<const ReductionOp*>(use))
-        return (r->opType() == BinaryOpType::Maximum || r->opType() == BinaryOpType::Minimum) &&
-               passesOn(use);
-      if (use->isA<BroadcastOp>()) return passesOn(use);
-      if (auto* ls = dynamic_cast<const LoadStoreOp*>(use))
-        return ls->opType() == LoadStoreOpType::Set && passesOn(use);
-      return false;
-    });
-  }
-
-  static bool isGridReduction(const ReductionOp* op) {
-    for (IterDomain* id : op->out()->as<TensorIndex>()->view()->getLoopDomain())
-      if (id->isReduction() && isBlockDim(id->parallelType())) return true;
-    return false;
-  }
-
-  // "X" or "Y": the thread dimension a block reduction reduces across (validateSchedule allows
-  // one of the two).
-  static std::string_view blockReductionSuffix(const ReductionOp* op) {
-    for (IterDomain* id : op->out()->as<TensorIndex>()->view()->getLoopDomain())
-      if (id->isReduction() && id->parallelType() == ParallelType::TIDy) return "Y";
-    return "X";
-  }
-
-  // Whether a float maximum/minimum writing `out` may give any NaN's bits for a NaN
-  // (mf_maximumAnyNaN: one instruction): its result's NaN bits reach only arithmetic.
-  static bool anyNaNBits(BinaryOpType t, Val* out, DataType compute) {
-    if (t != BinaryOpType::Maximum && t != BinaryOpType::Minimum) return false;
-    auto* ti = dynamic_cast<TensorIndex*>(out);
-    return compute == DataType::Float && ti != nullptr &&
-           nanBitsReachOnlyArithmetic(ti->view(), /*depth=*/0);
   }
 
   static std::string binaryValue(BinaryOpType t, DataType compute, const std::string& a,
@@ -643,32 +580,47 @@ class CudaPrinter final : public KirVisitor {
     assign(op->out(), compute, value);
   }
 
-  void handle(PreprocessGroupedMatmulInputSf* op) override {
-    auto* out = op->out()->as<TensorIndex>()->view();
-    auto* in = op->in()->as<TensorIndex>();
-    auto* in_off = op->inputOffsets()->as<TensorIndex>()->view();
-    auto* out_off = op->outputOffsets()->as<TensorIndex>()->view();
+  void handle(RuntimeCall* call) override {
+    switch (call->form()) {
+      case RuntimeCallForm::BlockAllReduce:
+      case RuntimeCallForm::GridAllReduce:
+        emitAllReduce(call, {});
+        return;
+      case RuntimeCallForm::LayoutScatter:
+      case RuntimeCallForm::LayoutGather:
+        emitLayoutOp(call);
+        return;
+    }
+  }
+
+  // The layout op's runtime functions: the padded buffer's base and size, the offsets' base
+  // pointers, M, K and G, and the form's element position.
+  void emitLayoutOp(RuntimeCall* call) {
+    auto* out = call->output(0)->as<TensorIndex>()->view();
+    auto* in = call->operand(CallOperand::In)->as<TensorIndex>();
+    auto* in_off = call->operand(CallOperand::InputOffsets)->as<TensorIndex>()->view();
+    auto* out_off = call->operand(CallOperand::OutputOffsets)->as<TensorIndex>()->view();
+    const std::string k = scalar(call->operand(CallOperand::K));
+    const std::string g = scalar(call->operand(CallOperand::G));
     const auto& alloc = out->getMaybeAllocationDomain();
     std::string numel =
         fmt::format("{} * {}", scalar(alloc[0]->extent()), scalar(alloc[1]->extent()));
     std::string m = scalar(out->getLogicalDomain()[0]->extent());
-    if (op->isGatherForm()) {
-      auto it = kernel_.vectorWidth().find(op);
-      int64_t width = it == kernel_.vectorWidth().end() ? 1 : it->second;
+    if (call->form() == RuntimeCallForm::LayoutGather) {
       line(fmt::format(
-          "mf_layoutOpGather<{}, {}, {}>(T{}.data, {}, {}, T{}.data, T{}.stride[0], "
-          "T{}.stride[1], T{}.data, T{}.data, {}, {}, {}, mf_error);",
-          cudaTypeName(out->dtype()), cudaTypeName(in_off->dtype()), width, out->name(), numel,
-          scalar(op->input(5)), in->view()->name(), in->view()->name(), in->view()->name(),
-          in_off->name(), out_off->name(), m, scalar(op->k()), scalar(op->g())));
+          "{}<{}, {}, {}>(T{}.data, {}, {}, T{}.data, T{}.stride[0], T{}.stride[1], T{}.data, "
+          "T{}.data, {}, {}, {}, mf_error);",
+          call->function(), cudaTypeName(out->dtype()), cudaTypeName(in_off->dtype()),
+          call->params().vector_width, out->name(), numel,
+          scalar(call->operand(CallOperand::Position)), in->view()->name(), in->view()->name(),
+          in->view()->name(), in_off->name(), out_off->name(), m, k, g));
       return;
     }
     line(fmt::format(
-        "mf_preprocessGroupedMatmulInputSf<{}, {}>(T{}.data, {}, &T{}[{}], 1, {}, {}, T{}.data, "
-        "T{}.data, {}, {}, {}, mf_error);",
-        cudaTypeName(out->dtype()), cudaTypeName(in_off->dtype()), out->name(), numel,
-        in->view()->name(), scalar(in->index()), scalar(op->input(5)), scalar(op->input(6)),
-        in_off->name(), out_off->name(), m, scalar(op->k()), scalar(op->g())));
+        "{}<{}, {}>(T{}.data, {}, &T{}[{}], 1, {}, {}, T{}.data, T{}.data, {}, {}, {}, mf_error);",
+        call->function(), cudaTypeName(out->dtype()), cudaTypeName(in_off->dtype()), out->name(),
+        numel, in->view()->name(), scalar(in->index()), scalar(call->operand(CallOperand::Row)),
+        scalar(call->operand(CallOperand::Col)), in_off->name(), out_off->name(), m, k, g));
   }
 
   const Kernel& kernel_;

@@ -196,10 +196,6 @@ class PreprocessGroupedMatmulInputSf : public Expr {
   Val* g() const { return input(4); }
   Val* out() const { return output(0); }
   BlockScalingFactorLayout layout() const { return layout_; }
-  //! Lowered copies only. Scatter form (loops over logical [M, K]): inputs 5 and 6 are the
-  //! element's logical row and column. Gather form (loops over the padded buffer): input 5
-  //! is the flat position in the buffer.
-  bool isGatherForm() const { return inputs().size() == 6; }
   std::string toString() const override;
 
  private:

@@ -1,5 +1,9 @@
 #include "ir/kernel_ir.h"
 
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
 #include "ir/fusion.h"
 
 namespace mf {
@@ -35,6 +39,133 @@ Allocate::Allocate(Fusion* fusion, TensorView* buffer, Val* size)
 
 Expr* Allocate::newObject(Fusion*, std::vector<Val*>, std::vector<Val*>) const {
   MF_ASSERT(false, "kernel IR allocations are not cloned");
+}
+
+std::string_view toString(RuntimeCallForm form) {
+  switch (form) {
+    case RuntimeCallForm::BlockAllReduce:
+      return "BlockAllReduce";
+    case RuntimeCallForm::GridAllReduce:
+      return "GridAllReduce";
+    case RuntimeCallForm::LayoutScatter:
+      return "LayoutScatter";
+    case RuntimeCallForm::LayoutGather:
+      return "LayoutGather";
+  }
+  return "?";
+}
+
+std::string_view toString(CallOperand role) {
+  switch (role) {
+    case CallOperand::In:
+      return "in";
+    case CallOperand::Init:
+      return "init";
+    case CallOperand::InputOffsets:
+      return "input_offsets";
+    case CallOperand::OutputOffsets:
+      return "output_offsets";
+    case CallOperand::K:
+      return "k";
+    case CallOperand::G:
+      return "g";
+    case CallOperand::Row:
+      return "row";
+    case CallOperand::Col:
+      return "col";
+    case CallOperand::Position:
+      return "position";
+  }
+  return "?";
+}
+
+const std::vector<CallOperand>& RuntimeCall::operandsOf(RuntimeCallForm form) {
+  using enum CallOperand;
+  static const std::vector<CallOperand> all_reduce = {In, Init};
+  static const std::vector<CallOperand> scatter = {In, InputOffsets, OutputOffsets, K, G, Row, Col};
+  static const std::vector<CallOperand> gather = {In, InputOffsets, OutputOffsets, K, G, Position};
+  switch (form) {
+    case RuntimeCallForm::BlockAllReduce:
+    case RuntimeCallForm::GridAllReduce:
+      return all_reduce;
+    case RuntimeCallForm::LayoutScatter:
+      return scatter;
+    case RuntimeCallForm::LayoutGather:
+      return gather;
+  }
+  MF_ASSERT(false, "unknown runtime call form");
+}
+
+RuntimeCall::RuntimeCall(Fusion* fusion, std::vector<Val*> operands, std::vector<Val*> outs,
+                         RuntimeCallForm form, std::string function, Params params)
+    : Expr(fusion, ExprKind::RuntimeCall, std::move(operands), std::move(outs)),
+      form_(form),
+      function_(std::move(function)),
+      params_(params) {
+  MF_ASSERT(inputs().size() == operandsOf(form).size(), "{} {} takes {} operands, got {}",
+            mf::toString(form), function_, operandsOf(form).size(), inputs().size());
+  MF_ASSERT(!outputs().empty(), "{} {} has no output", mf::toString(form), function_);
+  MF_ASSERT(!isAllReduce() || isThreadDim(params.across),
+            "{} {} reduces across {}, not a thread dimension", mf::toString(form), function_,
+            mf::toString(params.across));
+}
+
+Expr* RuntimeCall::newObject(Fusion* fusion, std::vector<Val*> ins, std::vector<Val*> outs) const {
+  auto* call = IrBuilder::createIn<RuntimeCall>(fusion, std::move(ins), std::move(outs), form_,
+                                                function_, params_);
+  call->read_ = read_;
+  call->write_ = write_;
+  return call;
+}
+
+Val* RuntimeCall::operand(CallOperand role) const {
+  const std::vector<CallOperand>& roles = operandsOf(form_);
+  auto it = std::find(roles.begin(), roles.end(), role);
+  MF_ASSERT(it != roles.end(), "{} {} takes no {} operand", mf::toString(form_), function_,
+            mf::toString(role));
+  return input(static_cast<size_t>(it - roles.begin()));
+}
+
+CollectiveScope RuntimeCall::collectiveScope() const {
+  switch (form_) {
+    case RuntimeCallForm::BlockAllReduce:
+      return CollectiveScope::Block;
+    case RuntimeCallForm::GridAllReduce:
+      return CollectiveScope::Grid;
+    case RuntimeCallForm::LayoutScatter:
+    case RuntimeCallForm::LayoutGather:
+      return CollectiveScope::None;
+  }
+  return CollectiveScope::None;
+}
+
+void RuntimeCall::setPredicates(Val* read, Val* write) {
+  MF_ASSERT(collectiveScope() != CollectiveScope::None,
+            "{} {} is not collective: guard it instead of passing predicates in",
+            mf::toString(form_), function_);
+  read_ = read;
+  write_ = write;
+}
+
+std::string RuntimeCall::toString() const {
+  std::vector<std::string> outs, args;
+  for (Val* v : outputs()) outs.push_back(v->toString());
+  const std::vector<CallOperand>& roles = operandsOf(form_);
+  for (size_t i = 0; i < roles.size(); ++i)
+    args.push_back(fmt::format("{} = {}", mf::toString(roles[i]), input(i)->toInlineString()));
+  if (isAllReduce()) {
+    args.push_back(fmt::format("op = {}", reductionOpName(params_.combine)));
+    args.push_back(fmt::format("across = {}", mf::toString(params_.across)));
+  }
+  if (form_ == RuntimeCallForm::LayoutGather)
+    args.push_back(fmt::format("width = {}", params_.vector_width));
+  std::string s =
+      fmt::format("{} = call {} {}({})",
+                  outs.size() == 1 ? outs[0] : fmt::format("({})", fmt::join(outs, ", ")),
+                  mf::toString(form_), function_, fmt::join(args, ", "));
+  if (read_ != nullptr)
+    s += fmt::format(" (read: {}, write: {})", read_->toInlineString(), write_->toInlineString());
+  return s;
 }
 
 }  // namespace mf

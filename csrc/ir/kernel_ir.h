@@ -1,15 +1,26 @@
 //! Kernel IR: the nodes lowering produces. A kernel is a tree of scopes (ForLoop,
 //! IfThenElse) holding Allocate and compute exprs whose tensor operands are TensorIndex
-//! values (a tensor plus a scalar index into its allocation). Scalars, including every
-//! index expression, are ordinary IR scalars.
+//! values (a tensor plus a scalar index into its allocation). Compute exprs are the fusion's
+//! math classes on TensorIndex operands, or a RuntimeCall (a call of a runtime/*.cuh function:
+//! block and grid all-reduces, the layout op's forms). Scalars, including every index
+//! expression, are ordinary IR scalars. What lowering learns about a lowered write (its axis
+//! indices, vector width, ...) is kept on its output TensorIndex, so a pass that replaces an
+//! expr by one with the same outputs keeps it.
 #pragma once
 
+#include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "ir/exprs.h"
 #include "ir/iter_domain.h"
 #include "ir/tensor_view.h"
 
 namespace mf {
+
+//! The index of each IterDomain reached by walking a tensor's loop indices back through its
+//! split/merge history (lower/index_compute.h).
+using IndexMap = std::unordered_map<IterDomain*, Val*>;
 
 //! An ordered list of exprs: a loop body or a branch.
 class Scope {
@@ -23,7 +34,8 @@ class Scope {
   std::vector<Expr*> exprs_;
 };
 
-//! `view[index]`: one element (or the first of a vector) of a tensor's allocation.
+//! `view[index]`: one element (or the first of a vector) of a tensor's allocation. An
+//! output of a lowered expr also carries what indexTensors found out about that write.
 class TensorIndex : public Val {
  public:
   TensorIndex(Fusion* fusion, TensorView* view, Val* index);
@@ -31,9 +43,116 @@ class TensorIndex : public Val {
   Val* index() const { return index_; }
   std::string toString() const override;
 
+  //! Written outputs: the index of every axis of `view` that the walk back from the loop
+  //! indices reaches (loop, split/merge, logical and, for an rfactor tensor, root axes); for
+  //! a whole-vector copy, the indices of the vector's first element. insertPredicates bounds
+  //! the write with them. Empty for an operand.
+  const IndexMap& axisIndices() const { return axis_indices_; }
+  void setAxisIndices(IndexMap indices) { axis_indices_ = std::move(indices); }
+  //! Elements written from `index`: the vector width of a whole-vector copy, else 1.
+  int64_t vectorWidth() const { return vector_width_; }
+  void setVectorWidth(int64_t width) { vector_width_ = width; }
+  //! The `acc = init` store that starts a reduction: it runs outside the reduction loops, so
+  //! the reduction axes of `axisIndices()` are not in scope there (insertPredicates skips
+  //! them, and guards it even when it computes registers only).
+  bool startsReduction() const { return starts_reduction_; }
+  void setStartsReduction() { starts_reduction_ = true; }
+  //! The value written may carry any NaN's bits (set by indexTensors, lower/nan_bits.h): its
+  //! NaN bits reach only arithmetic, so a float maximum/minimum need not pick one NaN and a
+  //! narrow-float widening need not make a NaN canonical. Printed as `(any NaN bits)`.
+  bool anyNaNBits() const { return any_nan_bits_; }
+  void setAnyNaNBits() { any_nan_bits_ = true; }
+
  private:
   TensorView* view_;
   Val* index_;
+  IndexMap axis_indices_;
+  int64_t vector_width_ = 1;
+  bool starts_reduction_ = false;
+  bool any_nan_bits_ = false;
+};
+
+//! What a RuntimeCall does: the family of runtime functions it calls, hence its operands and
+//! its collective scope. A new lowered form of an op is one more value here, with its operand
+//! list (RuntimeCall::operandsOf) and its case in codegen.
+enum class RuntimeCallForm {
+  //! out = combine(out, all-reduce over the `across` threads of the block of (read ? In :
+  //! Init)), written where `write` holds: mf_blockAllReduceX/Y. Operands {In, Init}.
+  BlockAllReduce,
+  //! The block all-reduce, then across the blocks of blockIdx.y (mf_gridAllReduceY): the last
+  //! block to arrive writes, the others return. Operands {In, Init}.
+  GridAllReduce,
+  //! The layout op, one element of logical [M, K] (In) stored at the swizzled position of its
+  //! (Row, Col) in the padded output (mf_preprocessGroupedMatmulInputSf). Operands {In,
+  //! InputOffsets, OutputOffsets, K, G, Row, Col}; the output is the buffer's base.
+  LayoutScatter,
+  //! The layout op, `vector_width` elements of the padded output from its flat Position, each
+  //! gathered from its source row of In or zero (mf_layoutOpGather). Operands {In (the base),
+  //! InputOffsets, OutputOffsets, K, G, Position}; the output is the buffer's base.
+  LayoutGather,
+};
+std::string_view toString(RuntimeCallForm form);
+
+//! The role of a RuntimeCall operand: codegen and the interpreter ask for operands by role.
+enum class CallOperand { In, Init, InputOffsets, OutputOffsets, K, G, Row, Col, Position };
+std::string_view toString(CallOperand role);
+
+//! Which threads must reach a call together: none (each thread calls on its own, so a guard
+//! may wrap it), every thread of the block (it synchronizes the block), or every thread of the
+//! grid (it synchronizes the blocks too). insertPredicates never wraps a collective call: its
+//! predicates become the call's read and write predicates.
+enum class CollectiveScope { None, Block, Grid };
+
+//! `outs = function(operands)`: a call of a runtime function (Halide's Call with a typed call
+//! kind). Its operands are the expr's inputs, in the order RuntimeCall::operandsOf(form)
+//! lists their roles.
+//!   T1[i5] = call BlockAllReduce mf_blockAllReduceX(in = T0[..], init = 0.0, op = add,
+//!            across = threadIdx.x) (read: (.. < i1), write: (threadIdx.x == 0))
+class RuntimeCall : public Expr {
+ public:
+  //! The form's payload besides its operands.
+  struct Params {
+    //! Reductions: how two values combine, and the thread dimension reduced across.
+    BinaryOpType combine = BinaryOpType::Add;
+    ParallelType across = ParallelType::Serial;
+    //! LayoutGather: the elements one call writes.
+    int64_t vector_width = 1;
+  };
+
+  RuntimeCall(Fusion* fusion, std::vector<Val*> operands, std::vector<Val*> outputs,
+              RuntimeCallForm form, std::string function, Params params);
+  std::string_view opName() const override { return "RuntimeCall"; }
+  //! The same call (form, function, params, predicates) on other operands.
+  Expr* newObject(Fusion* fusion, std::vector<Val*> inputs,
+                  std::vector<Val*> outputs) const override;
+
+  RuntimeCallForm form() const { return form_; }
+  //! The runtime function's name (mf_blockAllReduceX, mf_layoutOpGather, ...).
+  const std::string& function() const { return function_; }
+  const Params& params() const { return params_; }
+  //! The operand in `role`; an internal error when the form takes none.
+  Val* operand(CallOperand role) const;
+  //! The operand roles of `form`, in input order.
+  static const std::vector<CallOperand>& operandsOf(RuntimeCallForm form);
+  CollectiveScope collectiveScope() const;
+  bool isAllReduce() const {
+    return form_ == RuntimeCallForm::BlockAllReduce || form_ == RuntimeCallForm::GridAllReduce;
+  }
+
+  //! Collective calls (set by insertPredicates; null before): `read` selects In or the
+  //! identity, `write` guards the update of the outputs.
+  Val* readPredicate() const { return read_; }
+  Val* writePredicate() const { return write_; }
+  void setPredicates(Val* read, Val* write);
+
+  std::string toString() const override;
+
+ private:
+  RuntimeCallForm form_;
+  std::string function_;
+  Params params_;
+  Val* read_ = nullptr;
+  Val* write_ = nullptr;
 };
 
 //! for (index = 0; index < stop; ++index) body. A loop over a parallelized axis is not

@@ -27,14 +27,15 @@
   X(PreprocessGroupedMatmulInputSf) \
   MF_FOR_ALL_ID_EXPRS(X)
 
-// Kernel IR (ir/kernel_ir.h), made by lowering only: an indexed tensor element, and the
-// structure of the kernel body.
+// Kernel IR (ir/kernel_ir.h), made by lowering only: an indexed tensor element, the
+// structure of the kernel body, and calls of runtime functions.
 #define MF_FOR_ALL_KERNEL_VALS(X) X(TensorIndex)
 #define MF_FOR_ALL_KERNEL_EXPRS(X) \
   X(ForLoop)                       \
   X(IfThenElse)                    \
   X(Allocate)                      \
-  X(BlockSync)
+  X(BlockSync)                     \
+  X(RuntimeCall)
 
 // Every kind; the kind enums cover both lists.
 #define MF_FOR_ALL_VALS(X) MF_FOR_ALL_FUSION_VALS(X) MF_FOR_ALL_KERNEL_VALS(X)

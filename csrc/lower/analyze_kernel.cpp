@@ -57,13 +57,14 @@ void addParallelDims(const Fusion& ir, KernelSummary& s) {
   for (ParallelType p : kOrder) {
     ParallelDimension dim{p, {}};
     for (Expr* e : ir.exprs())
-      for (IterDomain* id : e->output(0)->as<TensorView>()->getLoopDomain()) {
-        if (id->parallelType() != p) continue;
-        std::string printed = id->extent()->toInlineString();
-        bool seen = std::any_of(dim.extents.begin(), dim.extents.end(),
-                                [&](Val* x) { return x->toInlineString() == printed; });
-        if (!seen) dim.extents.push_back(id->extent());
-      }
+      for (Val* out : e->outputs())
+        for (IterDomain* id : out->as<TensorView>()->getLoopDomain()) {
+          if (id->parallelType() != p) continue;
+          std::string printed = id->extent()->toInlineString();
+          bool seen = std::any_of(dim.extents.begin(), dim.extents.end(),
+                                  [&](Val* x) { return x->toInlineString() == printed; });
+          if (!seen) dim.extents.push_back(id->extent());
+        }
     if (!dim.extents.empty()) s.parallel_dims.push_back(std::move(dim));
   }
 }

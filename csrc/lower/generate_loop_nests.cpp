@@ -10,6 +10,12 @@
 namespace mf {
 namespace {
 
+// The output whose loop domain an expr's loops are built from: the first. Its siblings (the
+// other outputs of a multi-output expr) are scheduled alike and share those loops.
+TensorView* loopOutput(const Expr* e) {
+  return e->output(0)->as<TensorView>();
+}
+
 // Whether `id` is a broadcast axis or derived from one: then its extent is not the extent
 // of the loop it shares with a consumer that iterates there.
 bool derivedFromBroadcast(IterDomain* id) {
@@ -31,7 +37,13 @@ class LoopClasses {
 
   explicit LoopClasses(const std::vector<Expr*>& exprs) {
     for (Expr* e : exprs) {
-      auto* c = e->output(0)->as<TensorView>();
+      TensorView* c = loopOutput(e);
+      for (Val* o : e->outputs()) {
+        auto* sibling = o->as<TensorView>();
+        MF_ASSERT(sibling->nDims() == c->nDims(), "{} and its sibling {} have different loop axes",
+                  c->toString(), sibling->toString());
+        for (int64_t d = 0; d < c->nDims(); ++d) unite({sibling, d}, {c, d});
+      }
       for (Val* v : e->inputs()) {
         auto* p = dynamic_cast<TensorView*>(v);
         if (p == nullptr) continue;
@@ -45,12 +57,13 @@ class LoopClasses {
     // A member axis not derived from a broadcast, per class: a producer's broadcast axis
     // (extent 1) shares the loop of the consumer axis it is broadcast to, which runs over
     // the consumer's extent.
-    for (Expr* e : exprs) {
-      auto* out = e->output(0)->as<TensorView>();
-      for (int64_t d = 0; d < out->nDims(); ++d)
-        if (!derivedFromBroadcast(out->axis(d)))
-          iterating_.try_emplace(find({out, d}), out->axis(d));
-    }
+    for (Expr* e : exprs)
+      for (Val* o : e->outputs()) {
+        auto* out = o->as<TensorView>();
+        for (int64_t d = 0; d < out->nDims(); ++d)
+          if (!derivedFromBroadcast(out->axis(d)))
+            iterating_.try_emplace(find({out, d}), out->axis(d));
+      }
   }
 
   //! The axis loop `d` of `tv` iterates: its own, or the class's iterating axis when its own
@@ -125,13 +138,13 @@ void orderForLoops(const std::vector<Expr*>& exprs, int64_t depth, LoopClasses& 
   std::map<LoopClasses::Key, size_t> group_of_class;
   std::unordered_map<const Val*, size_t> group_of_tv;
   for (Expr* e : exprs) {
-    auto* out = e->output(0)->as<TensorView>();
+    TensorView* out = loopOutput(e);
     size_t g = groups.size();
     if (depth < out->nDims())
       g = group_of_class.try_emplace(classes.find({out, depth}), g).first->second;
     if (g == groups.size()) groups.emplace_back();
     groups[g].push_back(e);
-    group_of_tv[out] = g;
+    for (Val* o : e->outputs()) group_of_tv[o] = g;
   }
   std::vector<std::set<size_t>> preds(groups.size());
   for (size_t g = 0; g < groups.size(); ++g)
@@ -148,8 +161,7 @@ void orderForLoops(const std::vector<Expr*>& exprs, int64_t depth, LoopClasses& 
       ++next;
     if (next == groups.size()) throwNoLoopOrder(groups, preds, done, group_of_tv, depth);
     done[next] = true;
-    if (groups[next].size() == 1 &&
-        depth >= groups[next].front()->output(0)->as<TensorView>()->nDims()) {
+    if (groups[next].size() == 1 && depth >= loopOutput(groups[next].front())->nDims()) {
       order.push_back(groups[next].front());
     } else {
       orderForLoops(groups[next], depth + 1, classes, order);
@@ -185,7 +197,7 @@ void generateLoopNests(Kernel& kernel) {
 
   std::vector<std::pair<ForLoop*, LoopClasses::Key>> stack;  // the open loops
   for (Expr* e : order) {
-    auto* out = e->output(0)->as<TensorView>();
+    TensorView* out = loopOutput(e);
     size_t share = 0;
     while (share < stack.size() && static_cast<int64_t>(share) < out->nDims() &&
            stack[share].second == classes.find({out, static_cast<int64_t>(share)}))
@@ -198,10 +210,6 @@ void generateLoopNests(Kernel& kernel) {
       stack.emplace_back(loop, classes.find({out, i}));
     }
     (stack.empty() ? kernel.body() : stack.back().first->body()).push_back(e);
-    std::vector<ForLoop*> loops;
-    for (int64_t i = 0; i < out->nDims(); ++i) loops.push_back(stack[i].first);
-    kernel.loopsOf()[e] = std::move(loops);
-    kernel.computeOrder().push_back(e);
   }
 }
 

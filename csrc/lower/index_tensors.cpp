@@ -7,15 +7,11 @@
 #include "ir/id_model.h"
 #include "ir/logical_domain_map.h"
 #include "lower/index_compute.h"
+#include "lower/nan_bits.h"
 #include "lower/passes.h"
 
 namespace mf {
 namespace {
-
-Scope& innermostScope(Kernel& kernel, Expr* e) {
-  const std::vector<ForLoop*>& loops = kernel.loopsOf().at(e);
-  return loops.empty() ? kernel.body() : loops.back()->body();
-}
 
 void replaceInScope(Scope& scope, Expr* old_expr, Expr* new_expr) {
   auto it = std::find(scope.exprs().begin(), scope.exprs().end(), old_expr);
@@ -108,14 +104,16 @@ std::optional<std::vector<Val*>> sharedLoopIndices(const IdModel& model, TensorV
 // output's loop indices (as nvFuser's init loops do), so `out_index` addresses them:
 //   FOR i7 in iS{4}: T2[i7] = set(0)          <- the init loop
 //   FOR i5 in rS{n}: FOR i7 in iS{4}: T2[i7] = reduction(..)
-// Records the init's loops.
-Expr* initReduction(Kernel& kernel, ReductionOp* red, TensorIndex* out_index,
-                    const std::vector<ForLoop*>& loops) {
+// Its output index records the reduction's axis indices and that it starts the reduction.
+void initReduction(Kernel& kernel, ReductionOp* red, TensorIndex* out_index,
+                   const std::vector<ForLoop*>& loops) {
   auto* out = red->out()->as<TensorView>();
   size_t first = 0;
   while (first < loops.size() && !out->axis(static_cast<int64_t>(first))->isReduction()) ++first;
   MF_ASSERT(first < loops.size(), "{} has no reduction loop", red->toString());
   auto* acc = IrBuilder::create<TensorIndex>(out, out_index->index());
+  acc->setAxisIndices(out_index->axisIndices());
+  acc->setStartsReduction();
   Expr* init =
       IrBuilder::create<LoadStoreOp>(std::vector<Val*>{red->init()}, std::vector<Val*>{acc});
   const size_t alloc_pos = static_cast<size_t>(out->computeAtPosition());
@@ -134,7 +132,6 @@ Expr* initReduction(Kernel& kernel, ReductionOp* red, TensorIndex* out_index,
   }
   MF_ASSERT(in_allocation || it != exprs.end(),
             "the first reduction loop of {} is not in its scope", red->toString());
-  std::vector<ForLoop*> init_loops(loops.begin(), loops.begin() + depth);
   Expr* placed = init;
   Scope* inner = nullptr;
   for (size_t i = depth; i < loops.size(); ++i) {
@@ -146,13 +143,64 @@ Expr* initReduction(Kernel& kernel, ReductionOp* red, TensorIndex* out_index,
     else
       inner->push_back(loop);
     inner = &loop->body();
-    init_loops.push_back(loop);
   }
   if (inner != nullptr) inner->push_back(init);
   scope.exprs().insert(it, placed);
-  kernel.reductionInits().insert(init);
-  kernel.loopsOf()[init] = std::move(init_loops);
-  return init;
+}
+
+// The thread dimension a reduction's output reduces across (Serial for a serial reduction),
+// and whether it reduces across blocks too.
+std::pair<ParallelType, bool> reducedAcross(const ReductionOp* red) {
+  ParallelType across = ParallelType::Serial;
+  bool grid = false;
+  for (IterDomain* id : red->out()->as<TensorView>()->getLoopDomain()) {
+    if (!id->isReduction()) continue;
+    if (isThreadDim(id->parallelType())) across = id->parallelType();
+    grid = grid || isBlockDim(id->parallelType());
+  }
+  return {across, grid};
+}
+
+// A reduction across threads (validateSchedule: across threadIdx.x or threadIdx.y, and
+// blockIdx.y for a grid reduction) becomes the runtime's all-reduce on the indexed operands.
+Expr* lowerCrossThreadReduction(Fusion& ir, ReductionOp* red, ParallelType across, bool grid,
+                                Val* in, TensorIndex* out) {
+  const RuntimeCallForm form =
+      grid ? RuntimeCallForm::GridAllReduce : RuntimeCallForm::BlockAllReduce;
+  const std::string function =
+      grid ? "mf_gridAllReduceY"
+           : fmt::format("mf_blockAllReduce{}", across == ParallelType::TIDy ? "Y" : "X");
+  return IrBuilder::createIn<RuntimeCall>(
+      &ir, std::vector<Val*>{in, red->init()}, std::vector<Val*>{out}, form, function,
+      RuntimeCall::Params{.combine = red->opType(), .across = across});
+}
+
+// The layout op's two forms. Scatter (loops over logical [M, K]): the runtime function
+// computes the swizzled position from the element's logical (row, col). Gather (the loops run
+// over the padded buffer [rows, Kp]): it gets the flat position and finds each element's
+// source itself, so its input is passed as a base pointer. The output is the buffer's base,
+// the offsets are read whole (base pointers).
+Expr* lowerLayoutOp(Fusion& ir, PreprocessGroupedMatmulInputSf* layout,
+                    const std::vector<Val*>& indexed, const std::vector<Val*>& c_logical,
+                    int64_t width) {
+  auto* out = layout->out()->as<TensorView>();
+  std::vector<Val*> operands(indexed.begin(), indexed.begin() + 5);
+  if (out->domain()->loopFromAllocation()) {
+    operands[0] = IrBuilder::create<TensorIndex>(layout->in()->as<TensorView>(), constInt(0));
+    Val* kp = out->getMaybeAllocationDomain()[1]->extent();
+    operands.push_back(
+        SimplifyingIrBuilder::add(SimplifyingIrBuilder::mul(c_logical[0], kp), c_logical[1]));
+    auto* out_index = IrBuilder::create<TensorIndex>(out, constInt(0));
+    return IrBuilder::createIn<RuntimeCall>(&ir, std::move(operands), std::vector<Val*>{out_index},
+                                            RuntimeCallForm::LayoutGather, "mf_layoutOpGather",
+                                            RuntimeCall::Params{.vector_width = width});
+  }
+  operands.push_back(c_logical[0]);
+  operands.push_back(c_logical[1]);
+  auto* out_index = IrBuilder::create<TensorIndex>(out, constInt(0));
+  return IrBuilder::createIn<RuntimeCall>(
+      &ir, std::move(operands), std::vector<Val*>{out_index}, RuntimeCallForm::LayoutScatter,
+      "mf_preprocessGroupedMatmulInputSf", RuntimeCall::Params{});
 }
 
 }  // namespace
@@ -161,10 +209,8 @@ void indexTensors(Kernel& kernel) {
   Fusion& ir = kernel.ir();
   FusionGuard fg(&ir);
   const IdModel model(ir);
-  std::unordered_map<Expr*, std::vector<ForLoop*>> lowered_loops;
-  std::vector<Expr*> lowered_order;
-  for (Expr* e : kernel.computeOrder()) {
-    const std::vector<ForLoop*>& loops = kernel.loopsOf().at(e);
+  for (const auto& [e, loops] : kernel.computeExprs()) {
+    // The loops were built from the first output's loop domain (siblings share it).
     auto* out = e->output(0)->as<TensorView>();
     std::vector<Val*> loop_indices;
     int64_t width = 1;
@@ -196,40 +242,42 @@ void indexTensors(Kernel& kernel) {
         ins.push_back(indexOf(kernel, p, p_logical, shared ? &*shared : nullptr, &merged));
       }
     }
-    TensorIndex* out_index = nullptr;
-    if (layout && out->domain()->loopFromAllocation()) {
-      // Gather form: the loops run over the padded buffer [rows, Kp]; the runtime function
-      // gets the flat position and finds each element's source itself.
-      ins[0] = IrBuilder::create<TensorIndex>(layout->in()->as<TensorView>(), constInt(0));
-      Val* kp = out->getMaybeAllocationDomain()[1]->extent();
-      ins.push_back(
-          SimplifyingIrBuilder::add(SimplifyingIrBuilder::mul(c_logical[0], kp), c_logical[1]));
-      out_index = IrBuilder::create<TensorIndex>(out, constInt(0));
-    } else if (layout) {
-      // The runtime function computes the swizzled position from the logical index.
-      ins.push_back(c_logical[0]);
-      ins.push_back(c_logical[1]);
-      out_index = IrBuilder::create<TensorIndex>(out, constInt(0));
+    // Each output's own walk: siblings have the first output's loop domain.
+    std::vector<IndexMap> walks;
+    for (Val* o : e->outputs())
+      walks.push_back(o == out ? walk
+                               : indexMapFromLoop(o->as<TensorView>(), loop_indices, &model));
+    Expr* lowered = nullptr;
+    if (layout) {
+      lowered = lowerLayoutOp(ir, layout, ins, c_logical, width);
     } else {
-      // The output's own axes: its allocation axes are (when logical) the walk's targets.
-      MergedIndexSource merged{&walk, out->getMaybeAllocationDomain()};
-      out_index = indexOf(kernel, out, c_logical, &loop_indices, &merged);
+      // The outputs' own axes: their allocation axes are (when logical) the walk's targets.
+      std::vector<Val*> outs;
+      for (size_t i = 0; i < e->outputs().size(); ++i) {
+        auto* tv = e->output(i)->as<TensorView>();
+        MergedIndexSource merged{&walks[i], tv->getMaybeAllocationDomain()};
+        outs.push_back(indexOf(
+            kernel, tv, i == 0 ? c_logical : indicesInMap(walks[i], tv->domain()->loopSource()),
+            &loop_indices, &merged));
+      }
+      auto* red = dynamic_cast<ReductionOp*>(e);
+      auto [across, grid] =
+          red != nullptr ? reducedAcross(red) : std::pair(ParallelType::Serial, false);
+      lowered =
+          across != ParallelType::Serial
+              ? lowerCrossThreadReduction(ir, red, across, grid, ins[0], outs[0]->as<TensorIndex>())
+              : e->newObject(&ir, ins, outs);
     }
-    Expr* lowered = e->newObject(&ir, ins, {out_index});
-    if (auto* red = dynamic_cast<ReductionOp*>(e)) {
-      Expr* init = initReduction(kernel, red, out_index, loops);
-      kernel.outputIndices()[init] = walk;
-      lowered_loops[init] = kernel.loopsOf().at(init);
-      lowered_order.push_back(init);
+    for (size_t i = 0; i < lowered->outputs().size(); ++i) {
+      auto* ti = lowered->output(i)->as<TensorIndex>();
+      ti->setAxisIndices(walks[i]);
+      ti->setVectorWidth(width);
+      if (nanBitsMayBeAny(e, ti->view())) ti->setAnyNaNBits();
     }
-    replaceInScope(innermostScope(kernel, e), e, lowered);
-    if (width > 1) kernel.vectorWidth()[lowered] = width;
-    kernel.outputIndices()[lowered] = walk;
-    lowered_loops[lowered] = loops;
-    lowered_order.push_back(lowered);
+    if (auto* red = dynamic_cast<ReductionOp*>(e))
+      initReduction(kernel, red, lowered->output(0)->as<TensorIndex>(), loops);
+    replaceInScope(loops.empty() ? kernel.body() : loops.back()->body(), e, lowered);
   }
-  kernel.loopsOf() = std::move(lowered_loops);
-  kernel.computeOrder() = std::move(lowered_order);
 }
 
 }  // namespace mf

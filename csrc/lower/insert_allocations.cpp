@@ -6,14 +6,15 @@
 namespace mf {
 
 void insertAllocations(Kernel& kernel) {
-  for (Expr* e : kernel.computeOrder()) {
-    auto* tv = e->output(0)->as<TensorView>();
-    if (tv->getMemoryType() == MemoryType::Global) continue;
-    int64_t pos = tv->computeAtPosition();
-    const std::vector<ForLoop*>& loops = kernel.loopsOf().at(e);
-    Scope& scope = pos == 0 ? kernel.body() : loops[pos - 1]->body();
-    auto* alloc = IrBuilder::createIn<Allocate>(&kernel.ir(), tv, localBufferSize(tv));
-    scope.exprs().insert(scope.exprs().begin(), alloc);
+  for (const auto& [e, loops] : kernel.computeExprs()) {
+    for (Val* out : e->outputs()) {
+      auto* tv = out->as<TensorView>();
+      if (tv->getMemoryType() == MemoryType::Global) continue;
+      int64_t pos = tv->computeAtPosition();
+      Scope& scope = pos == 0 ? kernel.body() : loops[pos - 1]->body();
+      auto* alloc = IrBuilder::createIn<Allocate>(&kernel.ir(), tv, localBufferSize(tv));
+      scope.exprs().insert(scope.exprs().begin(), alloc);
+    }
   }
 }
 

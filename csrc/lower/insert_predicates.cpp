@@ -12,8 +12,9 @@ namespace {
 // A parallel loop needs its own guard when its dimension is launched wider than its extent:
 // when another loop bound to the same dimension is not the same axis (IdModel exact group,
 // hence the same extent at run time).
-bool parallelDimMayOverrun(Kernel& kernel, const IdModel& model, ForLoop* loop) {
-  for (const auto& [e, loops] : kernel.loopsOf())
+bool parallelDimMayOverrun(const std::vector<Kernel::LoopNested>& exprs, const IdModel& model,
+                           ForLoop* loop) {
+  for (const auto& [e, loops] : exprs)
     for (ForLoop* other : loops)
       if (other->parallelType() == loop->parallelType() &&
           !model.areMapped(other->iterDomain(), loop->iterDomain(), IdMappingMode::Exact))
@@ -30,9 +31,10 @@ class DivisibleSplits {
  public:
   DivisibleSplits(const Fusion& ir, const IdModel& model) : model_(model) {
     for (Expr* e : ir.exprs()) {
-      if (!e->isA<LoadStoreOp>()) continue;
-      auto* in = dynamic_cast<TensorView*>(e->input(0));
-      auto* out = e->output(0)->as<TensorView>();
+      auto* copy = dynamic_cast<LoadStoreOp*>(e);
+      if (copy == nullptr) continue;
+      auto* in = dynamic_cast<TensorView*>(copy->in());
+      auto* out = copy->out()->as<TensorView>();
       if (in == nullptr || out->nDims() == 0) continue;
       const bool checked = (in->isFusionInput() && in->getMemoryType() == MemoryType::Global) ||
                            (out->isFusionOutput() && out->getMemoryType() == MemoryType::Global);
@@ -138,7 +140,7 @@ std::pair<IterDomain*, Val*> hoistedBound(IterDomain* id, const IdModel& model,
 // the elements its own guard lets through, which this expr computed from guarded loads.
 // Integer division and modulo are kept guarded (a divisor of 0 is undefined behaviour).
 bool computesRegistersOnly(const Expr* e) {
-  if (e->isA<ReductionOp>() || e->isA<PreprocessGroupedMatmulInputSf>()) return false;
+  if (e->isA<ReductionOp>() || e->isA<RuntimeCall>()) return false;
   auto isRegister = [](const Val* v) {
     auto* ti = dynamic_cast<const TensorIndex*>(v);
     return ti == nullptr || ti->view()->getMemoryType() == MemoryType::Local;
@@ -153,12 +155,33 @@ bool computesRegistersOnly(const Expr* e) {
   return true;
 }
 
-// The thread dimension a block reduction reduces across (Serial for other exprs).
-ParallelType blockReductionDim(const Expr* e) {
-  if (!e->isA<ReductionOp>()) return ParallelType::Serial;
-  for (IterDomain* id : e->output(0)->as<TensorIndex>()->view()->getLoopDomain())
-    if (id->isReduction() && isThreadDim(id->parallelType())) return id->parallelType();
-  return ParallelType::Serial;
+// The compute exprs in the order indexTensors lowered them: the tree's, except that each
+// reduction's init comes right before its reduction (the init sits before the reduction
+// loops, ahead of producers computed inside them). Scalars are numbered as they are created,
+// so building the predicates in this order keeps their names, hence the generated kernels.
+std::vector<Kernel::LoopNested> loweringOrder(std::vector<Kernel::LoopNested> walk) {
+  std::vector<Kernel::LoopNested> order, inits;
+  auto writes = [](const Expr* e, const TensorView* tv) {
+    return std::any_of(e->outputs().begin(), e->outputs().end(),
+                       [&](Val* o) { return o->as<TensorIndex>()->view() == tv; });
+  };
+  for (Kernel::LoopNested& n : walk) {
+    if (n.expr->outputs().size() == 1 && n.expr->output(0)->as<TensorIndex>()->startsReduction()) {
+      inits.push_back(std::move(n));
+      continue;
+    }
+    for (auto it = inits.begin(); it != inits.end();) {
+      if (!writes(n.expr, it->expr->output(0)->as<TensorIndex>()->view())) {
+        ++it;
+        continue;
+      }
+      order.push_back(std::move(*it));
+      it = inits.erase(it);
+    }
+    order.push_back(std::move(n));
+  }
+  MF_ASSERT(inits.empty(), "a reduction init without its reduction");
+  return order;
 }
 
 }  // namespace
@@ -168,61 +191,80 @@ void insertPredicates(Kernel& kernel) {
   FusionGuard fg(&ir);
   IdModel model(ir);
   const DivisibleSplits splits(ir, model);
-  for (Expr* e : kernel.computeOrder()) {
-    const std::vector<ForLoop*>& loops = kernel.loopsOf().at(e);
-    auto* out = e->output(0)->as<TensorIndex>()->view();
-    const IndexMap& walk = kernel.outputIndices().at(e);
-    std::unordered_map<IterDomain*, bool> over = mayOverrun(out, splits);
-    std::unordered_map<IterDomain*, Expr*> use;
-    for (Expr* t : out->domain()->allTransforms())
-      for (Val* in : t->inputs())
-        if (auto* id = dynamic_cast<IterDomain*>(in)) use[id] = t;
+  const std::vector<Kernel::LoopNested> exprs = loweringOrder(kernel.computeExprs());
+  for (const auto& [e, loops] : exprs) {
+    // Every thread of the block (or grid) must reach a collective call: its predicates are
+    // passed in instead of wrapping it.
+    auto* call = dynamic_cast<RuntimeCall*>(e);
+    const bool collective = call != nullptr && call->collectiveScope() != CollectiveScope::None;
     Val* pred = constBool(true);
-    // A block reduction's write predicate: the bounds of the axes its output is indexed by.
-    const ParallelType reduced_dim = blockReductionDim(e);
-    const bool block_reduction = reduced_dim != ParallelType::Serial;
-    Val* write = block_reduction ? constBool(true) : nullptr;
-    // The axes the loops cover: logical, or the padded buffer of a gather-form layout op.
-    // An rfactor tensor's root: its logical axes are split pieces of the root's.
-    const auto& ids =
-        out->domain()->hasRoot() ? out->getMaybeRootDomain() : out->domain()->loopSource();
-    // An init runs outside the reduction loops: it must happen even for an empty reduction.
-    const bool is_init = kernel.reductionInits().count(e) > 0;
-    std::vector<IterDomain*> checked;
-    for (IterDomain* id : ids) {
-      if (id->isBroadcast() || (is_init && id->isReduction())) continue;
-      auto it = over.find(id);
-      if (it != over.end() && !it->second) continue;
-      // An init's loops stop before the reduction loops: keep its checks on its own axes.
-      auto [bound, extent] = is_init ? std::pair<IterDomain*, Val*>(id, id->extent())
-                                     : hoistedBound(id, model, over, splits, use);
-      if (std::find(checked.begin(), checked.end(), bound) != checked.end()) continue;
-      checked.push_back(bound);
-      Val* in_bounds = SimplifyingIrBuilder::lt(indicesInMap(walk, {bound}).front(), extent);
-      pred = SimplifyingIrBuilder::logicalAnd(pred, in_bounds);
-      if (block_reduction && !id->isReduction())
-        write = SimplifyingIrBuilder::logicalAnd(write, in_bounds);
+    // A collective call's write predicate: the bounds of the axes its outputs are indexed by.
+    Val* write = collective ? constBool(true) : nullptr;
+    std::vector<std::string> checks;  // printed, over all outputs
+    for (Val* o : e->outputs()) {
+      auto* ti = o->as<TensorIndex>();
+      TensorView* out = ti->view();
+      const IndexMap& walk = ti->axisIndices();
+      std::unordered_map<IterDomain*, bool> over = mayOverrun(out, splits);
+      std::unordered_map<IterDomain*, Expr*> use;
+      for (Expr* t : out->domain()->allTransforms())
+        for (Val* in : t->inputs())
+          if (auto* id = dynamic_cast<IterDomain*>(in)) use[id] = t;
+      // The axes the loops cover: logical, or the padded buffer of a gather-form layout op.
+      // An rfactor tensor's root: its logical axes are split pieces of the root's.
+      const auto& ids =
+          out->domain()->hasRoot() ? out->getMaybeRootDomain() : out->domain()->loopSource();
+      // An init runs outside the reduction loops: it must happen even for an empty reduction.
+      const bool is_init = ti->startsReduction();
+      std::vector<IterDomain*> checked;
+      for (IterDomain* id : ids) {
+        if (id->isBroadcast() || (is_init && id->isReduction())) continue;
+        auto it = over.find(id);
+        if (it != over.end() && !it->second) continue;
+        // An init's loops stop before the reduction loops: keep its checks on its own axes.
+        auto [bound, extent] = is_init ? std::pair<IterDomain*, Val*>(id, id->extent())
+                                       : hoistedBound(id, model, over, splits, use);
+        if (std::find(checked.begin(), checked.end(), bound) != checked.end()) continue;
+        checked.push_back(bound);
+        Val* in_bounds = SimplifyingIrBuilder::lt(indicesInMap(walk, {bound}).front(), extent);
+        // Sibling outputs, indexed alike, repeat each other's checks.
+        if (e->outputs().size() > 1) {
+          const std::string printed = in_bounds->toInlineString();
+          if (std::find(checks.begin(), checks.end(), printed) != checks.end()) continue;
+          checks.push_back(printed);
+        }
+        pred = SimplifyingIrBuilder::logicalAnd(pred, in_bounds);
+        if (collective && !id->isReduction())
+          write = SimplifyingIrBuilder::logicalAnd(write, in_bounds);
+      }
     }
     for (ForLoop* loop : loops) {
       ParallelType p = loop->parallelType();
-      if ((isThreadDim(p) || isBlockDim(p)) && parallelDimMayOverrun(kernel, model, loop)) {
+      if ((isThreadDim(p) || isBlockDim(p)) && parallelDimMayOverrun(exprs, model, loop)) {
         Val* in_launch = SimplifyingIrBuilder::lt(loop->index(), loop->stop());
         pred = SimplifyingIrBuilder::logicalAnd(pred, in_launch);
-        if (block_reduction && !loop->iterDomain()->isReduction())
+        if (collective && !loop->iterDomain()->isReduction())
           write = SimplifyingIrBuilder::logicalAnd(write, in_launch);
       }
     }
-    if (block_reduction) {
+    if (collective) {
       // One thread updates a shared or global output; each thread its own registers.
-      if (out->getMemoryType() != MemoryType::Local) {
+      const bool shared_output = std::any_of(e->outputs().begin(), e->outputs().end(), [](Val* o) {
+        return o->as<TensorIndex>()->view()->getMemoryType() != MemoryType::Local;
+      });
+      if (shared_output) {
+        const ParallelType across = call->params().across;
         auto tid = std::find_if(loops.begin(), loops.end(),
-                                [&](ForLoop* l) { return l->parallelType() == reduced_dim; });
+                                [&](ForLoop* l) { return l->parallelType() == across; });
+        MF_ASSERT(tid != loops.end(), "{}: no loop over {}", e->toString(), toString(across));
         write = SimplifyingIrBuilder::logicalAnd(
             write, SimplifyingIrBuilder::eq((*tid)->index(), constInt(0)));
       }
-      kernel.inlinePredicates()[e] = {pred, write};
+      call->setPredicates(pred, write);
       continue;
     }
+    const bool is_init =
+        e->outputs().size() == 1 && e->output(0)->as<TensorIndex>()->startsReduction();
     if ((pred->constValue() && asBool(*pred->constValue())) ||
         (!is_init && computesRegistersOnly(e)))
       continue;

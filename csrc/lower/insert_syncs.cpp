@@ -33,31 +33,33 @@ std::vector<Expr*>::iterator statementHolding(Scope& scope, Expr* e, ForLoop* lo
 
 void insertSyncs(Kernel& kernel) {
   Fusion& ir = kernel.ir();
-  const std::vector<Expr*>& order = kernel.computeOrder();
+  const std::vector<Kernel::LoopNested> order = kernel.computeExprs();
   for (size_t w = 0; w < order.size(); ++w) {
-    auto* out =
-        dynamic_cast<TensorIndex*>(order[w]->outputs().empty() ? nullptr : order[w]->output(0));
-    if (out == nullptr || out->view()->getMemoryType() != MemoryType::Shared) continue;
-    const TensorView* tv = out->view();
-    auto reader = std::find_if(order.begin() + w + 1, order.end(),
-                               [&](Expr* e) { return readsShared(e, tv); });
-    if (reader == order.end()) continue;
-    // The loops both are in: the barrier goes into the innermost one, before the statement
-    // holding the reader.
-    const std::vector<ForLoop*>& wl = kernel.loopsOf().at(order[w]);
-    const std::vector<ForLoop*>& rl = kernel.loopsOf().at(*reader);
-    size_t common = 0;
-    while (common < wl.size() && common < rl.size() && wl[common] == rl[common]) ++common;
-    Scope& scope = common == 0 ? kernel.body() : rl[common - 1]->body();
-    auto at = statementHolding(scope, *reader, common < rl.size() ? rl[common] : nullptr);
-    MF_ASSERT(at != scope.exprs().end(), "the reader of {} is not in its scope", tv->toString());
-    scope.exprs().insert(at, IrBuilder::createIn<BlockSync>(&ir));
-    // A serial loop around both runs the write again after this iteration's reads.
-    for (size_t l = common; l-- > 0;) {
-      ParallelType p = rl[l]->parallelType();
-      if (isThreadDim(p) || isBlockDim(p)) continue;
-      rl[l]->body().push_back(IrBuilder::createIn<BlockSync>(&ir));
-      break;
+    for (Val* written : order[w].expr->outputs()) {
+      auto* out = dynamic_cast<TensorIndex*>(written);
+      if (out == nullptr || out->view()->getMemoryType() != MemoryType::Shared) continue;
+      const TensorView* tv = out->view();
+      auto reader =
+          std::find_if(order.begin() + static_cast<std::ptrdiff_t>(w) + 1, order.end(),
+                       [&](const Kernel::LoopNested& r) { return readsShared(r.expr, tv); });
+      if (reader == order.end()) continue;
+      // The loops both are in: the barrier goes into the innermost one, before the statement
+      // holding the reader.
+      const std::vector<ForLoop*>& wl = order[w].loops;
+      const std::vector<ForLoop*>& rl = reader->loops;
+      size_t common = 0;
+      while (common < wl.size() && common < rl.size() && wl[common] == rl[common]) ++common;
+      Scope& scope = common == 0 ? kernel.body() : rl[common - 1]->body();
+      auto at = statementHolding(scope, reader->expr, common < rl.size() ? rl[common] : nullptr);
+      MF_ASSERT(at != scope.exprs().end(), "the reader of {} is not in its scope", tv->toString());
+      scope.exprs().insert(at, IrBuilder::createIn<BlockSync>(&ir));
+      // A serial loop around both runs the write again after this iteration's reads.
+      for (size_t l = common; l-- > 0;) {
+        ParallelType p = rl[l]->parallelType();
+        if (isThreadDim(p) || isBlockDim(p)) continue;
+        rl[l]->body().push_back(IrBuilder::createIn<BlockSync>(&ir));
+        break;
+      }
     }
   }
 }

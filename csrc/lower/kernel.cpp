@@ -15,15 +15,40 @@ void Kernel::setIndexType(DataType t) {
   index_type_ = t;
 }
 
-ReductionOp* Kernel::groupedReduction(const ForLoop* loop,
+namespace {
+
+void walk(const Scope& scope, std::vector<ForLoop*>& loops, std::vector<Kernel::LoopNested>& out) {
+  for (Expr* e : scope.exprs()) {
+    if (auto* loop = dynamic_cast<ForLoop*>(e)) {
+      loops.push_back(loop);
+      walk(loop->body(), loops, out);
+      loops.pop_back();
+    } else if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
+      walk(ite->thenBody(), loops, out);
+    } else if (!e->isA<Allocate>() && !e->isA<BlockSync>()) {
+      out.push_back({e, loops});
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Kernel::LoopNested> Kernel::computeExprs() const {
+  std::vector<LoopNested> out;
+  std::vector<ForLoop*> loops;
+  walk(body_, loops, out);
+  return out;
+}
+
+RuntimeCall* Kernel::groupedReduction(const ForLoop* loop,
                                       std::vector<const ForLoop*>& group) const {
   if (!loop->isSerial() || loop->iterDomain()->isReduction() || loop->body().exprs().size() != 1)
     return nullptr;
   group.push_back(loop);
   Expr* body = loop->body().exprs().front();
   if (auto* inner = dynamic_cast<ForLoop*>(body)) return groupedReduction(inner, group);
-  auto* red = dynamic_cast<ReductionOp*>(body);
-  return red != nullptr && inline_predicates_.count(red) ? red : nullptr;
+  auto* call = dynamic_cast<RuntimeCall*>(body);
+  return call != nullptr && call->isAllReduce() ? call : nullptr;
 }
 
 Val* Kernel::sizeOf(TensorView* tv, int64_t axis) {
@@ -64,12 +89,13 @@ class KernelPrinter final : public KirVisitor {
   }
   void line(const Statement* s) {
     os_ << std::string(2 * depth_, ' ') << s->toString();
-    // A block reduction's predicates are arguments of its call, not a guard around it.
-    const auto& inline_predicates = kernel_.inlinePredicates();
-    if (auto it = inline_predicates.find(dynamic_cast<const Expr*>(s));
-        it != inline_predicates.end())
-      os_ << fmt::format(" (read: {}, write: {})", it->second.read->toInlineString(),
-                         it->second.write->toInlineString());
+    // What lowering recorded on a write that changes the code printed for it.
+    if (auto* e = dynamic_cast<const Expr*>(s))
+      for (Val* out : e->outputs())
+        if (auto* ti = dynamic_cast<TensorIndex*>(out); ti != nullptr && ti->anyNaNBits())
+          os_ << (e->outputs().size() == 1
+                      ? std::string(" (any NaN bits)")
+                      : fmt::format(" (any NaN bits: T{})", ti->view()->name()));
     os_ << "\n";
   }
 

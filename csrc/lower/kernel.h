@@ -7,8 +7,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "ir/fusion.h"
@@ -16,12 +14,6 @@
 #include "lower/kernel_summary.h"
 
 namespace mf {
-
-class ReductionOp;
-
-//! The index of each IterDomain reached by walking a tensor's loop indices back through its
-//! split/merge history (lower/index_compute.h).
-using IndexMap = std::unordered_map<IterDomain*, Val*>;
 
 class Kernel {
  public:
@@ -38,42 +30,22 @@ class Kernel {
   DataType indexType() const { return index_type_; }
   void setIndexType(DataType t);
 
-  //! The loops around each tensor expr, outermost first (set by generateLoopNests).
-  std::unordered_map<Expr*, std::vector<ForLoop*>>& loopsOf() { return loops_of_; }
-  //! The tensor exprs in emission order (iterate this, not the maps, for stable output).
-  std::vector<Expr*>& computeOrder() { return compute_order_; }
-  //! Lowered copies (set by indexTensors) that are whole-vector copies, with their width.
-  std::unordered_map<const Expr*, int64_t>& vectorWidth() { return vector_width_; }
-  const std::unordered_map<const Expr*, int64_t>& vectorWidth() const { return vector_width_; }
-  //! The index of every axis of each lowered expr's output that the walk back from its loop
-  //! indices reaches: loop, split/merge, logical (and root, for an rfactor tensor) axes (set
-  //! by indexTensors, read by insertPredicates). For a whole-vector copy: the indices of the
-  //! vector's first element.
-  std::unordered_map<const Expr*, IndexMap>& outputIndices() { return output_indices_; }
-  //! The lowered `acc = init` stores that start each reduction (set by indexTensors, which
-  //! places them before the first reduction loop, inside loops of their own over iteration
-  //! axes nested in the reduction loops): predicates skip their reduction axes.
-  std::unordered_set<const Expr*>& reductionInits() { return reduction_inits_; }
-  //! Block reductions (set by insertPredicates): every thread must reach the call, so its
-  //! predicates are passed in instead of wrapping it: `read` selects the input or the identity,
-  //! `write` guards the update of the output.
-  struct InlinePredicates {
-    Val* read;
-    Val* write;
+  //! A compute expr of the tree (not a loop, guard, allocation or barrier) and the loops
+  //! around it, outermost first.
+  struct LoopNested {
+    Expr* expr;
+    std::vector<ForLoop*> loops;
   };
-  std::unordered_map<const Expr*, InlinePredicates>& inlinePredicates() {
-    return inline_predicates_;
-  }
-  const std::unordered_map<const Expr*, InlinePredicates>& inlinePredicates() const {
-    return inline_predicates_;
-  }
-  //! The block reduction that `loop` groups, or null: a serial loop over an iteration axis
-  //! nested inside the block reduction's thread-bound reduction axis (the vector of an outer
-  //! reduction: validateSchedule requires a constant extent), whose body is the reduction or
-  //! another such loop. `group` receives the loops, outermost first. One runtime call
-  //! reduces all their values (codegen): fewer barriers, and a grid reduction must be called
-  //! once (the blocks that do not finish it return).
-  ReductionOp* groupedReduction(const ForLoop* loop, std::vector<const ForLoop*>& group) const;
+  //! The compute exprs in emission order: a walk of the tree, so a pass that moves or
+  //! replaces an expr keeps it true without bookkeeping.
+  std::vector<LoopNested> computeExprs() const;
+  //! The all-reduce call that `loop` groups, or null: a serial loop over an iteration axis
+  //! nested inside the call's thread-bound reduction axis (the vector of an outer reduction:
+  //! validateSchedule requires a constant extent), whose body is the call or another such
+  //! loop. `group` receives the loops, outermost first. One runtime call reduces all their
+  //! values (codegen): fewer barriers, and a grid reduction must be called once (the blocks
+  //! that do not finish it return).
+  RuntimeCall* groupedReduction(const ForLoop* loop, std::vector<const ForLoop*>& group) const;
   //! Parameters, launch, vectorized accesses, error flag (set by analyzeKernel).
   KernelSummary& summary() { return summary_; }
   const KernelSummary& summary() const { return summary_; }
@@ -89,12 +61,6 @@ class Kernel {
   std::unique_ptr<Fusion> ir_;
   Scope body_;
   DataType index_type_ = DataType::Int64;
-  std::unordered_map<Expr*, std::vector<ForLoop*>> loops_of_;
-  std::vector<Expr*> compute_order_;
-  std::unordered_map<const Expr*, int64_t> vector_width_;
-  std::unordered_map<const Expr*, IndexMap> output_indices_;
-  std::unordered_set<const Expr*> reduction_inits_;
-  std::unordered_map<const Expr*, InlinePredicates> inline_predicates_;
   KernelSummary summary_;
   std::map<std::pair<const TensorView*, int64_t>, Val*> named_;
 };

@@ -32,7 +32,7 @@ void analyzeKernel(Kernel& kernel);
 //! no such order exists (a tensor outside a shared loop both reads from and feeds it) is a
 //! UserError.
 //!   T2 = T0 + T1 (T2 ca_pos 1), T3 = exp(T2)  ->  FOR i0: { FOR i1: T2 = ..; FOR i2: T3 = .. }
-//! Needs: nothing. Guarantees: body holds ForLoops; loopsOf() maps each expr to its loops.
+//! Needs: nothing. Guarantees (LoopNests): each expr sits in its loops (Kernel::computeExprs).
 void generateLoopNests(Kernel& kernel);
 
 //! Declares register buffers: an Allocate for every non-global tensor, placed in the scope
@@ -50,8 +50,13 @@ void insertAllocations(Kernel& kernel);
 //!   T3 = exp(T2)  ->  T3[i0 * T3.stride[0] + i1] = exp(T2[i1])
 //!   T1 = neg(T0), T0 contiguous, [i0 * i1] merged  ->  T1[i] = neg(T0[i])
 //!   T1[r0, i1] = sum(T0)  ->  FOR i1: T1[i1] = 0; FOR r0: FOR i1: T1[i1] = T1[i1] + T0[..]
-//! Needs: generateLoopNests. Guarantees: no TensorView operand left in compute exprs;
-//! kernel.outputIndices() holds each expr's walk.
+//! A reduction across threads becomes a RuntimeCall of the runtime's block or grid
+//! all-reduce, the layout op one of its scatter or gather function (ir/kernel_ir.h):
+//!   T1[i0] = sum(T0) over rthreadIdx.x -> T1[i5] = call BlockAllReduce mf_blockAllReduceX(..)
+//! Each output TensorIndex records the walk (axisIndices), the vector width of a whole-vector
+//! copy, whether it starts a reduction, and whether its NaN bits may be any (lower/nan_bits.h).
+//! Needs: generateLoopNests. Guarantees (OperandsIndexed): no TensorView operand or output
+//! left in compute exprs.
 void indexTensors(Kernel& kernel);
 
 //! Guards every compute expr with `index < extent` for each logical axis its loops may overrun
@@ -62,7 +67,12 @@ void indexTensors(Kernel& kernel);
 //! A split divides when constant extents say so or when it is the vector split of a
 //! vectorized copy of a fusion input or output, which the executor checks at launch. Exprs
 //! computing registers from registers are not guarded; constant-true predicates are dropped.
+//! A collective RuntimeCall (every thread of the block or grid must reach it) is never wrapped:
+//! the predicate becomes its read predicate, the iteration-axis part (and thread 0, for a
+//! shared or global output) its write predicate.
 //!   T3[..] = .. -> IF (i0 * 128 + tid) < T3.size[0]: T3[..] = ..
+//! Needs: indexTensors. Guarantees (PredicatesInserted): every collective call has its
+//! predicates and sits under no guard.
 void insertPredicates(Kernel& kernel);
 
 //! Inserts a BlockSync between each write of a shared-memory tensor and its first read

@@ -1,5 +1,7 @@
 #include "lower/pipeline.h"
 
+#include <fmt/ranges.h>
+
 #include <chrono>
 #include <ostream>
 
@@ -9,15 +11,16 @@
 namespace mf {
 
 const std::vector<PassEntry>& loweringPasses() {
+  using enum KernelGuarantee;
   // clang-format off
   static const std::vector<PassEntry> passes = {
-      {"validateSchedule",  validateSchedule},
-      {"analyzeKernel",     analyzeKernel},
-      {"generateLoopNests", generateLoopNests},
-      {"insertAllocations", insertAllocations},
-      {"indexTensors",      indexTensors},
-      {"insertPredicates",  insertPredicates},
-      {"insertSyncs",       insertSyncs},
+      {"validateSchedule",  validateSchedule,  None},
+      {"analyzeKernel",     analyzeKernel,     None},
+      {"generateLoopNests", generateLoopNests, LoopNests},
+      {"insertAllocations", insertAllocations, None},
+      {"indexTensors",      indexTensors,      OperandsIndexed},
+      {"insertPredicates",  insertPredicates,  PredicatesInserted},
+      {"insertSyncs",       insertSyncs,       None},
   };
   // clang-format on
   return passes;
@@ -25,23 +28,70 @@ const std::vector<PassEntry>& loweringPasses() {
 
 namespace {
 
-void verifyScope(const Kernel& kernel, const Scope& scope, bool indexed) {
-  for (Expr* e : scope.exprs()) {
-    MF_ASSERT(e->fusion() == &kernel.ir(), "kernel IR node from another container");
-    if (auto* loop = dynamic_cast<ForLoop*>(e)) {
-      MF_ASSERT(loop->index()->kind() == ValKind::Scalar, "loop index is not a scalar");
-      verifyScope(kernel, loop->body(), indexed);
-    } else if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
-      MF_ASSERT(ite->cond()->dtype() == DataType::Bool, "predicate is not Bool");
-      verifyScope(kernel, ite->thenBody(), indexed);
-    } else if (indexed && !e->isA<Allocate>() && !e->isA<BlockSync>()) {
-      for (Val* v : e->inputs())
-        MF_ASSERT(v->kind() != ValKind::TensorView, "unindexed operand in {}", e->toString());
-      MF_ASSERT(e->output(0)->kind() == ValKind::TensorIndex, "unindexed output in {}",
-                e->toString());
+class Verifier {
+ public:
+  Verifier(const Kernel& kernel, KernelGuarantee guarantees)
+      : kernel_(kernel), guarantees_(guarantees) {}
+
+  std::vector<std::string> run() {
+    scope(kernel_.body(), /*loops=*/0, /*guarded=*/false);
+    return std::move(problems_);
+  }
+
+ private:
+  template <typename... Args>
+  void problem(fmt::format_string<Args...> f, Args&&... args) {
+    problems_.push_back(fmt::format(f, std::forward<Args>(args)...));
+  }
+
+  void scope(const Scope& s, int loops, bool guarded) {
+    for (Expr* e : s.exprs()) {
+      if (e->fusion() != &kernel_.ir()) problem("kernel IR node from another container");
+      if (auto* loop = dynamic_cast<ForLoop*>(e)) {
+        if (loop->index()->kind() != ValKind::Scalar) problem("loop index is not a scalar");
+        scope(loop->body(), loops + 1, guarded);
+      } else if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
+        if (ite->cond()->dtype() != DataType::Bool) problem("predicate is not Bool");
+        scope(ite->thenBody(), loops, /*guarded=*/true);
+      } else if (!e->isA<Allocate>() && !e->isA<BlockSync>()) {
+        compute(e, loops, guarded);
+      }
     }
   }
-}
+
+  void compute(Expr* e, int loops, bool guarded) {
+    if (has(guarantees_, KernelGuarantee::LoopNests)) {
+      // The loops were built from the first output's loop domain; a reduction's init runs
+      // outside the reduction loops.
+      auto* out = dynamic_cast<TensorView*>(e->output(0));
+      auto* ti = dynamic_cast<TensorIndex*>(e->output(0));
+      if (ti != nullptr && !ti->startsReduction()) out = ti->view();
+      if (out != nullptr && out->nDims() > loops)
+        problem("{} sits in {} loops, its output has {} loop axes", e->toString(), loops,
+                out->nDims());
+    }
+    if (has(guarantees_, KernelGuarantee::OperandsIndexed)) {
+      for (Val* v : e->inputs())
+        if (v->kind() == ValKind::TensorView)
+          problem("unindexed operand {} in {}", v->toString(), e->toString());
+      for (Val* v : e->outputs())
+        if (v->kind() != ValKind::TensorIndex)
+          problem("unindexed output {} in {}", v->toString(), e->toString());
+    }
+    auto* call = dynamic_cast<RuntimeCall*>(e);
+    if (call == nullptr || call->collectiveScope() == CollectiveScope::None) return;
+    if (has(guarantees_, KernelGuarantee::PredicatesInserted)) {
+      if (call->readPredicate() == nullptr || call->writePredicate() == nullptr)
+        problem("collective call without its read and write predicates: {}", e->toString());
+      if (guarded)
+        problem("collective call under a guard (not every thread reaches it): {}", e->toString());
+    }
+  }
+
+  const Kernel& kernel_;
+  KernelGuarantee guarantees_;
+  std::vector<std::string> problems_;
+};
 
 std::unique_ptr<Kernel> run(const Fusion& fusion, std::string_view last,
                             const LowerOptions& options) {
@@ -51,14 +101,14 @@ std::unique_ptr<Kernel> run(const Fusion& fusion, std::string_view last,
   auto kernel = std::make_unique<Kernel>(fusion);
   kernel->setIndexType(options.index_type);
   std::string before = isDumpEnabled(DumpOption::PassIr) ? kernel->toString() : "";
-  bool indexed = false;
+  KernelGuarantee guarantees = KernelGuarantee::None;
   for (const PassEntry& pass : loweringPasses()) {
     auto start = std::chrono::steady_clock::now();
     pass.run(*kernel);
     double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    indexed = indexed || pass.name == "indexTensors";
-    if (options.verify) verifyKernel(*kernel, indexed);
+    guarantees = guarantees | pass.guarantees;
+    if (options.verify) verifyKernel(*kernel, guarantees);
     if (isDumpEnabled(DumpOption::PassTiming))
       dumpStream() << fmt::format("pass {:<18} {:8.3f} ms\n", pass.name, ms);
     if (isDumpEnabled(DumpOption::PassIr)) {
@@ -76,8 +126,23 @@ std::unique_ptr<Kernel> run(const Fusion& fusion, std::string_view last,
 
 }  // namespace
 
-void verifyKernel(const Kernel& kernel, bool indexed) {
-  verifyScope(kernel, kernel.body(), indexed);
+KernelGuarantee guaranteesAfter(std::string_view last) {
+  KernelGuarantee guarantees = KernelGuarantee::None;
+  for (const PassEntry& pass : loweringPasses()) {
+    guarantees = guarantees | pass.guarantees;
+    if (pass.name == last) break;
+  }
+  return guarantees;
+}
+
+std::vector<std::string> kernelIrProblems(const Kernel& kernel, KernelGuarantee guarantees) {
+  return Verifier(kernel, guarantees).run();
+}
+
+void verifyKernel(const Kernel& kernel, KernelGuarantee guarantees) {
+  const std::vector<std::string> problems = kernelIrProblems(kernel, guarantees);
+  MF_ASSERT(problems.empty(), "invalid kernel IR: {}\n{}", fmt::join(problems, "; "),
+            kernel.toString());
 }
 
 std::unique_ptr<Kernel> lowerFusion(const Fusion& fusion, const LowerOptions& options) {

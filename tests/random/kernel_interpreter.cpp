@@ -288,9 +288,9 @@ class Interpreter {
         allocate(a, active);
       } else if (e->isA<BlockSync>()) {
         barrier(active, "__syncthreads()");
-      } else if (auto* r = dynamic_cast<ReductionOp*>(e);
-                 r && kernel_.inlinePredicates().count(r)) {
-        runCrossThreadReduction(r, active);
+      } else if (auto* call = dynamic_cast<RuntimeCall*>(e)) {
+        if (!call->isAllReduce()) throw Unsupported();
+        runAllReduce(call, active);
       } else {
         for (Thread* t : active) {
           current_ = t;
@@ -361,19 +361,21 @@ class Interpreter {
       throw std::runtime_error(fmt::format("{} reached by part of a block only", what));
   }
 
-  // A block or grid all-reduce (emitBlockReduction): every thread gives its value (the
-  // identity where the read predicate fails), the threads that differ only in the reduced
-  // parallel dimensions combine theirs, and the writers fold the result into the output.
-  // After a grid reduction only the last block of each column goes on (the others return
-  // once the group of values reduced in one call is done).
-  void runCrossThreadReduction(ReductionOp* r, const std::vector<Thread*>& active) {
-    const Kernel::InlinePredicates& preds = kernel_.inlinePredicates().at(r);
-    const DataType compute = computeType(r->out()->dtype());
-    std::set<ParallelType> reduced;
-    for (IterDomain* id : r->out()->as<TensorIndex>()->view()->getLoopDomain())
-      if (id->isReduction() && (isThreadDim(id->parallelType()) || isBlockDim(id->parallelType())))
-        reduced.insert(id->parallelType());
-    const bool grid = std::any_of(reduced.begin(), reduced.end(), isBlockDim);
+  // A block or grid all-reduce call (codegen's emitAllReduce): every thread gives its value
+  // (the identity where the read predicate fails), the threads that differ only in the
+  // reduced parallel dimensions (the call's thread dimension, and blockIdx.y for a grid
+  // all-reduce) combine theirs, and the writers fold the result into the output. After a grid
+  // reduction only the last block of each column goes on (the others return once the group of
+  // values reduced in one call is done).
+  void runAllReduce(RuntimeCall* call, const std::vector<Thread*>& active) {
+    Val* out = call->output(0);
+    const BinaryOpType combine = call->params().combine;
+    const DataType compute = computeType(out->dtype());
+    const bool grid = call->collectiveScope() == CollectiveScope::Grid;
+    std::set<ParallelType> reduced = {call->params().across};
+    if (grid) reduced.insert(ParallelType::BIDy);
+    if (call->readPredicate() == nullptr)
+      throw std::runtime_error("an all-reduce call without its predicates: " + call->toString());
     if (grid) {
       std::vector<Thread*> everyone;
       for (Thread& t : threads_)
@@ -389,19 +391,20 @@ class Interpreter {
         if (!reduced.count(d.type)) k.push_back(t->coordinate.at(d.type));
       return k;
     };
-    const ScalarValue init = castScalar(eval(r->init()), compute);
+    const ScalarValue init = castScalar(eval(call->operand(CallOperand::Init)), compute);
+    Val* in = call->operand(CallOperand::In);
     std::map<std::vector<int64_t>, ScalarValue> results;
     for (Thread* t : active) {
       current_ = t;
-      const ScalarValue x = asBool(eval(preds.read)) ? castScalar(read(r->in()), compute) : init;
+      const ScalarValue x =
+          asBool(eval(call->readPredicate())) ? castScalar(read(in), compute) : init;
       ScalarValue& acc = results.try_emplace(key(t), init).first->second;
-      acc = evalBinary(r->opType(), compute, compute, acc, x);
+      acc = evalBinary(combine, compute, compute, acc, x);
     }
     for (Thread* t : active) {
       current_ = t;
-      if (!asBool(eval(preds.write))) continue;
-      write(r->out(), evalBinary(r->opType(), r->out()->dtype(), compute, read(r->out()),
-                                 results.at(key(t))));
+      if (!asBool(eval(call->writePredicate()))) continue;
+      write(out, evalBinary(combine, out->dtype(), compute, read(out), results.at(key(t))));
     }
     if (grid) scheduleGridExit(active);
   }
@@ -439,10 +442,9 @@ class Interpreter {
   void runExpr(Expr* e) {
     const DataType out = e->output(0)->dtype();
     if (auto* op = dynamic_cast<LoadStoreOp*>(e)) {
-      auto width = kernel_.vectorWidth().find(op);
-      if (width == kernel_.vectorWidth().end())
-        return write(op->out(), castScalar(read(op->in()), out));
-      for (int64_t k = 0; k < width->second; ++k) {
+      const int64_t width = op->out()->as<TensorIndex>()->vectorWidth();
+      if (width == 1) return write(op->out(), castScalar(read(op->in()), out));
+      for (int64_t k = 0; k < width; ++k) {
         const ScalarValue v = access(op->in()->as<TensorIndex>(), k, nullptr);
         access(op->out()->as<TensorIndex>(), k, &v);
       }

@@ -193,8 +193,9 @@ TEST(LowerReduction, BlockReductionNeedsWholeWarps) {
                   "rthreadIdx.x5{48} must have a constant extent that is a multiple of 32")));
 }
 
-// A block reduction is not wrapped in a predicate (all threads reach its barriers): its read
-// predicate selects the input or the identity, and thread 0 writes the global result.
+// A block reduction is a call of the runtime's all-reduce, not wrapped in a predicate (all
+// threads reach its barriers): its read predicate selects the input or the identity, and
+// thread 0 writes the global result.
 TEST(LowerReduction, BlockReductionPredicatesAreInline) {
   Fusion fusion;
   FusionGuard fg(&fusion);
@@ -209,7 +210,7 @@ TEST(LowerReduction, BlockReductionPredicatesAreInline) {
     T1[i5] = set(0.0)
     FOR i6 in rS4{ceilDiv(i1, 64)}:
       FOR ((mf_index_t)threadIdx.x) in rthreadIdx.x5{64}:
-        T1[i5] = reduction(T0[( ( i5 * T0.stride[0] ) + ( ( i6 * 64 ) + ((mf_index_t)threadIdx.x) ) )], op = add, initial = 0.0) (read: ( ( ( i6 * 64 ) + ((mf_index_t)threadIdx.x) ) < i1 ), write: ( ((mf_index_t)threadIdx.x) == 0 ))
+        T1[i5] = call BlockAllReduce mf_blockAllReduceX(in = T0[( ( i5 * T0.stride[0] ) + ( ( i6 * 64 ) + ((mf_index_t)threadIdx.x) ) )], init = 0.0, op = add, across = threadIdx.x) (read: ( ( ( i6 * 64 ) + ((mf_index_t)threadIdx.x) ) < i1 ), write: ( ((mf_index_t)threadIdx.x) == 0 ))
 } // %kernel
 )"));
   std::unique_ptr<Kernel> kernel = lowerFusion(fusion, {});
@@ -295,7 +296,7 @@ TEST(LowerReduction, GroupedBlockReduction) {
           IF ( ( ( i11 * 8 ) + ((mf_index_t)threadIdx.y) ) < i0 ):
             T2[i12] = reduction(T0[( ( ( ( i11 * 8 ) + ((mf_index_t)threadIdx.y) ) * T0.stride[0] ) + ( ( ((mf_index_t)threadIdx.x) * 4 ) + i12 ) )], op = add, initial = 0.0)
       FOR i13 in iS5{4}:
-        T1[( ( ((mf_index_t)threadIdx.x) * 4 ) + i13 )] = reduction(T2[i13], op = add, initial = 0.0) (read: true, write: ( ((mf_index_t)threadIdx.y) == 0 ))
+        T1[( ( ((mf_index_t)threadIdx.x) * 4 ) + i13 )] = call BlockAllReduce mf_blockAllReduceY(in = T2[i13], init = 0.0, op = add, across = threadIdx.y) (read: true, write: ( ((mf_index_t)threadIdx.y) == 0 ))
 } // %kernel
 )"));
   // One call for the 4 values: gathered and scattered in the group's loop, same index.
