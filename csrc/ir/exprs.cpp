@@ -173,9 +173,7 @@ PreprocessGroupedMatmulInputSf::PreprocessGroupedMatmulInputSf(Fusion* f, std::v
                                                                BlockScalingFactorLayout layout)
     : Expr(f, ExprKind::PreprocessGroupedMatmulInputSf, std::move(ins), std::move(outs)),
       layout_(layout) {
-  // Lowered copies carry the element's logical (row, col) or its flat position (isGatherForm).
-  MF_ASSERT(inputs().size() >= 5 && inputs().size() <= 7 && outputs().size() == 1,
-            "layout op arity");
+  MF_ASSERT(inputs().size() == 5 && outputs().size() == 1, "layout op arity");
 }
 Expr* PreprocessGroupedMatmulInputSf::newObject(Fusion* f, std::vector<Val*> ins,
                                                 std::vector<Val*> outs) const {

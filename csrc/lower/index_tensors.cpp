@@ -6,6 +6,7 @@
 #include "ir/exprs.h"
 #include "ir/id_model.h"
 #include "ir/logical_domain_map.h"
+#include "ir/op_traits.h"
 #include "lower/index_compute.h"
 #include "lower/nan_bits.h"
 #include "lower/passes.h"
@@ -232,8 +233,8 @@ void indexTensors(Kernel& kernel) {
       auto* p = dynamic_cast<TensorView*>(v);
       if (p == nullptr) {
         ins.push_back(v);
-      } else if (layout && v != layout->in()) {
-        // Offsets are read whole by the runtime function: pass the base pointer.
+      } else if (readsOperandWhole(e, v)) {
+        // Operands the runtime function reads whole (the layout op's offsets): the base pointer.
         ins.push_back(IrBuilder::create<TensorIndex>(p, constInt(0)));
       } else {
         std::optional<std::vector<Val*>> shared = sharedLoopIndices(model, p, out, loop_indices);
