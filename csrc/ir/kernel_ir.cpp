@@ -37,4 +37,15 @@ Expr* Allocate::newObject(Fusion*, std::vector<Val*>, std::vector<Val*>) const {
   MF_ASSERT(false, "kernel IR allocations are not cloned");
 }
 
+ScalarDef::ScalarDef(Fusion* fusion, Val* value)
+    : Expr(fusion, ExprKind::ScalarDef, {}, {}), value_(value) {}
+
+Expr* ScalarDef::newObject(Fusion*, std::vector<Val*>, std::vector<Val*>) const {
+  MF_ASSERT(false, "kernel IR scalar declarations are not cloned");
+}
+
+std::string ScalarDef::toString() const {
+  return fmt::format("LET {} = {}", value_->toString(), value_->toInlineString());
+}
+
 }  // namespace mf

@@ -28,7 +28,8 @@
   X(ForLoop)                       \
   X(IfThenElse)                    \
   X(Allocate)                      \
-  X(BlockSync)
+  X(BlockSync)                     \
+  X(ScalarDef)
 
 // Every kind; the kind enums cover both lists.
 #define MF_FOR_ALL_VALS(X) MF_FOR_ALL_FUSION_VALS(X) MF_FOR_ALL_KERNEL_VALS(X)

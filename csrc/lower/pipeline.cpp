@@ -18,6 +18,7 @@ const std::vector<PassEntry>& loweringPasses() {
       {"indexTensors",      indexTensors},
       {"insertPredicates",  insertPredicates},
       {"insertSyncs",       insertSyncs},
+      {"hoistCommonScalars", hoistCommonScalars},
   };
   // clang-format on
   return passes;
@@ -34,6 +35,8 @@ void verifyScope(const Kernel& kernel, const Scope& scope, bool indexed) {
     } else if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
       MF_ASSERT(ite->cond()->dtype() == DataType::Bool, "predicate is not Bool");
       verifyScope(kernel, ite->thenBody(), indexed);
+    } else if (auto* def = dynamic_cast<ScalarDef*>(e)) {
+      MF_ASSERT(def->value()->definition() != nullptr, "LET of an uncomputed scalar");
     } else if (indexed && !e->isA<Allocate>() && !e->isA<BlockSync>()) {
       for (Val* v : e->inputs())
         MF_ASSERT(v->kind() != ValKind::TensorView, "unindexed operand in {}", e->toString());
