@@ -83,6 +83,7 @@ class CudaPrinter final : public KirVisitor {
     out_ += fmt::format("extern \"C\" __global__ void {}{}({}) {{\n", bounds, name,
                         fmt::join(params, ", "));
     indent_ = 1;
+    // What the block size lets nvcc fold: KernelSummary::assume_block_size says why.
     if (summary.assume_block_size)
       for (const ParallelDimension& dim : summary.parallel_dims)
         if (isThreadDim(dim.type) && dim.constant_size) {
