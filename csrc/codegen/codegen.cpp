@@ -4,13 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <optional>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "ir/dispatch.h"
 #include "ir/exprs.h"
 #include "ir/scalar_ops.h"
+#include "lower/hoist_common_scalars.h"
 #include "support/hash.h"
 
 namespace mf {
@@ -57,22 +56,12 @@ std::string floatLiteral(double v, DataType t) {
 
 class CudaPrinter final : public KirVisitor {
  public:
-  explicit CudaPrinter(const Kernel& kernel) : kernel_(kernel) {
-    for (const KernelParameter& p : kernel.summary().params) {
-      auto* tv = dynamic_cast<TensorView*>(p.val);
-      if (tv == nullptr) continue;
-      const auto logical = TensorDomain::noReductions(tv->getLogicalDomain());
-      for (size_t i = 0; i < logical.size(); ++i) {
-        Val* e = logical[i]->extent();
-        if (!e->isConst() && e->definition() == nullptr)
-          extent_names_.try_emplace(e, fmt::format("T{}.size[{}]", tv->name(), i));
-      }
-    }
-  }
+  explicit CudaPrinter(const Kernel& kernel) : kernel_(kernel), keys_(kernel.summary()) {}
 
   std::string run(const std::string& name) {
+    const KernelSummary& summary = kernel_.summary();
     std::vector<std::string> params;
-    for (const KernelParameter& p : kernel_.summary().params) {
+    for (const KernelParameter& p : summary.params) {
       if (p.kind == KernelParameter::Kind::ErrorFlag) {
         params.push_back("int* mf_error");
       } else if (p.kind == KernelParameter::Kind::GridWork) {
@@ -88,13 +77,20 @@ class CudaPrinter final : public KirVisitor {
         params.push_back(fmt::format("{} {}", cudaTypeName(p.val->dtype()), p.val->toString()));
       }
     }
-    const std::optional<int64_t> threads = constantBlockThreads();
-    const std::string bounds =
-        threads ? fmt::format("__launch_bounds__({}) ", *threads) : std::string();
+    const std::string bounds = summary.block_threads
+                                   ? fmt::format("__launch_bounds__({}) ", *summary.block_threads)
+                                   : std::string();
     out_ += fmt::format("extern \"C\" __global__ void {}{}({}) {{\n", bounds, name,
                         fmt::join(params, ", "));
     indent_ = 1;
-    emitBlockSizeAssumptions();
+    // What the block size lets nvcc fold: KernelSummary::assume_block_size says why.
+    if (summary.assume_block_size)
+      for (const ParallelDimension& dim : summary.parallel_dims)
+        if (isThreadDim(dim.type) && dim.constant_size) {
+          line(fmt::format("__builtin_assume({} < {});", toString(dim.type), *dim.constant_size));
+          const char axis = toString(dim.type).back();  // threadIdx.x: blockDim.x
+          line(fmt::format("__builtin_assume(blockDim.{} == {});", axis, *dim.constant_size));
+        }
     emitScope(kernel_.body().exprs());
     out_ += "}\n";
     return out_;
@@ -103,162 +99,29 @@ class CudaPrinter final : public KirVisitor {
  private:
   void line(const std::string& s) { out_ += std::string(2 * indent_, ' ') + s + "\n"; }
 
-  // A kernel with a block reduction has constant thread extents (validateSchedule), and the
-  // launch's block is their largest. Saying so lets nvcc fold `(i * 128 + threadIdx.x) / 128`
-  // to `i`: a register array read at such an index (a persistent buffer read by another
-  // loop over the row) then stays in registers instead of local memory. The block size
-  // itself makes the runtime's loops over warps (mf_blockAllReduceX) constant and unrolled.
-  void emitBlockSizeAssumptions() {
-    bool block_reduction = false;
-    for (TensorView* tv : kernel_.ir().allTvs())
-      for (IterDomain* id : tv->getLoopDomain())
-        block_reduction |= id->isReduction() && id->parallelType() == ParallelType::TIDx;
-    if (!block_reduction) return;
-    for (const ParallelDimension& dim : kernel_.summary().parallel_dims)
-      if (std::optional<int64_t> size = constantThreadExtent(dim)) {
-        line(fmt::format("__builtin_assume({} < {});", toString(dim.type), *size));
-        const char axis = toString(dim.type).back();  // threadIdx.x: blockDim.x
-        line(fmt::format("__builtin_assume(blockDim.{} == {});", axis, *size));
-      }
-  }
-
-  // The launch size of a thread dimension whose extents are all constants (their largest),
-  // or nullopt (a block dimension, or a symbolic extent).
-  static std::optional<int64_t> constantThreadExtent(const ParallelDimension& dim) {
-    if (!isThreadDim(dim.type)) return std::nullopt;
-    int64_t size = 1;
-    for (Val* e : dim.extents) {
-      if (!e->isConst()) return std::nullopt;
-      size = std::max(size, *e->constInt());
-    }
-    return size;
-  }
-
-  // The block's thread count when every thread dimension's extents are constants (then the
-  // launch's block is their largest; an unused dimension counts 1), and the kernel binds at
-  // least one (a kernel without thread axes gets no bound). Emitted as
-  // __launch_bounds__, so that ptxas keeps the registers per thread within what that many
-  // threads may use: without it a 512-thread outer reduction grouping several values per
-  // thread was compiled to more registers than 512 threads have, and failed to launch
-  // (random fusion seed 4327 on the H200).
-  std::optional<int64_t> constantBlockThreads() const {
-    int64_t threads = 1;
-    bool any = false;
-    for (const ParallelDimension& dim : kernel_.summary().parallel_dims) {
-      if (!isThreadDim(dim.type)) continue;
-      std::optional<int64_t> size = constantThreadExtent(dim);
-      if (!size) return std::nullopt;
-      threads *= *size;
-      any = true;
-    }
-    if (!any) return std::nullopt;
-    return threads;
-  }
-
-  // One C++ block: its common scalars, then its statements. Names hoisted inside it go out of
-  // scope with it.
+  // One C++ block. The scalars it declares (hoistCommonScalars) go out of scope with it.
   void emitScope(const std::vector<Expr*>& exprs) {
-    std::unordered_map<std::string, std::string> outer = hoisted_;
-    hoistCommonScalars(exprs);
+    std::unordered_map<std::string, std::string> outer = declared_;
     for (Expr* e : exprs) dispatch(e);
-    hoisted_ = std::move(outer);
+    declared_ = std::move(outer);
   }
 
-  // A computed scalar (index or predicate math) seen in a block, by its printed form: equal
-  // text is an equal value, since every name in it is one variable of the kernel.
-  struct Candidate {
-    std::string key;
-    Val* val;
-    int uses;
-    bool available;  // reads no index of a loop opened inside the block
-  };
-
-  // Declares, before a block's first statement, each computed scalar used more than once in
-  // it (nested blocks included) whose loop indices are all open there: `const mf_index_t
-  // i12 = ...;` (nvFuser's allocateCommonScalars), so index and predicate math is computed
-  // once and generated kernels read like hand-written ones. Subexpressions come first.
-  void hoistCommonScalars(const std::vector<Expr*>& exprs) {
-    std::vector<Candidate> found;  // post-order: subexpressions before their users
-    std::unordered_map<std::string, size_t> position;
-    std::unordered_set<const Val*> closed;  // indices of loops opened inside the block
-    for (Expr* e : exprs) collectExpr(e, closed, found, position);
-    for (const Candidate& c : found) {
-      if (c.uses < 2 || !c.available) continue;
-      line(fmt::format("const {} {} = {};", cudaTypeName(c.val->dtype()), c.val->toString(),
-                       scalar(c.val)));
-      hoisted_[c.key] = c.val->toString();
-    }
+  void handle(ScalarDef* def) override {
+    Val* v = def->value();
+    line(fmt::format("const {} {} = {};", cudaTypeName(v->dtype()), v->toString(), scalar(v)));
+    declared_[keys_.key(v)] = v->toString();
   }
 
-  void collectExpr(Expr* e, std::unordered_set<const Val*>& closed, std::vector<Candidate>& found,
-                   std::unordered_map<std::string, size_t>& position) {
-    auto visit = [&](Val* v) { collectVal(v, closed, found, position); };
-    if (auto* loop = dynamic_cast<ForLoop*>(e)) {
-      visit(loop->stop());
-      if (loop->isSerial()) closed.insert(loop->index());
-      for (Expr* b : loop->body().exprs()) collectExpr(b, closed, found, position);
-      if (loop->isSerial()) closed.erase(loop->index());
-    } else if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
-      visit(ite->cond());
-      for (Expr* b : ite->thenBody().exprs()) collectExpr(b, closed, found, position);
-    } else if (auto* a = dynamic_cast<Allocate*>(e)) {
-      visit(a->size());
-    } else {
-      for (Val* v : e->inputs()) visit(v);
-      for (Val* v : e->outputs()) visit(v);
-    }
-  }
-
-  // Returns whether `v` can be computed at the block's start.
-  bool collectVal(Val* v, const std::unordered_set<const Val*>& closed,
-                  std::vector<Candidate>& found,
-                  std::unordered_map<std::string, size_t>& position) {
-    if (auto* ti = dynamic_cast<TensorIndex*>(v))
-      return collectVal(ti->index(), closed, found, position);
-    if (v->kind() == ValKind::TensorView) return true;
-    if (!isCompound(v)) return !closed.count(v);
-    std::string key = rawScalar(v);
-    if (hoisted_.count(key)) return true;
-    if (auto it = position.find(key); it != position.end()) {
-      // Its subexpressions were counted with its first use: they are not used again here.
-      ++found[it->second].uses;
-      return found[it->second].available;
-    }
-    bool available = true;
-    for (Val* in : v->definition()->inputs())
-      available = collectVal(in, closed, found, position) && available;
-    position.emplace(key, found.size());
-    found.push_back({std::move(key), v, 1, available});
-    return available;
-  }
-
-  // A scalar as a C++ expression, naming the hoisted subexpressions it contains.
+  // A scalar as a C++ expression, naming the declared scalars it contains.
   std::string scalar(Val* v) {
-    if (!hoisted_.empty() && isCompound(v))
-      if (auto it = hoisted_.find(rawScalar(v)); it != hoisted_.end()) return it->second;
-    return printScalar(v, /*use_hoisted=*/true);
-  }
-
-  // The expression without hoisted names: the key that identifies equal subexpressions.
-  std::string rawScalar(Val* v) { return printScalar(v, /*use_hoisted=*/false); }
-
-  // Computed in the kernel (not a constant, a parameter, a loop or thread index).
-  bool isCompound(Val* v) const {
-    if (v->isConst() || v->definition() == nullptr || v->isFusionInput()) return false;
-    if (extent_names_.count(v)) return false;
-    auto* s = dynamic_cast<Scalar*>(v);
-    return s == nullptr || s->codeName().empty();
-  }
-
-  std::string printScalar(Val* v, bool use_hoisted) {
-    auto scalar = [&](Val* x) { return use_hoisted ? this->scalar(x) : rawScalar(x); };
-    auto operand = [&](Val* x, DataType to) { return this->operand(x, to, use_hoisted); };
+    if (!declared_.empty() && keys_.isCompound(v))
+      if (auto it = declared_.find(keys_.key(v)); it != declared_.end()) return it->second;
     if (auto c = v->constValue()) {
       if (std::holds_alternative<double>(*c)) return floatLiteral(std::get<double>(*c), v->dtype());
       if (std::holds_alternative<bool>(*c)) return std::get<bool>(*c) ? "true" : "false";
       return fmt::format("{}", std::get<int64_t>(*c));
     }
-    if (auto it = extent_names_.find(v); it != extent_names_.end()) return it->second;
+    if (const std::string* name = keys_.extentName(v)) return *name;
     if (auto* s = dynamic_cast<Scalar*>(v); s && !s->codeName().empty()) return s->codeName();
     Expr* def = v->definition();
     if (def == nullptr || v->isFusionInput()) return v->toString();
@@ -295,7 +158,7 @@ class CudaPrinter final : public KirVisitor {
   }
 
   // An operand (TensorIndex or scalar) converted to `to`.
-  std::string operand(Val* v, DataType to, bool use_hoisted = true) {
+  std::string operand(Val* v, DataType to) {
     std::string s;
     if (auto* ti = dynamic_cast<TensorIndex*>(v)) {
       s = fmt::format("T{}[{}]", ti->view()->name(), scalar(ti->index()));
@@ -306,7 +169,7 @@ class CudaPrinter final : public KirVisitor {
       if (!isNarrowFloat(to)) return literal;
       return fmt::format("mf_cast<{}>({})", cudaTypeName(to), literal);
     } else {
-      s = use_hoisted ? scalar(v) : rawScalar(v);
+      s = scalar(v);
     }
     if (v->dtype() == to) return s;
     return fmt::format("mf_cast<{}>({})", cudaTypeName(to), s);
@@ -624,9 +487,9 @@ class CudaPrinter final : public KirVisitor {
   }
 
   const Kernel& kernel_;
-  std::unordered_map<const Val*, std::string> extent_names_;
-  //! Printed form of each hoisted scalar in scope -> its name.
-  std::unordered_map<std::string, std::string> hoisted_;
+  ScalarKeys keys_;
+  //! The key of each scalar declared in the scopes open here -> its name.
+  std::unordered_map<std::string, std::string> declared_;
   std::string out_;
   int indent_ = 0;
 };

@@ -168,4 +168,15 @@ std::string RuntimeCall::toString() const {
   return s;
 }
 
+ScalarDef::ScalarDef(Fusion* fusion, Val* value)
+    : Expr(fusion, ExprKind::ScalarDef, {}, {}), value_(value) {}
+
+Expr* ScalarDef::newObject(Fusion*, std::vector<Val*>, std::vector<Val*>) const {
+  MF_ASSERT(false, "kernel IR scalar declarations are not cloned");
+}
+
+std::string ScalarDef::toString() const {
+  return fmt::format("LET {} = {}", value_->toString(), value_->toInlineString());
+}
+
 }  // namespace mf

@@ -223,4 +223,20 @@ class BlockSync : public Expr {
   std::string toString() const override { return "BLOCKSYNC"; }
 };
 
+//! `const mf_index_t i12 = ...;`: declares a computed scalar at the start of a scope
+//! (inserted by hoistCommonScalars). Later scalars of the scope and of the scopes inside it
+//! that are the same value (ScalarKeys) are written by its name.
+class ScalarDef : public Expr {
+ public:
+  ScalarDef(Fusion* fusion, Val* value);
+  std::string_view opName() const override { return "ScalarDef"; }
+  Expr* newObject(Fusion*, std::vector<Val*>, std::vector<Val*>) const override;
+  //! The scalar declared; its name (i12) is the declared name.
+  Val* value() const { return value_; }
+  std::string toString() const override;
+
+ private:
+  Val* value_;
+};
+
 }  // namespace mf

@@ -35,7 +35,8 @@
   X(IfThenElse)                    \
   X(Allocate)                      \
   X(BlockSync)                     \
-  X(RuntimeCall)
+  X(RuntimeCall)                   \
+  X(ScalarDef)
 
 // Every kind; the kind enums cover both lists.
 #define MF_FOR_ALL_VALS(X) MF_FOR_ALL_FUSION_VALS(X) MF_FOR_ALL_KERNEL_VALS(X)

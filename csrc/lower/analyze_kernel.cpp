@@ -55,7 +55,7 @@ void addParallelDims(const Fusion& ir, KernelSummary& s) {
   constexpr ParallelType kOrder[] = {ParallelType::TIDx, ParallelType::TIDy, ParallelType::TIDz,
                                      ParallelType::BIDx, ParallelType::BIDy, ParallelType::BIDz};
   for (ParallelType p : kOrder) {
-    ParallelDimension dim{p, {}};
+    ParallelDimension dim{p, {}, std::nullopt};
     for (Expr* e : ir.exprs())
       for (Val* out : e->outputs())
         for (IterDomain* id : out->as<TensorView>()->getLoopDomain()) {
@@ -65,8 +65,30 @@ void addParallelDims(const Fusion& ir, KernelSummary& s) {
                                   [&](Val* x) { return x->toInlineString() == printed; });
           if (!seen) dim.extents.push_back(id->extent());
         }
-    if (!dim.extents.empty()) s.parallel_dims.push_back(std::move(dim));
+    if (dim.extents.empty()) continue;
+    dim.constant_size = 1;
+    for (Val* e : dim.extents)
+      dim.constant_size =
+          e->isConst() ? std::max(*dim.constant_size, *e->constInt()) : std::optional<int64_t>();
+    s.parallel_dims.push_back(std::move(dim));
   }
+}
+
+// What codegen tells nvcc and ptxas about the block: its thread count when constant, and the
+// constant sizes of its thread dimensions when a block reduction's index math divides by them.
+void addBlockSize(const Fusion& ir, KernelSummary& s) {
+  int64_t threads = 1;
+  bool any = false, constant = true;
+  for (const ParallelDimension& d : s.parallel_dims) {
+    if (!isThreadDim(d.type)) continue;
+    any = true;
+    constant = constant && d.constant_size.has_value();
+    threads *= d.constant_size.value_or(1);
+  }
+  if (any && constant) s.block_threads = threads;
+  for (TensorView* tv : ir.allTvs())
+    for (IterDomain* id : tv->getLoopDomain())
+      s.assume_block_size |= id->isReduction() && id->parallelType() == ParallelType::TIDx;
 }
 
 // Whole-vector set() copies read and write their global operands a vector at a time. The
@@ -174,6 +196,7 @@ void analyzeKernel(Kernel& kernel) {
   addGridReduction(ir, s);
   addParams(ir, s);
   addParallelDims(ir, s);
+  addBlockSize(ir, s);
   addVectorized(ir, s);
   addSharedMemory(kernel.ir(), s);
   checkConstantLaunch(s);

@@ -109,6 +109,7 @@ class KernelPrinter final : public KirVisitor {
   }
   void handle(Allocate* a) override { line(a); }
   void handle(BlockSync* sync) override { line(sync); }
+  void handle(ScalarDef* def) override { line(def); }
   // Lowered math (fusion exprs on TensorIndex operands) prints as in a fusion.
   void unhandled(Statement* s, std::string_view) override { line(s); }
 

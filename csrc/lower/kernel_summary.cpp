@@ -124,6 +124,14 @@ std::string KernelSummary::toString() const {
              ? fmt::format("    {} = {}\n", mf::toString(d.type), extents[0])
              : fmt::format("    {} = max({})\n", mf::toString(d.type), fmt::join(extents, ", "));
   }
+  if (block_threads) s += fmt::format("  block threads: {} (launch bounds)\n", *block_threads);
+  if (assume_block_size) {
+    std::vector<std::string> sizes;
+    for (const ParallelDimension& d : parallel_dims)
+      if (isThreadDim(d.type) && d.constant_size)
+        sizes.push_back(fmt::format("{} = {}", mf::toString(d.type), *d.constant_size));
+    s += fmt::format("  block size assumed (block reduction): {}\n", fmt::join(sizes, ", "));
+  }
   for (const VectorizedAccess& v : vectorized)
     s += fmt::format("  vectorized: T{} by {}\n", v.tv->name(), v.width);
   if (has_error_flag) s += "  error flag: layout op\n";

@@ -32,6 +32,8 @@ struct KernelParameter {
 struct ParallelDimension {
   ParallelType type;
   std::vector<Val*> extents;  //!< distinct as printed, in the order tensors bind them
+  //! The launch size when every extent is a constant (their largest), else nullopt.
+  std::optional<int64_t> constant_size;
 };
 
 //! A global tensor read or written with whole-vector copies.
@@ -81,6 +83,22 @@ struct KernelSummary {
   //! of the iteration axes nested inside its reduction axes (the vector of an outer
   //! reduction), 1 without such axes.
   int64_t grid_reduction_group = 1;
+
+  //! The block's thread count when every thread dimension has a constant_size (an unused one
+  //! counts 1) and the kernel binds at least one; else nullopt. Codegen declares it as
+  //! __launch_bounds__, so that ptxas keeps the registers per thread within what that many
+  //! threads may use: without it a 512-thread outer reduction grouping several values per
+  //! thread was compiled to more registers than 512 threads have, and failed to launch
+  //! (random fusion seed 4327 on the H200).
+  std::optional<int64_t> block_threads;
+  //! The kernel reduces across threadIdx.x (then its thread extents are constants:
+  //! validateSchedule). Codegen tells nvcc each thread dimension's constant_size
+  //! (`__builtin_assume(threadIdx.x < 128)`, `blockDim.x == 128`): it then folds
+  //! `(i * 128 + threadIdx.x) / 128` to `i`, so a register array read at such an index (a
+  //! persistent buffer read by another loop over the row) stays in registers instead of
+  //! local memory, and the runtime's loops over warps (mf_blockAllReduceX) are constant and
+  //! unrolled.
+  bool assume_block_size = false;
 
   //! The dimension `p`, or null when the kernel does not use it.
   const ParallelDimension* dimension(ParallelType p) const;

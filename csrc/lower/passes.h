@@ -16,13 +16,15 @@ namespace mf {
 void validateSchedule(Kernel& kernel);
 
 //! Fills kernel.summary() from the validated schedule: the parameters in signature order,
-//! the extents bound to each hardware dimension, the vectorized global accesses, the layout
-//! op's error flag and padded outputs. It runs first (after validation) rather than at the
-//! end because everything it records is fixed by the schedule, and later passes read it
-//! (insertPredicates guards a parallel loop whose dimension is launched wider); codegen and
-//! the executor read the same summary. Rejects launches that constant extents make
-//! impossible (over 1024 threads per block, ...) and, with 32-bit indices, constants past
-//! 2^31 - 1.   T1[iblockIdx.x{ceilDiv(i0, 128)}, ithreadIdx.x{128}] -> TIDx = 128,
+//! the extents bound to each hardware dimension (and its size when they are constants), the
+//! block's constant thread count, whether codegen assumes the block size (a block
+//! reduction), the vectorized global accesses, the layout op's error flag and padded
+//! outputs. It runs first (after validation) rather than at the end because everything it
+//! records is fixed by the schedule, and later passes read it (insertPredicates guards a
+//! parallel loop whose dimension is launched wider); codegen and the executor read the same
+//! summary. Rejects launches that constant extents make impossible (over 1024 threads per
+//! block, ...) and, with 32-bit indices, constants past 2^31 - 1.
+//!   T1[iblockIdx.x{ceilDiv(i0, 128)}, ithreadIdx.x{128}] -> TIDx = 128,
 //! BIDx = ceilDiv(i0, 128). Needs: validateSchedule. Changes no IR.
 void analyzeKernel(Kernel& kernel);
 
@@ -84,5 +86,20 @@ void insertPredicates(Kernel& kernel);
 //! Needs: insertPredicates (guards wrap single exprs). Guarantees: every thread reaches each
 //! barrier the same number of times.
 void insertSyncs(Kernel& kernel);
+
+//! Declares, at the start of each scope codegen prints as a C++ block (the kernel body, a
+//! serial loop's body, a branch), each computed scalar (index or predicate math) used more
+//! than once in it, nested scopes included, whose loop indices are all open there: a
+//! ScalarDef, `const mf_index_t i12 = ...;` (nvFuser's allocateCommonScalars), so index and
+//! predicate math is computed once and kernels read like hand-written ones. Subexpressions
+//! come first; a scalar declared in an enclosing scope is not declared again. Scalars are
+//! the same value when their ScalarKeys are equal (they print the same): codegen writes
+//! every later one by the declared name. The loops of a grouped block reduction and the
+//! bodies of parallel loops are no scopes of their own.
+//!   FOR i6 in iS{4}: T2[( i1 * s0 ) + i6] = ..    LET i13 = ( i1 * s0 )
+//!   FOR i7 in iS{4}: T1[( i1 * s0 ) + i7] = .. -> FOR i6 ..: T2[( i1 * s0 ) + i6] = ..
+//!                                                 FOR i7 ..: T1[( i1 * s0 ) + i7] = ..
+//! Needs: insertSyncs (the last pass that adds statements). Changes no other node.
+void hoistCommonScalars(Kernel& kernel);
 
 }  // namespace mf

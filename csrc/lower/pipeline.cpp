@@ -14,13 +14,14 @@ const std::vector<PassEntry>& loweringPasses() {
   using enum KernelGuarantee;
   // clang-format off
   static const std::vector<PassEntry> passes = {
-      {"validateSchedule",  validateSchedule,  None},
-      {"analyzeKernel",     analyzeKernel,     None},
-      {"generateLoopNests", generateLoopNests, LoopNests},
-      {"insertAllocations", insertAllocations, None},
-      {"indexTensors",      indexTensors,      OperandsIndexed},
-      {"insertPredicates",  insertPredicates,  PredicatesInserted},
-      {"insertSyncs",       insertSyncs,       None},
+      {"validateSchedule",   validateSchedule,   None},
+      {"analyzeKernel",      analyzeKernel,      None},
+      {"generateLoopNests",  generateLoopNests,  LoopNests},
+      {"insertAllocations",  insertAllocations,  None},
+      {"indexTensors",       indexTensors,       OperandsIndexed},
+      {"insertPredicates",   insertPredicates,   PredicatesInserted},
+      {"insertSyncs",        insertSyncs,        None},
+      {"hoistCommonScalars", hoistCommonScalars, None},
   };
   // clang-format on
   return passes;
@@ -53,6 +54,8 @@ class Verifier {
       } else if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
         if (ite->cond()->dtype() != DataType::Bool) problem("predicate is not Bool");
         scope(ite->thenBody(), loops, /*guarded=*/true);
+      } else if (auto* def = dynamic_cast<ScalarDef*>(e)) {
+        if (def->value()->definition() == nullptr) problem("LET of an uncomputed scalar");
       } else if (!e->isA<Allocate>() && !e->isA<BlockSync>()) {
         compute(e, loops, guarded);
       }

@@ -288,6 +288,8 @@ class Interpreter {
         allocate(a, active);
       } else if (e->isA<BlockSync>()) {
         barrier(active, "__syncthreads()");
+      } else if (e->isA<ScalarDef>()) {
+        // A name for a scalar each thread computes from its definition when it reads it.
       } else if (auto* call = dynamic_cast<RuntimeCall*>(e)) {
         if (!call->isAllReduce()) throw Unsupported();
         runAllReduce(call, active);

@@ -53,7 +53,9 @@ const std::map<DumpOption, std::string>& expectedText() {
       {DumpOption::FusionIr,
        "T1_g_float[iblockIdx.x2{ceilDiv(i0, 128)}, ithreadIdx.x3{128}] = exp(T0)\n"},
       {DumpOption::FusionTransforms, "Split: iS1{i0} by factor 128 -> iblockIdx.x2"},
-      {DumpOption::KernelIr, "%kernel {\n  FOR ((mf_index_t)blockIdx.x) in iblockIdx.x2"},
+      {DumpOption::KernelIr,
+       "%kernel {\n  LET i6 = ( ( ((mf_index_t)blockIdx.x) * 128 ) + ((mf_index_t)threadIdx.x) )\n"
+       "  FOR ((mf_index_t)blockIdx.x) in iblockIdx.x2"},
       {DumpOption::KernelSummary,
        "launch:\n    threadIdx.x = 128\n    blockIdx.x = ceilDiv(i0, 128)\n"},
       {DumpOption::PassIr, "=== after insertPredicates ===\n%kernel {"},

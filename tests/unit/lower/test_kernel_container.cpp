@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <regex>
 
 #include "ir/dispatch.h"
 #include "ir/verifier.h"
@@ -66,8 +67,12 @@ TEST(KernelContainer, CopyGivesTheScheduledFusion) {
   for (const auto& s : container.statements()) counter.dispatch(s.get());
   EXPECT_EQ(counter.n, static_cast<int>(container.statements().size()));
 
-  // The copy lowers to the same kernel.
-  EXPECT_EQ(lowerFusion(copy)->toString(), kernel->toString());
+  // The copy lowers to the same kernel, up to the names of the scalars it declares (the
+  // copy's index scalars are new ones, numbered on from the container's).
+  auto unnamed = [](const std::string& ir) {
+    return std::regex_replace(ir, std::regex("LET [a-z][0-9]+"), "LET");
+  };
+  EXPECT_EQ(unnamed(lowerFusion(copy)->toString()), unnamed(kernel->toString()));
 }
 
 }  // namespace

@@ -261,5 +261,73 @@ TEST(KernelSummary, DumpPrintsSummary) {
   EXPECT_THAT(out, HasSubstr("%summary {\n  params:\n    input 0: T0_g_float"));
 }
 
+// The block's facts for codegen: each dimension's constant size, the thread count declared as
+// __launch_bounds__ (all thread dimensions constant), and the sizes assumed for a reduction
+// across threadIdx.x. A symbolic thread extent leaves no bound; a block dimension's
+// constant size counts no thread.
+TEST(KernelSummary, BlockSizeFacts) {
+  {
+    // sum over rows of 128 threads, one row per block.
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* t0 = makeContigConcreteTensor({-1, 128});
+    fusion.addInput(t0);
+    TensorView* t1 = sum(t0, {1});
+    fusion.addOutput(t1);
+    t1->axis(0)->parallelize(ParallelType::BIDx);
+    t1->axis(1)->parallelize(ParallelType::TIDx);
+    std::unique_ptr<Kernel> kernel = lower(fusion);
+    const KernelSummary& s = kernel->summary();
+    ASSERT_EQ(s.parallel_dims.size(), 2u);
+    EXPECT_EQ(s.parallel_dims[0].constant_size, 128);
+    EXPECT_EQ(s.parallel_dims[1].constant_size, std::nullopt);
+    EXPECT_EQ(s.block_threads, 128);
+    EXPECT_TRUE(s.assume_block_size);
+    EXPECT_THAT(s.toString(), HasSubstr(R"(  launch:
+    threadIdx.x = 128
+    blockIdx.x = i0
+  block threads: 128 (launch bounds)
+  block size assumed (block reduction): threadIdx.x = 128
+)"));
+  }
+  {
+    // Pointwise on a [4, 96] block of threads and 8 blocks: a bound of 384, no assumption.
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* t0 = makeContigConcreteTensor({8 * 4 * 96});
+    fusion.addInput(t0);
+    TensorView* t1 = neg(t0);
+    fusion.addOutput(t1);
+    t1->split(0, 96)->split(0, 4);
+    t1->axis(0)->parallelize(ParallelType::BIDx);
+    t1->axis(1)->parallelize(ParallelType::TIDy);
+    t1->axis(2)->parallelize(ParallelType::TIDx);
+    std::unique_ptr<Kernel> kernel = lower(fusion);
+    const KernelSummary& s = kernel->summary();
+    ASSERT_EQ(s.parallel_dims.size(), 3u);
+    EXPECT_EQ(s.parallel_dims[2].type, ParallelType::BIDx);
+    EXPECT_EQ(s.parallel_dims[2].constant_size, 8);
+    EXPECT_EQ(s.block_threads, 384);
+    EXPECT_FALSE(s.assume_block_size);
+    EXPECT_THAT(s.toString(), HasSubstr("  block threads: 384 (launch bounds)\n"));
+    EXPECT_THAT(s.toString(), Not(HasSubstr("block size assumed")));
+  }
+  {
+    // A symbolic thread extent: no bound.
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* t0 = makeContigTensor(1);
+    fusion.addInput(t0);
+    TensorView* t1 = neg(t0);
+    fusion.addOutput(t1);
+    t1->axis(0)->parallelize(ParallelType::TIDx);
+    std::unique_ptr<Kernel> kernel = lower(fusion);
+    const KernelSummary& s = kernel->summary();
+    EXPECT_EQ(s.parallel_dims.at(0).constant_size, std::nullopt);
+    EXPECT_EQ(s.block_threads, std::nullopt);
+    EXPECT_THAT(s.toString(), Not(HasSubstr("block threads")));
+  }
+}
+
 }  // namespace
 }  // namespace mf
