@@ -4,7 +4,8 @@
 #   target_link_libraries(app PRIVATE minifuser::minifuser)
 #
 # and `#include <minifuser/minifuser.h>`. `cmake --install <build> --prefix <p>` installs:
-#   <p>/include/minifuser/...          every header of csrc/, folders kept (ir/fusion.h, ...)
+#   <p>/include/minifuser/...          every header of csrc/, folders kept (ir/fusion.h, ...),
+#                                      the public testing helpers too (testing/segmentation.h)
 #   <p>/lib/libmf_<phase>.a            every phase library (the MF_PHASES global property)
 #   <p>/lib/cmake/minifuser/           minifuserConfig.cmake, its version file, the targets
 # The phases' include directories are <p>/include/minifuser (the headers include each other
@@ -20,7 +21,8 @@ include(CMakePackageConfigHelpers)
 
 set(MF_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/minifuser)
 
-# Headers: csrc/minifuser.h becomes include/minifuser/minifuser.h with the rest.
+# Headers: csrc/minifuser.h becomes include/minifuser/minifuser.h with the rest, and
+# csrc/testing/ (header only, no library) include/minifuser/testing/.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/csrc/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/minifuser
         FILES_MATCHING PATTERN "*.h")

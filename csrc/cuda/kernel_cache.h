@@ -12,9 +12,10 @@
 
 namespace mf::cuda {
 
-//! compileWithNvrtc, memoized. Returns the cached kernel (including its original
-//! compile_ms, and cache_hit saying where it was found) on a hit. A corrupt disk entry is counted,
-//! ignored and overwritten.
+//! compileWithNvrtc, memoized (a source NVRTC rejects is the same NvrtcCompileError, a
+//! UserError with NVRTC's log, and is not cached). Returns the cached kernel (including its
+//! original compile_ms, and cache_hit saying where it was found) on a hit. A corrupt disk entry is
+//! counted, ignored and overwritten.
 CompiledKernel compileCached(const std::string& source, const std::string& kernel_name,
                              const NvrtcOptions& options);
 

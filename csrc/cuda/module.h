@@ -69,16 +69,13 @@ class LoadedKernel {
 
   const std::string& name() const { return name_; }
 
-  //! The most threads per block this kernel can run with (its register use allows).
-  int maxThreadsPerBlock() const { return max_threads_per_block_; }
-
  private:
   void checkAndDump(const LaunchDims& dims) const;
 
   std::string name_;
   CUmod_st* module_ = nullptr;
   CUfunc_st* function_ = nullptr;
-  int max_threads_per_block_ = 0;
+  int max_threads_per_block_ = 0;  // what its register use allows (checkAndDump)
 };
 
 }  // namespace mf::cuda

@@ -109,11 +109,12 @@ std::string joined(const std::vector<std::string>& items) {
 [[noreturn]] void throwCompileFailure(const std::string& source, const std::string& kernel_name,
                                       const std::vector<std::string>& options, nvrtcResult result,
                                       const std::string& log) {
-  throw InternalError(fmt::format(
-      "minifuser internal error: NVRTC failed to compile kernel {} ({}) with options {}\n"
-      "NVRTC log:\n{}\nSource:\n{}"
-      "This is a bug in minifuser; please report it with the fusion that triggered it.",
-      kernel_name, nvrtcGetErrorString(result), joined(options), log, numberLines(source)));
+  throw NvrtcCompileError(
+      fmt::format("compileWithNvrtc: NVRTC failed to compile kernel {} ({}) with options {}\n"
+                  "NVRTC log:\n{}\nSource:\n{}",
+                  kernel_name, nvrtcGetErrorString(result), joined(options), log,
+                  numberLines(source)),
+      log);
 }
 
 }  // namespace

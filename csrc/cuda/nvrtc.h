@@ -6,7 +6,23 @@
 #include <string_view>
 #include <vector>
 
+#include "support/error.h"
+
 namespace mf::cuda {
+
+//! NVRTC rejected a source: a UserError, since the source is the caller's (the executor
+//! turns it into an InternalError for the kernels minifuser generates). what() holds the
+//! kernel name, NVRTC's result and options, its log and the numbered source.
+class NvrtcCompileError : public UserError {
+ public:
+  NvrtcCompileError(const std::string& message, std::string log)
+      : UserError(message), log_(std::move(log)) {}
+  //! NVRTC's log alone.
+  const std::string& log() const { return log_; }
+
+ private:
+  std::string log_;
+};
 
 //! How to compile. The architecture is the target GPU's compute capability.
 struct NvrtcOptions {
@@ -35,9 +51,9 @@ struct CompiledKernel {
 //! Compiles `source`, in which `kernel_name` names a `__global__` function as a C++ name
 //! expression ("mf::kernel_3", or "kernel_3" for a global or extern "C" kernel). Emits
 //! CUBIN for the requested arch when this NVRTC supports it, else PTX for the newest
-//! supported arch below it. Throws mf::InternalError (generated code that fails to compile
-//! is a minifuser bug) with NVRTC's log and the numbered source; mf::UserError if NVRTC
-//! knows no arch at or below the requested one. Dumps: ptx, compile_timing.
+//! supported arch below it. A source NVRTC rejects throws NvrtcCompileError (a UserError)
+//! with NVRTC's log and the numbered source; a UserError too if NVRTC knows no arch at or
+//! below the requested one. Dumps: ptx, compile_timing.
 CompiledKernel compileWithNvrtc(const std::string& source, const std::string& kernel_name,
                                 const NvrtcOptions& options);
 

@@ -7,6 +7,7 @@
 #include "cuda/driver.h"
 #include "ir/expr_evaluator.h"
 #include "ir/fusion.h"
+#include "ir/tensor_view.h"
 #include "reference/reference_evaluator.h"
 #include "scheduler/registry.h"
 #include "support/hash.h"
@@ -25,13 +26,9 @@ namespace {
 
 constexpr std::string_view kWho = "FusionExecutorCache";
 
-// Bytes element 0 is aligned to, capped at 16 (what a vector access needs). A host tensor
-// is copied to a fresh block with its storage offset, so the offset alone decides.
+// Bytes element 0 is aligned to, capped at 16 (what a vector access needs).
 int64_t alignmentClass(const Tensor& t) {
-  const uint64_t address = t.isCuda()
-                               ? t.devicePtr()
-                               : static_cast<uint64_t>(t.storageOffset() * dataTypeSize(t.dtype()));
-  return address == 0 ? 16 : std::min<int64_t>(16, int64_t{1} << std::countr_zero(address));
+  return t.dataAlignment(16);
 }
 
 // What decides the kernel, not its sizes: per input its dtype and rank, and per axis
@@ -65,7 +62,7 @@ void exactSignature(const std::vector<Tensor>& inputs, std::vector<int64_t>& key
     key.push_back(alignmentClass(t));
     if (t.dim() == 0) {
       // A scalar input can be an extent; its value is part of the key (exactly, as bits).
-      const ScalarValue v = t.isCuda() ? t.toHost().value(0) : t.value(0);
+      const ScalarValue v = t.scalarValue();
       key.push_back(std::holds_alternative<double>(v) ? std::bit_cast<int64_t>(asDouble(v))
                                                       : asInt(v));
     }
@@ -117,7 +114,11 @@ std::vector<Tensor> FusionExecutorCache::runFusionWithInputs(const std::vector<T
   thread_local std::vector<int64_t> exact;
   exactSignature(inputs, exact);
   std::unique_lock lock(mutex_);
+  if (runtimes_version_ != fusion_->version()) [[unlikely]]
+    adoptFusionVersion();
   const ExactEntry& entry = entryFor(inputs, exact);
+  // A miss may have added nodes to the fusion (scalars the heuristics built): not an edit.
+  runtimes_version_ = fusion_->version();
   most_recent_ = entry.runtime;
   if (!cuda::cudaAvailable()) {
     noticeCpuFallback();
@@ -130,6 +131,51 @@ std::vector<Tensor> FusionExecutorCache::runFusionWithInputs(const std::vector<T
   return entry.runtime->run(inputs, options, entry.launch_params);
 }
 
+namespace {
+
+// What the cache accepts (the header): an unscheduled fusion whose outputs need only its
+// inputs.
+void checkUnscheduled(const Fusion& fusion) {
+  verifyRunnable(fusion, kWho);
+  for (TensorView* tv : fusion.allTvs()) {
+    const std::vector<IterDomain*>& loop = tv->getLoopDomain();
+    MF_CHECK(loop == tv->getLogicalDomain(),
+             "{}: {} is scheduled (its loop domain is not its logical domain); the cache "
+             "schedules fusions itself, so give it an unscheduled fusion, or run a hand "
+             "schedule with KernelExecutor",
+             kWho, tv->toString());
+    for (IterDomain* id : loop)
+      MF_CHECK(id->parallelType() == ParallelType::Serial,
+               "{}: {} is scheduled (axis {} is parallelized); the cache schedules fusions "
+               "itself, so give it an unscheduled fusion, or run a hand schedule with "
+               "KernelExecutor",
+               kWho, tv->toString(), id->toString());
+    MF_CHECK(tv->computeAtPosition() == 0,
+             "{}: {} is scheduled (inlined at position {}); the cache schedules fusions itself, "
+             "so give it an unscheduled fusion, or run a hand schedule with KernelExecutor",
+             kWho, tv->toString(), tv->computeAtPosition());
+    MF_CHECK(
+        tv->isFusionInput() || tv->isFusionOutput() || tv->getMemoryType() == MemoryType::Local,
+        "{}: {} is scheduled (an intermediate placed in {} memory); the cache schedules "
+        "fusions itself, so give it an unscheduled fusion, or run a hand schedule with "
+        "KernelExecutor",
+        kWho, tv->toString(), tv->getMemoryType() == MemoryType::Shared ? "shared" : "global");
+  }
+}
+
+}  // namespace
+
+void FusionExecutorCache::adoptFusionVersion() {
+  checkUnscheduled(*fusion_);
+  if (runtimes_version_ && isDumpEnabled(DumpOption::FecCache))
+    dumpStream() << "fec_cache: the fusion was edited; dropping every runtime\n";
+  for (auto& [signature, runtimes] : runtimes_)
+    for (auto& runtime : runtimes) retired_.push_back(std::move(runtime));
+  runtimes_.clear();
+  exact_.clear();
+  runtimes_version_ = fusion_->version();
+}
+
 const FusionExecutorCache::ExactEntry& FusionExecutorCache::entryFor(
     const std::vector<Tensor>& inputs, const std::vector<int64_t>& exact) {
   if (auto it = exact_.find(exact); it != exact_.end()) [[likely]] {
@@ -139,8 +185,7 @@ const FusionExecutorCache::ExactEntry& FusionExecutorCache::entryFor(
   // The argument layer's checks first: their messages name the input.
   {
     ExpressionEvaluator ee;
-    bindFusionInputs(*fusion_, inputs, ee, kWho);
-    validateOperandExtents(*fusion_, ee);
+    checkAndBindInputs(*fusion_, inputs, ee, kWho);
   }
   const DeviceDescription device = deviceDescription();
   if (isDumpEnabled(DumpOption::SchedulerVerbose)) {

@@ -16,11 +16,26 @@
 //! outputs come from the CPU reference evaluator (one notice per process on stderr).
 //! Safe to call from several threads: one lock per cache, held for the lookup (and, on a
 //! miss, the compile); the cached run itself (FusionKernelRuntime::run) runs unlocked.
+//!
+//! What the cache accepts: an unscheduled fusion, since it schedules every segment itself.
+//! A tensor whose loop domain is not its logical domain (split, merged, reordered), that has
+//! a parallelized axis, is inlined (compute-at position > 0), or an intermediate placed in
+//! memory other than Local is a UserError naming the tensor at the first run (schedule by
+//! hand with KernelExecutor instead); nothing of a hand schedule is silently redone. A
+//! fusion without outputs, or whose outputs need a tensor that is neither a fusion input nor
+//! computed by an expr (verifyFusionInputs), is a UserError too. An output's allocation
+//! domain (its memory layout) is the user's and is kept.
+//!
+//! The cache owns its fusion, and edits to it take effect: fusion() may be edited between
+//! runs (an op, an input, an output added); every edit raises Fusion::version(), and the
+//! next run drops every runtime made for an older version before it looks its inputs up,
+//! so the same inputs never run a stale runtime.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -51,7 +66,8 @@ class FusionExecutorCache {
   std::vector<Tensor> runFusionWithInputs(const std::vector<Tensor>& inputs,
                                           const RunOptions& options);
 
-  //! The fusion as the user built it (unscheduled).
+  //! The fusion as the user built it (unscheduled). Editing it is allowed: the next run
+  //! sees the edit (its runtimes are rebuilt; see above).
   Fusion* fusion() const { return fusion_.get(); }
   //! The runtime of the last run (null before the first): isSegmented(), heuristics(),
   //! fusionSegments().
@@ -60,7 +76,8 @@ class FusionExecutorCache {
   std::string getMostRecentCode() const;
   //! The scheduled fusion(s) of the last run.
   std::string getMostRecentScheduledIr() const;
-  //! Runtimes created so far (one per signature and distinct heuristics).
+  //! Runtimes created so far (one per signature and distinct heuristics), including those
+  //! dropped after an edit of the fusion.
   int64_t countRuntimes() const;
   //! Kernels compiled so far.
   int64_t countKernelsCompiled() const;
@@ -74,9 +91,17 @@ class FusionExecutorCache {
   //! The entry for `inputs`, whose exact signature is `exact`; mutex_ held. Entries are
   //! never erased, so the reference stays valid after the lock is released.
   const ExactEntry& entryFor(const std::vector<Tensor>& inputs, const std::vector<int64_t>& exact);
+  //! The fusion changed since the last run (or this is the first): checks it (what the
+  //! cache accepts) and drops the runtimes of its older version; mutex_ held.
+  void adoptFusionVersion();
 
   mutable std::mutex mutex_;
   std::unique_ptr<Fusion> fusion_;
+  // The fusion version the runtimes below were made for; none before the first run.
+  std::optional<uint64_t> runtimes_version_;
+  // Runtimes of older versions of the fusion: unused, but a run on another thread that
+  // looked one up before the edit may still be running it.
+  std::vector<std::unique_ptr<FusionKernelRuntime>> retired_;
   // Structural signature -> the runtimes made for it.
   std::unordered_map<std::vector<int64_t>, std::vector<std::unique_ptr<FusionKernelRuntime>>,
                      detail::SignatureHash>

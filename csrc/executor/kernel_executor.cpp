@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <ostream>
@@ -26,11 +25,10 @@ namespace {
 
 constexpr std::string_view kWho = "KernelExecutor";
 
-// The argument layer's checks, plus the generated kernel's own precondition: operands of
+// The argument layer's checks, with the generated kernel's own precondition: operands of
 // one expr agree on every axis.
 void bindInputs(const Fusion& fusion, const std::vector<Tensor>& inputs, ExpressionEvaluator& ee) {
-  bindFusionInputs(fusion, inputs, ee, kWho);
-  validateOperandExtents(fusion, ee);
+  checkAndBindInputs(fusion, inputs, ee, kWho);
 }
 
 template <typename T>
@@ -107,14 +105,11 @@ void checkVectorizable(TensorView* tv, int64_t width, const std::vector<int64_t>
            fmt::join(strides, ", "));
 }
 
-// A vectorized input's first element must start a whole vector. A host input is copied to a
-// fresh (aligned) block with its storage offset, so the offset alone decides.
+// A vectorized input's first element must start a whole vector.
 void checkVectorAligned(TensorView* tv, int64_t width, const Tensor& t) {
   const int64_t vector_bytes = width * dataTypeSizeBit(t.dtype()) / 8;
-  const uint64_t address = t.isCuda()
-                               ? t.devicePtr()
-                               : static_cast<uint64_t>(t.storageOffset() * dataTypeSize(t.dtype()));
-  MF_CHECK(address % vector_bytes == 0,
+  const uint64_t address = t.alignmentAddress();
+  MF_CHECK(t.dataAlignment(vector_bytes) == vector_bytes,
            "vectorized access of {} by {} elements needs its first element aligned to {} bytes; "
            "got a tensor at storage offset {}, {} bytes past an aligned address",
            tv->toString(), width, vector_bytes, t.storageOffset(), address % vector_bytes);
@@ -144,18 +139,16 @@ KernelExecutor::~KernelExecutor() = default;
 
 namespace {
 
-// True when every input's and output's extent and element offset fits in 31 bits; `ee` has
+// True when a kernel with 32-bit indices addresses every element of every input and output
+// (fitsInt32Index; the schedulers' SchedulerRuntimeInfo::indexType asks the same); `ee` has
 // the inputs bound already.
 bool fitsInt32(const Fusion& fusion, const std::vector<Tensor>& inputs, ExpressionEvaluator& ee) {
-  constexpr int64_t kMax = (int64_t{1} << 31) - 1;
-  for (const Tensor& t : inputs) {
-    int64_t span = 1;
-    for (int64_t d = 0; d < t.dim(); ++d)
-      span += (t.sizes()[d] - 1) * std::max<int64_t>(t.strides()[d], 1);
-    if (t.allocationNumel() > kMax || span > kMax) return false;
+  for (const Tensor& t : inputs)
+    if (!t.fitsInt32Index()) return false;
+  for (Val* v : fusion.outputs()) {
+    const TensorLayout layout = layoutOf(v->as<TensorView>(), ee);
+    if (!fitsInt32Index(layout.alloc_sizes, layout.alloc_strides)) return false;
   }
-  for (Val* v : fusion.outputs())
-    if (layoutOf(v->as<TensorView>(), ee).allocNumel() > kMax) return false;
   return true;
 }
 
@@ -171,6 +164,7 @@ DataType chooseIndexType(Fusion& fusion, const std::vector<Tensor>& inputs) {
 void KernelExecutor::compile(Fusion* fusion, const std::vector<Tensor>& inputs,
                              const CompileOptions& options) {
   MF_CHECK(fusion != nullptr, "KernelExecutor::compile: fusion is null");
+  verifyRunnable(*fusion, "KernelExecutor::compile");
   auto start = std::chrono::steady_clock::now();
   LowerOptions lower;
   // Only bind the inputs when the index type is not given.
@@ -190,20 +184,25 @@ void KernelExecutor::compile(Fusion* fusion, const std::vector<Tensor>& inputs,
   double codegen_ms = msSince(start);
   if (isDumpEnabled(DumpOption::CudaKernel)) dumpStream() << generated_.kernel_code;
   if (isDumpEnabled(DumpOption::CudaFull)) dumpStream() << generated_.full_source;
-  if (isDumpEnabled(DumpOption::CudaToFile)) {
-    std::string path = fmt::format("{}/{}.cu", mf::options().dump_dir, generated_.name);
-    std::ofstream f(path);
-    MF_CHECK(f.good(), "cuda_to_file: cannot write {}", path);
-    f << generated_.full_source;
-    dumpStream() << "wrote " << path << "\n";
-  }
+  if (isDumpEnabled(DumpOption::CudaToFile))
+    if (std::optional<std::string> path =
+            writeDumpFile(DumpOption::CudaToFile, generated_.name + ".cu", generated_.full_source))
+      dumpStream() << "wrote " << *path << "\n";
 
   cuda::NvrtcOptions nvrtc;
   if (cuda::cudaAvailable()) {
     nvrtc.arch_major = cuda::deviceInfo().major;
     nvrtc.arch_minor = cuda::deviceInfo().minor;
   }
-  compiled_ = cuda::compileCached(generated_.full_source, generated_.name, nvrtc);
+  try {
+    compiled_ = cuda::compileCached(generated_.full_source, generated_.name, nvrtc);
+  } catch (const cuda::NvrtcCompileError& e) {
+    // The source is ours: a kernel minifuser generated that NVRTC rejects is a bug.
+    throw InternalError(fmt::format(
+        "minifuser internal error: {}This is a bug in minifuser; please report it with the "
+        "fusion that triggered it.",
+        e.what()));
+  }
   const Fusion& ir = kernel_->ir();
   signature_inputs_.assign(ir.inputs().size(), {});
   for (size_t i = 0; i < ir.inputs().size(); ++i)
@@ -259,10 +258,6 @@ void withScalarArg(DataType dtype, bool index32, const ScalarValue& v, F&& f) {
     default:
       MF_THROW("scalar input of dtype {} is not supported", dtype);
   }
-}
-
-ScalarValue scalarValue(const Tensor& t) {
-  return t.isCuda() ? t.toHost().value(0) : t.value(0);
 }
 
 // Grid and block sizes from the summary's parallel dimensions (1 where unused). A
@@ -361,7 +356,7 @@ PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>& inputs,
     auto* tv = dynamic_cast<TensorView*>(p.val);
     const size_t index = static_cast<size_t>(p.index);
     if (tv == nullptr) {
-      const ScalarValue value = scalarValue(inputs[index]);
+      const ScalarValue value = inputs[index].scalarValue();
       const DataType dtype = p.val->dtype();
       if (dtype == DataType::Index && index32)
         MF_CHECK(asInt(value) >= std::numeric_limits<int32_t>::min() &&
@@ -429,7 +424,7 @@ KernelExecutor::BoundLaunch KernelExecutor::bind(PreparedLaunch& launch,
                                 : bound.staged_inputs.emplace_back(t.toDevice()).devicePtr());
   }
   for (const PreparedLaunch::InputArg& in : launch.scalar_inputs)
-    withScalarArg(in.dtype, /*index32=*/false, scalarValue(inputs[in.input]),
+    withScalarArg(in.dtype, /*index32=*/false, inputs[in.input].scalarValue(),
                   [&](auto value) { args.setScalar(in.arg, value); });
   auto allocate = [&](const PreparedLaunch::Buffer& b) {
     Tensor buffer = allocateOutput(b.tv, b.layout, Device::Cuda);

@@ -1,14 +1,11 @@
 #include "executor/launch_cache.h"
 
 #include <algorithm>
-#include <bit>
 
 #include "support/hash.h"
 
 namespace mf {
 namespace {
-
-constexpr int64_t kInt32Max = (int64_t{1} << 31) - 1;
 
 uint64_t hashKey(std::span<const int64_t> key) {
   uint64_t h = key.size();
@@ -20,12 +17,7 @@ uint64_t hashKey(std::span<const int64_t> key) {
 // largest power of two dividing the address (a misaligned input fails the checks, so it
 // never reaches the cache; distinct classes only keep keys honest).
 int64_t alignmentClass(const Tensor& t, int64_t vector_bytes) {
-  if (vector_bytes == 0) return 0;
-  const uint64_t address = t.isCuda()
-                               ? t.devicePtr()
-                               : static_cast<uint64_t>(t.storageOffset() * dataTypeSize(t.dtype()));
-  if (address % static_cast<uint64_t>(vector_bytes) == 0) return vector_bytes;
-  return int64_t{1} << std::countr_zero(address);
+  return vector_bytes == 0 ? 0 : t.dataAlignment(vector_bytes);
 }
 
 }  // namespace
@@ -37,8 +29,7 @@ void launchSignature(const std::vector<Tensor>& inputs, std::span<const Signatur
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& t = inputs[i];
     const SignatureInput rule = i < rules.size() ? rules[i] : SignatureInput{};
-    key.push_back(static_cast<int64_t>(t.dtype()) | int64_t{t.isCuda()} << 8 |
-                  int64_t{t.allocationNumel() > kInt32Max} << 9);
+    key.push_back(static_cast<int64_t>(t.dtype()) | int64_t{t.isCuda()} << 8);
     key.push_back(t.dim());
     key.insert(key.end(), t.sizes().begin(), t.sizes().end());
     key.insert(key.end(), t.strides().begin(), t.strides().end());
@@ -46,7 +37,7 @@ void launchSignature(const std::vector<Tensor>& inputs, std::span<const Signatur
     // A float or bool scalar is no extent: its value is rewritten into the arguments by
     // every run instead.
     if (rule.scalar && t.dim() == 0 && isIntegralType(t.dtype()))
-      key.push_back(asInt(t.isCuda() ? t.toHost().value(0) : t.value(0)));
+      key.push_back(asInt(t.scalarValue()));
   }
 }
 

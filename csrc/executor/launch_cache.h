@@ -33,11 +33,10 @@ struct SignatureInput {
 };
 
 //! Writes the launch-cache key of `inputs` into `key` (cleared first; its capacity is kept,
-//! so a steady state allocates nothing). Per input: dtype, device, whether its allocation
-//! exceeds 2^31 - 1 elements, rank, sizes, strides, the alignment class of its first
-//! element (vectorized inputs: the largest power of two up to `vector_bytes` dividing its
-//! address; a host input's address is its storage offset in bytes, as it is copied to a
-//! fresh block) and an integer scalar's value. Two calls with equal keys pass or fail
+//! so a steady state allocates nothing). Per input: dtype, device, rank, sizes, strides
+//! (which decide the 32-bit index rule, fitsInt32Index), the alignment class of its first
+//! element (vectorized inputs: Tensor::dataAlignment up to `vector_bytes`) and an integer
+//! scalar's value. Two calls with equal keys pass or fail
 //! KernelExecutor's input checks alike and get the same launch. `rules` has one entry per
 //! fusion input; extra inputs (a count error to come) get the default.
 void launchSignature(const std::vector<Tensor>& inputs, std::span<const SignatureInput> rules,

@@ -43,6 +43,7 @@ Fusion& Fusion::operator=(const Fusion& other) {
   outputs_.clear();
   val_counters_.clear();
   expr_counter_ = 0;
+  markChanged();
   IrCloner cloner(this);
   copyFrom(other, cloner);
   return *this;
@@ -72,6 +73,7 @@ void Fusion::adopt(std::unique_ptr<Statement> s) {
     s->name_ = expr_counter_++;
   }
   (isKernelIr(s.get()) ? kernel_statements_ : statements_).push_back(std::move(s));
+  markChanged();
 }
 
 void Fusion::addInput(Val* v) {
@@ -88,6 +90,7 @@ void Fusion::addInput(Val* v) {
            "addInput: {} is neither a tensor nor a scalar", v->toString());
   if (auto* tv = dynamic_cast<TensorView*>(v)) tv->setMemoryType(MemoryType::Global);
   inputs_.push_back(v);
+  markChanged();
 }
 
 void Fusion::addOutput(Val* v) {
@@ -99,6 +102,7 @@ void Fusion::addOutput(Val* v) {
            "addOutput: {} is already an output", v->toInlineString());
   v->as<TensorView>()->setMemoryType(MemoryType::Global);
   outputs_.push_back(v);
+  markChanged();
 }
 
 void Fusion::replaceInputOrOutput(Val* old, Val* replacement) {
@@ -112,6 +116,7 @@ void Fusion::replaceInputOrOutput(Val* old, Val* replacement) {
     std::replace(inputs_.begin(), inputs_.end(), old, replacement);
   }
   std::replace(outputs_.begin(), outputs_.end(), old, replacement);
+  markChanged();
   if (auto* tv = dynamic_cast<TensorView*>(replacement);
       tv && (replacement->isFusionInput() || replacement->isFusionOutput()))
     tv->setMemoryType(MemoryType::Global);
@@ -136,6 +141,7 @@ void Fusion::removeExpr(Expr* e) {
   auto it = std::find_if(list.begin(), list.end(), [e](const auto& p) { return p.get() == e; });
   MF_ASSERT(it != list.end(), "removeExpr: expr not owned");
   list.erase(it);
+  markChanged();
 }
 
 void Fusion::printMath() const {

@@ -43,6 +43,15 @@ class Fusion {
   //! Every TensorView needed by the outputs, in topological order (inputs first).
   std::vector<TensorView*> allTvs() const;
 
+  //! A counter that every edit of this fusion raises: a new node (an op, a split or merge),
+  //! a new input or output, a removed expr, and the scheduling verbs that change a tensor in
+  //! place (reorder, parallelize, memory type, compute-at position, loop or allocation
+  //! domain). FusionExecutorCache compares it on every run to drop runtimes compiled for an
+  //! older version of its fusion.
+  uint64_t version() const { return version_; }
+  //! Raises version(); the in-place edits above call it.
+  void markChanged() { ++version_; }
+
   //! Every fusion node this fusion owns (kernel IR excluded), in creation order.
   const std::deque<std::unique_ptr<Statement>>& statements() const { return statements_; }
   //! The kernel-IR nodes (isKernelIr) lowering created here, in creation order.
@@ -86,6 +95,7 @@ class Fusion {
   std::vector<Val*> outputs_;
   std::unordered_map<int, int64_t> val_counters_;  // by ValKind; scalars share one counter
   int64_t expr_counter_ = 0;
+  uint64_t version_ = 0;
 };
 
 //! RAII: makes `fusion` the one IR builders and ops create nodes in (thread-local).

@@ -74,6 +74,7 @@ void IterDomain::parallelize(ParallelType p) {
   MF_CHECK(!(isBroadcast() && p == ParallelType::Vectorize),
            "parallelize: broadcast axis {} cannot be vectorized", toString());
   parallel_type_ = p;
+  fusion()->markChanged();
 }
 
 IterDomain* IterDomain::freshCopy() const {

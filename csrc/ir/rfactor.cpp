@@ -83,6 +83,9 @@ void applyToFrontier(const Expr* e, std::vector<IterDomain*>& ids) {
 TensorView* TensorView::rFactor(const std::vector<int64_t>& axes) {
   auto* red = dynamic_cast<ReductionOp*>(definition());
   MF_CHECK(red != nullptr, "rFactor: {} is not the output of a reduction", toString());
+  MF_CHECK(!axes.empty(),
+           "rFactor: no axes given for {}; name the reduction axes the rfactor tensor reduces",
+           toString());
   MF_CHECK(compute_at_pos_ == 0 && !domain_->hasAllocation(),
            "rFactor: {} is already inlined or has an allocation domain; call rFactor first",
            toString());

@@ -28,6 +28,12 @@ void TensorView::setDomain(TensorDomain* domain) {
   MF_ASSERT(domain->nDims() >= compute_at_pos_, "setDomain of {}: {} is shorter than ca_pos {}",
             toString(), domain->toString(), compute_at_pos_);
   domain_ = domain;
+  fusion()->markChanged();
+}
+
+void TensorView::setMemoryType(MemoryType t) {
+  memory_type_ = t;
+  fusion()->markChanged();
 }
 
 TensorView* TensorView::splitByConstant(int64_t axis, int64_t factor, bool inner_split) {
@@ -48,21 +54,25 @@ TensorView* TensorView::merge(int64_t outer, int64_t inner) {
 
 TensorView* TensorView::reorder(const std::vector<std::pair<int64_t, int64_t>>& old_to_new) {
   domain_->reorder(old_to_new);
+  fusion()->markChanged();
   return this;
 }
 
 TensorView* TensorView::parallelize(int64_t axis, ParallelType p) {
   domain_->axis(axis)->parallelize(p);
+  fusion()->markChanged();
   return this;
 }
 
 TensorView* TensorView::setLoopDomain(std::vector<IterDomain*> ids) {
   domain_->setLoopDomain(std::move(ids));
+  fusion()->markChanged();
   return this;
 }
 
 TensorView* TensorView::setAllocationDomain(std::vector<IterDomain*> ids, Contiguity contiguity) {
   domain_->setAllocationDomain(std::move(ids), std::move(contiguity));
+  fusion()->markChanged();
   return this;
 }
 
@@ -75,6 +85,7 @@ void TensorView::setComputeAtPosition(int64_t pos) {
   MF_CHECK(pos >= 0 && pos <= nDims(), "compute-at position {} of {} is out of range [0, {}]", pos,
            toString(), nDims());
   compute_at_pos_ = pos;
+  fusion()->markChanged();
 }
 
 }  // namespace mf

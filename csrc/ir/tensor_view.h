@@ -34,7 +34,7 @@ class TensorView : public Val {
   IterDomain* axis(int64_t i) const { return domain_->axis(i); }
 
   MemoryType getMemoryType() const { return memory_type_; }
-  void setMemoryType(MemoryType t) { memory_type_ = t; }
+  void setMemoryType(MemoryType t);
 
   // Scheduling verbs (loop domain). Each returns this, so calls chain.
   //! Splits loop axis `axis` by a constant `factor` (> 0). A template over integer types, so

@@ -8,6 +8,14 @@
 
 namespace mf {
 
+void verifyFusionInputs(const Fusion& fusion, std::string_view who) {
+  for (TensorView* tv : fusion.allTvs())
+    MF_CHECK(tv->definition() != nullptr || tv->isFusionInput(),
+             "{}: {} is neither a fusion input nor computed by an expr; add it with "
+             "fusion.addInput({})",
+             who, tv->toString(), tv->toInlineString());
+}
+
 void verifyFusion(const Fusion& fusion) {
   for (const auto& s : fusion.statements()) {
     MF_ASSERT(s->fusion() == &fusion, "{} belongs to another fusion", s->toString());
@@ -41,6 +49,7 @@ void verifyFusion(const Fusion& fusion) {
   std::vector<Val*> roots = fusion.inputs();
   roots.insert(roots.end(), fusion.outputs().begin(), fusion.outputs().end());
   getStmts(roots);  // asserts acyclicity
+  verifyFusionInputs(fusion, "verifyFusion");
 
   for (TensorView* tv : fusion.allTvs()) {
     const TensorDomain* td = tv->domain();

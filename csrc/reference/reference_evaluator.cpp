@@ -124,7 +124,8 @@ class ReferenceRun {
 };
 
 void ReferenceRun::bindInputs(const std::vector<Tensor>& inputs) {
-  bindFusionInputs(*fusion_, inputs, ee_, kWho);
+  // The argument layer's checks: the messages every entry point gives.
+  checkAndBindInputs(*fusion_, inputs, ee_, kWho);
   for (size_t i = 0; i < inputs.size(); ++i)
     if (fusion_->inputs()[i]->kind() == ValKind::TensorView)
       values_.insert_or_assign(fusion_->inputs()[i], inputs[i].toHost());

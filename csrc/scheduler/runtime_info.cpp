@@ -1,14 +1,11 @@
 #include "scheduler/runtime_info.h"
 
 #include <algorithm>
-#include <bit>
 
 #include "ir/fusion.h"
 
 namespace mf {
 namespace {
-
-constexpr int64_t kMaxInt32Index = (int64_t{1} << 31) - 1;
 
 std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes) {
   std::vector<int64_t> strides(sizes.size(), 1);
@@ -29,11 +26,9 @@ TensorMetadata TensorMetadata::of(const Tensor& t) {
     // The allocation's base: element 0's address less the view's offset.
     const uint64_t base =
         t.devicePtr() - static_cast<uint64_t>(t.storageOffset() * dataTypeSize(t.dtype()));
-    m.base_alignment =
-        base == 0 ? kAllocationAlignment
-                  : std::min<int64_t>(kAllocationAlignment, int64_t{1} << std::countr_zero(base));
+    m.base_alignment = addressAlignment(base, kAllocationAlignment);
   }
-  if (t.dim() == 0) m.scalar = t.isCuda() ? t.toHost().value(0) : t.value(0);
+  if (t.dim() == 0) m.scalar = t.scalarValue();
   return m;
 }
 
@@ -46,9 +41,8 @@ TensorMetadata TensorMetadata::contiguous(DataType dtype, std::vector<int64_t> s
 }
 
 int64_t TensorMetadata::dataAlignment() const {
-  const uint64_t offset_bytes = static_cast<uint64_t>(storage_offset * dataTypeSize(dtype));
-  if (offset_bytes == 0) return base_alignment;
-  return std::min<int64_t>(base_alignment, int64_t{1} << std::countr_zero(offset_bytes));
+  return addressAlignment(static_cast<uint64_t>(storage_offset * dataTypeSize(dtype)),
+                          base_alignment);
 }
 
 SchedulerRuntimeInfo::SchedulerRuntimeInfo(Fusion* fusion, std::vector<TensorMetadata> inputs,
@@ -91,14 +85,9 @@ void SchedulerRuntimeInfo::bindInputs() {
 }
 
 DataType SchedulerRuntimeInfo::computeIndexType() {
-  for (const TensorMetadata& m : inputs_) {
-    int64_t span = 1 + m.storage_offset, numel = 1;
-    for (size_t d = 0; d < m.sizes.size(); ++d) {
-      span += std::max<int64_t>(m.sizes[d] - 1, 0) * std::max<int64_t>(m.strides[d], 1);
-      numel *= m.sizes[d];
-    }
-    if (span > kMaxInt32Index || numel > kMaxInt32Index) return DataType::Int64;
-  }
+  // The executor's rule (tensor.h): the storage offset does not count.
+  for (const TensorMetadata& m : inputs_)
+    if (!fitsInt32Index(m.sizes, m.strides)) return DataType::Int64;
   for (Val* v : fusion_->outputs()) {
     auto* tv = dynamic_cast<TensorView*>(v);
     if (tv == nullptr) continue;

@@ -16,9 +16,6 @@ namespace mf {
 
 class Fusion;
 
-//! Bytes a fresh allocation is aligned to (cudaMalloc and the caching allocator give 256).
-constexpr int64_t kAllocationAlignment = 256;
-
 //! The metadata of one input tensor: everything a heuristic may read.
 struct TensorMetadata {
   DataType dtype = DataType::Float;
@@ -37,7 +34,8 @@ struct TensorMetadata {
   static TensorMetadata of(const Tensor& t);
   //! A fresh contiguous (row-major) allocation of `sizes`.
   static TensorMetadata contiguous(DataType dtype, std::vector<int64_t> sizes);
-  //! The largest power of two (at most base_alignment) dividing element 0's byte address.
+  //! The largest power of two (at most base_alignment) dividing element 0's byte address
+  //! (addressAlignment of the offset's bytes, capped by the base's).
   int64_t dataAlignment() const;
 };
 
@@ -76,8 +74,9 @@ class SchedulerRuntimeInfo {
   Fusion* fusion() const { return fusion_; }
   ExpressionEvaluator& expressionEvaluator() { return ee_; }
   const DeviceDescription& device() const { return device_; }
-  //! Int32 when, for every input, its elements and its farthest element offset fit in 31
-  //! bits and every output's allocation fits too; else Int64.
+  //! Int32 when every input fits fitsInt32Index (tensor/tensor.h: its elements and its
+  //! farthest element's offset from its first fit in 31 bits; the storage offset does not
+  //! count) and every output's allocation fits too; else Int64. The executor's rule.
   DataType indexType() const { return index_type_; }
 
   //! The run-time extent of `id`; a UserError when it cannot be evaluated.

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <set>
 #include <unordered_map>
 
+#include "ir/expr_evaluator.h"
 #include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "ir/op_traits.h"
@@ -15,9 +15,12 @@
 #include "scheduler/registry.h"
 #include "support/hash.h"
 #include "support/options.h"
+#include "tensor/arguments.h"
 
 namespace mf {
 namespace {
+
+constexpr std::string_view kWho = "SegmentCandidateFinder::segment";
 
 // A group while segmenting: indices into the topological expr list (sorted), forwarded
 // exprs left out (they are added where used). Indices, not pointers, order everything, so
@@ -39,14 +42,15 @@ class Finder {
         info_(&complete_, info.inputsMetadata(), info.device()),
         options_(std::move(options)),
         exprs_(complete_.exprs()) {
-    MF_CHECK(info.fusion() == &fusion,
-             "SegmentCandidateFinder::segment: the run-time info is of another fusion");
+    MF_CHECK(info.fusion() == &fusion, "{}: the run-time info is of another fusion", kWho);
     for (size_t i = 0; i < exprs_.size(); ++i) index_[exprs_[i]] = static_cast<int64_t>(i);
     findForwarded();
   }
 
   std::unique_ptr<SegmentedFusion> run() {
-    if (!wholeFusionAccepted()) {
+    // With a custom_should_merge_groups hook every merge asks it, taking the whole fusion
+    // at once included: the shortcut would merge every expr without asking.
+    if (options_.custom_should_merge_groups || !wholeFusionAccepted()) {
       buildInitialGroups();
       mergeHintsWithProducers();
       mergeNeighbours();
@@ -325,13 +329,14 @@ class Finder {
     if (isDumpEnabled(DumpOption::FusionSegments)) dumpStream() << segmented_->toString();
     if (!isDumpEnabled(DumpOption::FusionSegmentsGraph)) return;
     // Named by the segmentation's text: the same segmentation writes the same file.
-    const std::string base = fmt::format("{}/fusion_segments_{:016x}", options().dump_dir,
-                                         hashBytes(segmented_->toString()));
-    std::ofstream file(base + ".dot");
-    file << segmented_->toDot();
-    MF_CHECK(file.good(), "fusion_segments_graph: cannot write {}.dot", base);
-    file.close();
-    dumpStream() << "fusion_segments_graph: wrote " << base << ".dot\n";
+    // A folder that cannot be written warns and skips the dump (writeDumpFile).
+    const std::optional<std::string> dot =
+        writeDumpFile(DumpOption::FusionSegmentsGraph,
+                      fmt::format("fusion_segments_{:016x}.dot", hashBytes(segmented_->toString())),
+                      segmented_->toDot());
+    if (!dot) return;
+    dumpStream() << "fusion_segments_graph: wrote " << *dot << "\n";
+    const std::string base = dot->substr(0, dot->size() - 4);
     if (std::system("command -v dot > /dev/null 2>&1") == 0 &&
         std::system(fmt::format("dot -Tpng '{0}.dot' -o '{0}.png'", base).c_str()) == 0)
       dumpStream() << "fusion_segments_graph: wrote " << base << ".png\n";
@@ -356,6 +361,12 @@ class Finder {
 std::unique_ptr<SegmentedFusion> SegmentCandidateFinder::segment(
     const Fusion& fusion, const std::vector<Tensor>& inputs,
     SegmentCandidateFinderOptions options) {
+  // The executors' input checks and messages (count, rank, dtype, sizes, contiguity, operand
+  // extents), before anything reads the metadata.
+  {
+    ExpressionEvaluator ee;
+    checkAndBindInputs(fusion, inputs, ee, kWho);
+  }
   // The run-time info binds a non-const fusion; it is only read.
   SchedulerRuntimeInfo info(const_cast<Fusion*>(&fusion), inputs);
   return segment(fusion, info, std::move(options));
@@ -364,6 +375,7 @@ std::unique_ptr<SegmentedFusion> SegmentCandidateFinder::segment(
 std::unique_ptr<SegmentedFusion> SegmentCandidateFinder::segment(
     const Fusion& fusion, const SchedulerRuntimeInfo& runtime_info,
     SegmentCandidateFinderOptions options) {
+  verifyRunnable(fusion, kWho);
   return Finder(fusion, runtime_info, std::move(options)).run();
 }
 

@@ -1,6 +1,8 @@
 #include "support/options.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -22,28 +24,50 @@ constexpr DumpEntry kDumpEntries[] = {
 };
 constexpr size_t kNumDumpOptions = std::size(kDumpEntries);
 
-std::string envOr(const char* name, std::string fallback) {
-  const char* v = std::getenv(name);
-  return (v && *v) ? std::string(v) : std::move(fallback);
+Options& mutableOptions() {
+  static Options opts = parseOptions([](const char* name) -> std::optional<std::string> {
+    const char* v = std::getenv(name);
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  });
+  return opts;
 }
 
-Options readEnvironment() {
+}  // namespace
+
+Options parseOptions(const EnvironmentLookup& env) {
+  // Unset and empty mean the same, except for MINIFUSER_CACHE_DIR (empty: no disk cache).
+  auto envOr = [&](const char* name, std::string fallback) {
+    std::optional<std::string> v = env(name);
+    return v && !v->empty() ? *v : fallback;
+  };
   Options o;
   o.dump = parseDumpList(envOr("MINIFUSER_DUMP", ""), std::cout);
   o.dump_dir = envOr("MINIFUSER_DUMP_DIR", ".");
-  std::string home = envOr("HOME", "");
-  o.cache_dir = envOr("MINIFUSER_CACHE_DIR", home.empty() ? "" : home + "/.cache/minifuser");
+  const std::string home = envOr("HOME", "");
+  o.cache_dir = env("MINIFUSER_CACHE_DIR").value_or(home.empty() ? "" : home + "/.cache/minifuser");
   o.update_golden = envOr("MINIFUSER_UPDATE_GOLDEN", "0") != "0";
   o.no_device = envOr("MINIFUSER_NO_DEVICE", "0") != "0";
   return o;
 }
 
-Options& mutableOptions() {
-  static Options opts = readEnvironment();
-  return opts;
+std::optional<std::string> writeDumpFile(DumpOption opt, std::string_view file_name,
+                                         std::string_view contents) {
+  const std::filesystem::path dir = options().dump_dir;
+  const std::string path = (dir / file_name).string();
+  auto skip = [&](const std::string& why) -> std::optional<std::string> {
+    std::cerr << fmt::format("minifuser: warning: {}: cannot write {} ({}); the dump is skipped\n",
+                             dumpName(opt), path, why);
+    return std::nullopt;
+  };
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return skip(fmt::format("cannot create the folder {}: {}", dir.string(), ec.message()));
+  std::ofstream file(path, std::ios::binary);
+  file.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+  file.close();
+  if (!file) return skip("the write failed");
+  return path;
 }
-
-}  // namespace
 
 std::vector<bool> parseDumpList(std::string_view dump_list, std::ostream& help_out) {
   std::vector<bool> enabled(kNumDumpOptions, false);

@@ -2,12 +2,14 @@
 //! in minifuser that reads environment variables:
 //!   MINIFUSER_DUMP        comma list of dump options (MINIFUSER_DUMP=help lists them)
 //!   MINIFUSER_DUMP_DIR    folder for file dumps (cuda_to_file, fusion_segments_graph);
-//!                         default "."
-//!   MINIFUSER_CACHE_DIR   on-disk kernel cache; default $HOME/.cache/minifuser
+//!                         default "."; created when missing (writeDumpFile)
+//!   MINIFUSER_CACHE_DIR   on-disk kernel cache; unset: $HOME/.cache/minifuser (none without
+//!                         HOME); set but empty (MINIFUSER_CACHE_DIR=): the disk cache is off
 //!   MINIFUSER_UPDATE_GOLDEN=1  golden-kernel tests rewrite tests/golden instead of comparing
 //!   MINIFUSER_NO_DEVICE=1 behave as if no GPU were present (tests the CPU fallback on a GPU box)
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -53,7 +55,7 @@ enum class DumpOption {
 struct Options {
   std::vector<bool> dump;  // indexed by DumpOption
   std::string dump_dir = ".";
-  std::string cache_dir;  // empty: caching on disk disabled (no HOME)
+  std::string cache_dir;  // empty: caching on disk disabled (MINIFUSER_CACHE_DIR=, or no HOME)
   bool update_golden = false;
   bool no_device = false;
 };
@@ -61,6 +63,23 @@ struct Options {
 //! Parses `dump_list` ("a,b,c"); throws mf::UserError naming the unknown option and listing
 //! the valid ones. "help" prints the list to `help_out` and enables nothing.
 std::vector<bool> parseDumpList(std::string_view dump_list, std::ostream& help_out);
+
+//! Looks up one environment variable: its value, or nullopt when it is unset.
+using EnvironmentLookup = std::function<std::optional<std::string>(const char* name)>;
+
+//! The options the environment `env` describes (the list at the top of this file); an
+//! unknown MINIFUSER_DUMP name is a UserError. options() reads the process's environment
+//! through it; tests pass their own.
+Options parseOptions(const EnvironmentLookup& env);
+
+//! Writes `contents` to the file `file_name` in MINIFUSER_DUMP_DIR (options().dump_dir),
+//! creating that folder (and its parents) when missing, for the file dump `opt`
+//! (cuda_to_file, fusion_segments_graph). Returns the path written; when the folder cannot
+//! be created or the file cannot be written, prints "minifuser: warning: <dump>: cannot
+//! write <path> (<why>); the dump is skipped" to stderr and returns nullopt: a dump never
+//! aborts a run.
+std::optional<std::string> writeDumpFile(DumpOption opt, std::string_view file_name,
+                                         std::string_view contents);
 
 //! The process-wide options (from the environment, unless a guard overrides them). While
 //! the environment is invalid (an unknown MINIFUSER_DUMP name) every call throws that

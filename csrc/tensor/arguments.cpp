@@ -10,6 +10,7 @@
 #include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "ir/tensor_view.h"
+#include "ir/verifier.h"
 
 namespace mf {
 namespace {
@@ -25,7 +26,7 @@ void bindScalar(const Val* s, size_t i, const Tensor& t, ExpressionEvaluator& ee
            s->dtype() == DataType::Index ? DataType::Int64 : s->dtype(), t.dtype(),
            fmt::join(t.sizes(), ", "));
   // One element; a device scalar costs one small copy.
-  ee.bind(s, t.isCuda() ? t.toHost().value(0) : t.value(0));
+  ee.bind(s, t.scalarValue());
 }
 
 // A contiguous axis must be dense with the next non-broadcast axis of the allocation
@@ -123,6 +124,26 @@ void bindFusionInputs(const Fusion& fusion, const std::vector<Tensor>& inputs,
     checkContiguity(tv, i, t, who);
     // Cannot fail after the checks above, which name the tensors more precisely.
     ee.bindTensorSizes(tv, t.sizes());
+  }
+}
+
+void verifyRunnable(const Fusion& fusion, std::string_view who) {
+  MF_CHECK(!fusion.outputs().empty(),
+           "{}: the fusion has no outputs, so a run computes nothing; add one with "
+           "fusion.addOutput(tv)",
+           who);
+  verifyFusionInputs(fusion, who);
+}
+
+void checkAndBindInputs(const Fusion& fusion, const std::vector<Tensor>& inputs,
+                        ExpressionEvaluator& ee, std::string_view who) {
+  verifyRunnable(fusion, who);
+  bindFusionInputs(fusion, inputs, ee, who);
+  // validateOperandExtents names the expr but not the entry point: add it.
+  try {
+    validateOperandExtents(fusion, ee);
+  } catch (const UserError& e) {
+    throw UserError(fmt::format("{}: {}", who, e.what()));
   }
 }
 

@@ -27,6 +27,21 @@ class TensorView;
 void bindFusionInputs(const Fusion& fusion, const std::vector<Tensor>& inputs,
                       ExpressionEvaluator& ee, std::string_view who);
 
+//! What every entry point that runs a fusion checks of the fusion alone: it has an output
+//! ("<who>: the fusion has no outputs, so a run computes nothing; add one with
+//! fusion.addOutput(tv)") and every tensor its outputs need is an input or computed
+//! (verifyFusionInputs, ir/verifier.h). UserErrors prefixed with `who`.
+void verifyRunnable(const Fusion& fusion, std::string_view who);
+
+//! The input check of every entry point that runs a fusion (FusionExecutorCache,
+//! KernelExecutor, ReferenceEvaluator, SegmentCandidateFinder::segment): verifyRunnable,
+//! bindFusionInputs, then validateOperandExtents (the operands of each expr agree on their
+//! extents for these inputs). Every message is prefixed with `who`, so one mistake reads the
+//! same from each:
+//! "<who>: `T2_g_float[..] = T0 + T1`: operands T0 and T1 disagree on axis 1: 3 vs 4".
+void checkAndBindInputs(const Fusion& fusion, const std::vector<Tensor>& inputs,
+                        ExpressionEvaluator& ee, std::string_view who);
+
 //! For each allocation axis of input `tv` (reductions dropped), the logical axis it is. An
 //! input's allocation domain must be a permutation of its logical domain (UserError
 //! otherwise, prefixed with `who`); without one, the identity.

@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <bit>
 #include <random>
 
 #include "cuda/caching_allocator.h"
@@ -238,9 +239,12 @@ Tensor Tensor::asStrided(std::vector<int64_t> sizes, std::vector<int64_t> stride
   const int64_t numel = checkedNumel(sizes, kWhat);
   const int64_t span = checkedSpan(sizes, strides, kWhat);
   const int64_t capacity = storageNumel();
-  MF_CHECK(storage_offset >= 0 &&
-               (numel == 0 ? storage_offset <= capacity
-                           : storage_offset < capacity && span < capacity - storage_offset),
+  MF_CHECK(storage_offset >= 0,
+           "{}: the storage offset {} is negative; a view's first element is element 0 or a "
+           "later one of the storage",
+           kWhat, storage_offset);
+  MF_CHECK((numel == 0 ? storage_offset <= capacity
+                       : storage_offset < capacity && span < capacity - storage_offset),
            "{}: a view of sizes [{}], strides [{}] and storage offset {} reaches element {} of "
            "a storage of {} elements",
            kWhat, fmt::join(sizes, ", "), fmt::join(strides, ", "), storage_offset,
@@ -343,6 +347,43 @@ int64_t Tensor::allocationNumel() const {
 }
 int64_t Tensor::nbytes() const {
   return storageBytes(dtype_, allocationNumel());
+}
+
+ScalarValue Tensor::scalarValue() const {
+  MF_CHECK(dim() == 0, "Tensor::scalarValue: expected a 0-dim tensor, got {}[{}]", dtype_,
+           fmt::join(sizes_, ", "));
+  return isCuda() ? toHost().value(0) : value(0);
+}
+
+uint64_t Tensor::alignmentAddress() const {
+  return isCuda() ? devicePtr() : static_cast<uint64_t>(storage_offset_ * dataTypeSize(dtype_));
+}
+
+int64_t Tensor::dataAlignment(int64_t cap) const {
+  return addressAlignment(alignmentAddress(), cap);
+}
+
+bool Tensor::fitsInt32Index() const {
+  return mf::fitsInt32Index(sizes_, strides_);
+}
+
+int64_t addressAlignment(uint64_t byte_address, int64_t cap) {
+  if (byte_address == 0) return cap;
+  return std::min<int64_t>(cap, int64_t{1} << std::countr_zero(byte_address));
+}
+
+bool fitsInt32Index(std::span<const int64_t> sizes, std::span<const int64_t> strides) {
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return true;  // nothing addressed
+  int64_t numel = 1, last = 0;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    // An overflow of int64 is past 2^31 anyway.
+    int64_t step = 0;
+    if (__builtin_mul_overflow(numel, sizes[d], &numel) ||
+        __builtin_mul_overflow(sizes[d] - 1, strides[d], &step) ||
+        __builtin_add_overflow(last, step, &last))
+      return false;
+  }
+  return numel <= kMaxInt32Index && last <= kMaxInt32Index;
 }
 
 bool Tensor::isContiguous() const {

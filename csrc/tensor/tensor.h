@@ -50,6 +50,24 @@ constexpr DataType dataTypeOf() {
 //! Where a tensor's storage lives.
 enum class Device { Host, Cuda };
 
+//! Bytes a fresh allocation is aligned to (cudaMalloc and the caching allocator give 256).
+constexpr int64_t kAllocationAlignment = 256;
+//! The largest index a kernel compiled with 32-bit indices (Int32) may compute.
+constexpr int64_t kMaxInt32Index = (int64_t{1} << 31) - 1;
+
+//! The largest power of two, at most `cap` (a power of two), dividing `byte_address`; `cap`
+//! for 0. The one alignment rule: the input signatures, the vectorization checks and the
+//! schedulers' run-time info all ask it.
+int64_t addressAlignment(uint64_t byte_address, int64_t cap);
+
+//! True when a kernel with 32-bit indices addresses every element of a tensor of `sizes`
+//! and `strides` (elements): its element count and the offset of its farthest element from
+//! its first both fit in 31 bits. The storage offset does not count: a kernel's tensor
+//! argument points at the view's first element and every index is relative to it (the
+//! pointer itself is 64-bit). An empty tensor always fits. The one 32-bit index rule of the
+//! executor and the schedulers.
+bool fitsInt32Index(std::span<const int64_t> sizes, std::span<const int64_t> strides);
+
 //! The product of `sizes`; throws mf::UserError "<what>: sizes [..] hold more than 2^63-1
 //! elements" when it does not fit int64 (e.g. [2^40, 2^40] or [3, 2^62]).
 int64_t checkedNumel(const std::vector<int64_t>& sizes, std::string_view what);
@@ -126,6 +144,19 @@ class Tensor {
   int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
   int64_t numel() const;
   bool isContiguous() const;
+
+  //! The value of this 0-dim tensor (a scalar argument), exactly (see loadElement); a
+  //! device tensor costs one small copy. Another rank is a UserError.
+  ScalarValue scalarValue() const;
+  //! The byte address whose alignment a kernel sees for the view's first element: a device
+  //! tensor's address; for a host tensor its storage offset in bytes (a run copies the whole
+  //! storage to a fresh, kAllocationAlignment-aligned block, offset kept).
+  uint64_t alignmentAddress() const;
+  //! Bytes the view's first element is aligned to as a kernel sees it, at most `cap`:
+  //! addressAlignment(alignmentAddress(), cap).
+  int64_t dataAlignment(int64_t cap = kAllocationAlignment) const;
+  //! fitsInt32Index(sizes(), strides()).
+  bool fitsInt32Index() const;
 
   //! The shape of the buffer from the view's first element: sizes() for the contiguous
   //! factories, the padded shape for withAllocation, [elements up to the end of the storage]

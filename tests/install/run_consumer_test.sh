@@ -25,6 +25,7 @@ cmake --install "$build_dir" --prefix "$prefix" >"$tmp_dir/install.log" ||
   { cat "$tmp_dir/install.log"; fail "cmake --install failed"; }
 
 for f in include/minifuser/minifuser.h include/minifuser/ir/fusion.h \
+         include/minifuser/testing/segmentation.h \
          lib/cmake/minifuser/minifuserConfig.cmake \
          lib/cmake/minifuser/minifuserConfigVersion.cmake; do
   [[ -f "$prefix/$f" ]] || fail "$f was not installed"
@@ -48,4 +49,7 @@ echo "== run the consumer"
 "$tmp_dir/build/consumer" | tee "$tmp_dir/output.txt"
 grep -q 'relu(T3)' "$tmp_dir/output.txt" || fail "printMath output missing 'relu(T3)'"
 grep -q '^consumer: OK$' "$tmp_dir/output.txt" || fail "the consumer's check did not pass"
+
+echo "== run docs/segmenter.md's example (segmentation_test)"
+"$tmp_dir/build/segmentation_test" || fail "segmentation_test (docs/segmenter.md's example) failed"
 echo "install_consumer: OK"

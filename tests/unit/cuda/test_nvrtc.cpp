@@ -1,12 +1,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "cuda/kernel_cache.h"
 #include "cuda/nvrtc.h"
 #include "cuda/runtime_sources.h"
 #include "support/error.h"
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 using ::testing::ThrowsMessage;
 
@@ -78,21 +80,32 @@ TEST(Nvrtc, PassesExtraOptions) {
   EXPECT_THAT(k.options, ::testing::Contains("-lineinfo"));
 }
 
-// Generated code that does not compile is a minifuser bug: the error carries NVRTC's log
-// and the numbered source.
-TEST(Nvrtc, SyntaxErrorIsInternalErrorWithLogAndSource) {
+// A source NVRTC rejects is the caller's mistake (a UserError), through compileWithNvrtc
+// and compileCached alike: the error carries NVRTC's log and the numbered source, and the
+// failure is not cached. (KernelExecutor turns it into an InternalError: its source is
+// generated, so a rejection there is a minifuser bug.)
+TEST(Nvrtc, UserSourceSyntaxErrorIsUserErrorWithLogAndSource) {
   std::string source =
       "namespace mf {\n"
       "__global__ void broken(float* out) {\n"
       "  out[0] = 1.0f\n"
       "}\n"
       "}\n";
+  auto message = AllOf(HasSubstr("compileWithNvrtc: NVRTC failed to compile kernel mf::broken"),
+                       HasSubstr("broken.cu(4): error: expected a \";\""),
+                       HasSubstr("    3 |   out[0] = 1.0f\n"),
+                       HasSubstr("--gpu-architecture=sm_90"), Not(HasSubstr("bug in minifuser")));
   EXPECT_THAT([&] { compileWithNvrtc(source, "mf::broken", {}); },
-              ThrowsMessage<InternalError>(AllOf(
-                  HasSubstr("NVRTC failed to compile kernel mf::broken"),
-                  HasSubstr("broken.cu(4): error: expected a \";\""),
-                  HasSubstr("    3 |   out[0] = 1.0f\n"), HasSubstr("--gpu-architecture=sm_90"),
-                  HasSubstr("This is a bug in minifuser"))));
+              ThrowsMessage<UserError>(message));
+  for (int attempt = 0; attempt < 2; ++attempt)
+    EXPECT_THAT([&] { compileCached(source, "mf::broken", {}); },
+                ThrowsMessage<UserError>(message));
+  try {
+    compileCached(source, "mf::broken", {});
+    ADD_FAILURE() << "compileCached accepted a broken source";
+  } catch (const NvrtcCompileError& e) {
+    EXPECT_THAT(e.log(), HasSubstr("error: expected a \";\""));
+  }
 }
 
 TEST(Nvrtc, NumberLines) {

@@ -123,6 +123,40 @@ TEST_P(DumpOptionPrints, Something) {
   std::filesystem::remove_all(dir);
 }
 
+// cuda_to_file into a MINIFUSER_DUMP_DIR that does not exist creates it; one that cannot be
+// created warns on stderr and the compile goes on (a dump never aborts a run).
+TEST(DumpOptions, CudaToFileCreatesAMissingFolderOrWarns) {
+  const std::filesystem::path root = std::filesystem::path(::testing::TempDir()) / "mf_cuda_dir";
+  std::filesystem::remove_all(root);
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(1);
+  fusion.addInput(t0);
+  TensorView* t1 = exp(t0);
+  fusion.addOutput(t1);
+  t1->split(0, 128);
+  t1->axis(0)->parallelize(ParallelType::BIDx);
+  t1->axis(1)->parallelize(ParallelType::TIDx);
+  OptionsGuard guard;
+  guard.enableDump(DumpOption::CudaToFile);
+  guard.get().dump_dir = (root / "new").string();
+  KernelExecutor ke;
+  ::testing::internal::CaptureStdout();
+  ke.compile(&fusion, {}, {.index_type = DataType::Int64});
+  ::testing::internal::GetCapturedStdout();
+  EXPECT_TRUE(std::filesystem::exists(root / "new" / (ke.kernelName() + ".cu")));
+
+  guard.get().dump_dir = "/proc/mf_cannot_create";
+  KernelExecutor ke2;
+  ::testing::internal::CaptureStderr();
+  EXPECT_NO_THROW(ke2.compile(&fusion, {}, {.index_type = DataType::Int64}));
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              HasSubstr("minifuser: warning: cuda_to_file: cannot write /proc/mf_cannot_create/" +
+                        ke2.kernelName() + ".cu (cannot create the folder"));
+  EXPECT_TRUE(ke2.isCompiled());
+  std::filesystem::remove_all(root);
+}
+
 INSTANTIATE_TEST_SUITE_P(Dump, DumpOptionPrints, ::testing::ValuesIn(kernelDumpOptions()),
                          [](const auto& info) { return std::string(dumpName(info.param)); });
 

@@ -162,5 +162,45 @@ TEST(KernelExecutorDumps, CompileTimingReportsCacheHits) {
   fs::remove_all(dir, ec);
 }
 
+// compile() names a tensor never added as an input (lowering used to fail on its extent),
+// and refuses a fusion without outputs.
+TEST(KernelExecutorInputs, CompileNamesAMissingInputAndNoOutputs) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(1);
+  TensorView* forgotten = makeSymbolicTensor(1);
+  fusion.addInput(t0);
+  KernelExecutor ke;
+  EXPECT_THAT([&] { ke.compile(&fusion); },
+              ThrowsMessage<UserError>(
+                  HasSubstr("KernelExecutor::compile: the fusion has no outputs, so a run computes "
+                            "nothing; add one with fusion.addOutput(tv)")));
+  fusion.addOutput(add(t0, forgotten));
+  EXPECT_THAT([&] { ke.compile(&fusion); },
+              ThrowsMessage<UserError>(HasSubstr(
+                  "KernelExecutor::compile: T1_l_float[iS1{i1}] is neither a fusion input nor "
+                  "computed by an expr; add it with fusion.addInput(T1)")));
+}
+
+// add of [2, 3] and [2, 4]: the executor names itself before the operands' disagreement, as
+// every entry point does.
+TEST(KernelExecutorInputs, OperandsThatDisagree) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(2);
+  TensorView* t1 = makeContigTensor(2);
+  fusion.addInput(t0);
+  fusion.addInput(t1);
+  fusion.addOutput(add(t0, t1));
+  EXPECT_THAT(
+      [&] {
+        chooseIndexType(fusion, {Tensor::random({2, 3}, DataType::Float, 1),
+                                 Tensor::random({2, 4}, DataType::Float, 2)});
+      },
+      ThrowsMessage<UserError>(
+          HasSubstr("KernelExecutor: `T2_g_float[iS4{i0}, iS5{i1}] = T0 + T1`: operands T0 and T1 "
+                    "disagree on axis 1: 3 vs 4")));
+}
+
 }  // namespace
 }  // namespace mf

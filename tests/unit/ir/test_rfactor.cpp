@@ -160,6 +160,11 @@ TEST(RFactor, Errors) {
   EXPECT_THAT([&] { tv1->rFactor({1}); },
               ThrowsMessage<UserError>(HasSubstr(
                   "rFactor: T1_g_float[iS2{i0}, rS3{i1}] must keep at least one reduction axis")));
+  // No axes would leave the reduction as it is: say so instead of doing nothing.
+  EXPECT_THAT([&] { tv1->rFactor({}); },
+              ThrowsMessage<UserError>(HasSubstr(
+                  "rFactor: no axes given for T1_g_float[iS2{i0}, rS3{i1}]; name the reduction "
+                  "axes the rfactor tensor reduces")));
   tv1->split(1, 8);
   EXPECT_THAT(
       [&] {

@@ -159,5 +159,22 @@ TEST(Verifier, CatchesComputeAtPastLoopDomain) {
               ThrowsMessage<InternalError>(HasSubstr("ca_pos out of range")));
 }
 
+// A tensor the outputs need that was never added with addInput is a UserError naming it (the
+// user's mistake, not a broken invariant); every entry point that runs a fusion says the same.
+TEST(Verifier, TensorNeverAddedAsInputIsAUserError) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* tv0 = makeSymbolicTensor(1);
+  TensorView* forgotten = makeSymbolicTensor(1);
+  fusion.addInput(tv0);
+  fusion.addOutput(add(tv0, forgotten));
+  EXPECT_THAT([&] { verifyFusion(fusion); },
+              ThrowsMessage<UserError>(HasSubstr(
+                  "verifyFusion: T1_l_float[iS1{i1}] is neither a fusion input nor computed by "
+                  "an expr; add it with fusion.addInput(T1)")));
+  fusion.addInput(forgotten);
+  EXPECT_NO_THROW(verifyFusion(fusion));
+}
+
 }  // namespace
 }  // namespace mf

@@ -59,10 +59,14 @@ TEST_F(ReferenceErrors, Dtype) {
 TEST_F(ReferenceErrors, PointwiseOperandsDisagree) {
   EXPECT_THAT(runner(fusion_, {Tensor::empty({2, 5}, DataType::Float),
                                Tensor::empty({2, 7}, DataType::Float)}),
-              ThrowsMessage<UserError>(HasSubstr("add: T0 and T1 disagree on axis 1: 5 vs 7")));
+              ThrowsMessage<UserError>(
+                  HasSubstr("ReferenceEvaluator: `T2_g_float[iS4{i0}, iS5{i1}] = T0 + T1`: "
+                            "operands T0 and T1 disagree on axis 1: 5 vs 7")));
   EXPECT_THAT(runner(fusion_, {Tensor::empty({2, 5}, DataType::Float),
                                Tensor::empty({1, 5}, DataType::Float)}),
-              ThrowsMessage<UserError>(HasSubstr("add: T0 and T1 disagree on axis 0: 2 vs 1")));
+              ThrowsMessage<UserError>(
+                  HasSubstr("ReferenceEvaluator: `T2_g_float[iS4{i0}, iS5{i1}] = T0 + T1`: "
+                            "operands T0 and T1 disagree on axis 0: 2 vs 1")));
 }
 
 TEST(ReferenceInputErrors, ConstantExtent) {
@@ -143,7 +147,8 @@ TEST(ReferenceInputErrors, UnboundScalar) {
                   "input")));
 }
 
-// A tensor that is neither an input nor computed from the inputs.
+// A tensor that is neither an input nor computed from the inputs: named before anything is
+// evaluated, as every entry point names it (verifyFusionInputs).
 TEST(ReferenceInputErrors, TensorNotAnInput) {
   Fusion fusion;
   FusionGuard fg(&fusion);
@@ -152,9 +157,20 @@ TEST(ReferenceInputErrors, TensorNotAnInput) {
   fusion.addInput(tv0);
   fusion.addOutput(add(tv0, tv1));
   EXPECT_THAT(runner(fusion, {Tensor::empty({2}, DataType::Float)}),
+              ThrowsMessage<UserError>(
+                  HasSubstr("ReferenceEvaluator: T1_l_float[iS1{i1}] is neither a fusion input nor "
+                            "computed by an expr; add it with fusion.addInput(T1)")));
+}
+
+// A fusion without outputs would compute nothing.
+TEST(ReferenceInputErrors, NoOutputs) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  fusion.addInput(makeSymbolicTensor(1));
+  EXPECT_THAT(runner(fusion, {Tensor::empty({2}, DataType::Float)}),
               ThrowsMessage<UserError>(HasSubstr(
-                  "ReferenceEvaluator: T1 (an operand of T2_g_float[iS2{i0}] = T0 + T1) is "
-                  "neither a fusion input nor computed from them")));
+                  "ReferenceEvaluator: the fusion has no outputs, so a run computes nothing; "
+                  "add one with fusion.addOutput(tv)")));
 }
 
 }  // namespace

@@ -252,6 +252,41 @@ TEST(Segmentation, ForwardedInputChainIsNotASegment) {
   expectGroupsReproduceFusion(fusion, *sf, inputs);
 }
 
+// custom_should_merge_groups is asked before the whole fusion is taken at once: a fusion
+// the pointwise scheduler takes whole still gives one group per expr when it says no (it
+// used to give one group), and one group when it says yes.
+TEST(Segmentation, NeverMergeGivesOneGroupPerExprEvenWhenOneSchedulerTakesAll) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigTensor(2);
+  TensorView* t1 = makeContigTensor(2);
+  fusion.addInput(t0);
+  fusion.addInput(t1);
+  fusion.addOutput(mul(add(t0, t1), t0));  // T2 = T0 + T1, T3 = T2 * T0
+  std::vector<Tensor> inputs = {Tensor::random({4, 5}, DataType::Float, 1),
+                                Tensor::random({4, 5}, DataType::Float, 2)};
+  ASSERT_EQ(SegmentCandidateFinder::segment(fusion, inputs)->groups().size(), 1u);
+
+  SegmentCandidateFinderOptions never_merge;
+  never_merge.custom_should_merge_groups = [](const auto&, const auto&) { return false; };
+  auto sf = SegmentCandidateFinder::segment(fusion, inputs, never_merge);
+  ASSERT_EQ(sf->groups().size(), 2u) << sf->toString();
+  EXPECT_THAT(computed(sf->groups()[0]), ElementsAre("T2"));
+  EXPECT_THAT(computed(sf->groups()[1]), ElementsAre("T3"));
+  EXPECT_THAT(edgeStrings(*sf), ElementsAre("0 -> 1: T2"));
+  std::vector<Tensor> expected = ReferenceEvaluator(&fusion).run(inputs);
+  segtest::expectSameTensor(segtest::runGroupByGroup(*sf, inputs)[0], expected[0]);
+
+  SegmentCandidateFinderOptions always_merge;
+  int asked = 0;
+  always_merge.custom_should_merge_groups = [&](const auto&, const auto&) {
+    ++asked;
+    return true;
+  };
+  EXPECT_EQ(SegmentCandidateFinder::segment(fusion, inputs, always_merge)->groups().size(), 1u);
+  EXPECT_GT(asked, 0);
+}
+
 // The chain's end is read by two groups that cannot merge: each gets its own copy of the
 // chain, so its end never goes through global memory.
 TEST(Segmentation, ForwardedInputChainIsCopiedIntoEachConsumer) {

@@ -14,6 +14,7 @@ namespace mf {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::ThrowsMessage;
 
 // A fusion with several segments: two shapes, a broadcast, a segment_set and a layout op
@@ -138,11 +139,30 @@ TEST(SegmenterDumps, FusionSegmentsGraphWritesDot) {
   std::filesystem::remove_all(dir);
 }
 
-// A dump folder that cannot be written is reported, naming the file.
-TEST(SegmenterDumps, FusionSegmentsGraphUnwritableFolder) {
-  EXPECT_THAT([] { segmentChainWithDump(DumpOption::FusionSegmentsGraph, "/nonexistent/mf_dump"); },
-              ThrowsMessage<UserError>(HasSubstr(
-                  "fusion_segments_graph: cannot write /nonexistent/mf_dump/fusion_segments_")));
+// A MINIFUSER_DUMP_DIR that does not exist is created (parents too): the dump is written.
+TEST(SegmenterDumps, FusionSegmentsGraphCreatesAMissingFolder) {
+  const std::filesystem::path root =
+      std::filesystem::path(::testing::TempDir()) / "mf_missing_dump_dir";
+  std::filesystem::remove_all(root);
+  const std::filesystem::path dir = root / "a" / "b";
+  const std::string out = segmentChainWithDump(DumpOption::FusionSegmentsGraph, dir.string());
+  EXPECT_THAT(out, HasSubstr("fusion_segments_graph: wrote " + dir.string() + "/fusion_segments_"));
+  EXPECT_TRUE(std::filesystem::is_directory(dir));
+  std::filesystem::remove_all(root);
+}
+
+// A folder that cannot be created warns on stderr, naming the file, and the segmentation
+// goes on: a dump never aborts a run.
+TEST(SegmenterDumps, FusionSegmentsGraphUnwritableFolderWarnsAndGoesOn) {
+  ::testing::internal::CaptureStderr();
+  std::string out;
+  EXPECT_NO_THROW(
+      out = segmentChainWithDump(DumpOption::FusionSegmentsGraph, "/proc/mf_cannot_create/dump"));
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(err, HasSubstr("minifuser: warning: fusion_segments_graph: cannot write "
+                             "/proc/mf_cannot_create/dump/fusion_segments_"));
+  EXPECT_THAT(err, HasSubstr("; the dump is skipped\n"));
+  EXPECT_THAT(out, Not(HasSubstr("wrote")));
 }
 
 }  // namespace

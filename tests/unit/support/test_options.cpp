@@ -1,6 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 
 #include "support/error.h"
@@ -49,6 +50,28 @@ TEST(Options, GuardRestores) {
     EXPECT_TRUE(isDumpEnabled(DumpOption::KernelIr));
   }
   EXPECT_FALSE(isDumpEnabled(DumpOption::KernelIr));
+}
+
+// MINIFUSER_CACHE_DIR: unset means $HOME/.cache/minifuser; set but empty turns the disk
+// cache off, as Options::cache_dir documents (it used to fall back to $HOME's).
+TEST(Options, EmptyCacheDirTurnsTheDiskCacheOff) {
+  auto parse = [](std::map<std::string, std::string> env) {
+    return parseOptions([env](const char* name) -> std::optional<std::string> {
+      auto it = env.find(name);
+      return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+    });
+  };
+  EXPECT_EQ(parse({{"HOME", "/home/u"}}).cache_dir, "/home/u/.cache/minifuser");
+  EXPECT_EQ(parse({{"HOME", "/home/u"}, {"MINIFUSER_CACHE_DIR", ""}}).cache_dir, "");
+  EXPECT_EQ(parse({{"HOME", "/home/u"}, {"MINIFUSER_CACHE_DIR", "/c"}}).cache_dir, "/c");
+  EXPECT_EQ(parse({}).cache_dir, "");
+  // Elsewhere unset and empty mean the same.
+  EXPECT_EQ(parse({{"MINIFUSER_DUMP_DIR", ""}}).dump_dir, ".");
+  EXPECT_THAT(
+      [&] {
+        parse({{"MINIFUSER_DUMP", "nope"}});
+      },
+      ThrowsMessage<UserError>(HasSubstr("unknown option 'nope'")));
 }
 
 }  // namespace mf

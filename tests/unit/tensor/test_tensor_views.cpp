@@ -168,5 +168,14 @@ TEST(CachingAllocator, SizeClassesAndEmptyBlocks) {
               ThrowsMessage<UserError>(HasSubstr("no CUDA device available")));
 }
 
+// asStrided names a negative offset instead of a reach (it used to say "reaches element 0").
+TEST(TensorViews, NegativeStorageOffsetIsNamed) {
+  const Tensor t = Tensor::random({16}, DataType::Float, 3);
+  EXPECT_THAT([&] { t.asStrided({2}, {1}, -3); },
+              ThrowsMessage<UserError>(HasSubstr(
+                  "Tensor::asStrided: the storage offset -3 is negative; a view's first element "
+                  "is element 0 or a later one of the storage")));
+}
+
 }  // namespace
 }  // namespace mf
