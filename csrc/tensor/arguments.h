@@ -1,6 +1,6 @@
 //! The argument layer: real tensors meeting a fusion. One set of input checks (and messages)
-//! for everyone who runs a fusion — the CPU reference, the KernelExecutor and the coming
-//! runtime — and the memory layout each output gets from its allocation domain.
+//! for everyone who runs a fusion — the CPU reference, the KernelExecutor, FusionKernelRuntime
+//! and FusionExecutorCache — and the memory layout each output gets from its allocation domain.
 //!
 //!   inputs --bindFusionInputs--> ExpressionEvaluator (extents, scalar values)
 //!   output TensorView --layoutOf--> TensorLayout --allocateOutput--> host or device Tensor
