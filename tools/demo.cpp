@@ -2,7 +2,7 @@
 //! their IR, evaluates them with the CPU reference evaluator and checks a few elements
 //! against values computed here directly. Exits 1 if a check fails.
 //!   1. a pointwise chain, relu(T0 * T1 + 1.5);
-//!   2. the layout op (docs/layout_op.md) on the spec's data: tokens [100, 150, 262],
+//!   2. the layout op (docs/layout_op.md) on its test data: tokens [100, 150, 262],
 //!      K = 9, so M = 512, G = 3, Kp = 12;
 //!   3. the automatic path: relu(X + bias) through FusionExecutorCache, with no scheduling:
 //!      the chosen scheduler, its heuristics and the generated kernel are printed (without a
@@ -113,7 +113,7 @@ void layoutDemo() {
                     fmt::join(out.allocationSizes(), ", ")));
   check(out.usedRows() == 768, "used rows: 128 + 256 + 384 = 768");
   check(swizzledPosition(300, 5, k, in_off, out_off) == 5413,
-        "element (300, 5) lands at flat position 5413 (the spec's worked example)");
+        "element (300, 5) lands at flat position 5413 (docs/layout_op.md's worked example)");
   for (auto [row, col] :
        std::vector<std::pair<int64_t, int64_t>>{{0, 0}, {99, 8}, {100, 0}, {300, 5}, {511, 8}}) {
     const int64_t pos = swizzledPosition(row, col, k, in_off, out_off);

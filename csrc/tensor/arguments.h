@@ -55,7 +55,7 @@ TensorLayout layoutOf(TensorView* tv, ExpressionEvaluator& ee);
 Tensor allocateOutput(TensorView* tv, const TensorLayout& layout, Device device);
 
 //! Rows of the padded buffer a layout op actually uses: out_off[G-1] + roundup(M -
-//! in_off[G-1], 128), or 0 without groups (spec Part B §1.4). Offsets on the host.
+//! in_off[G-1], 128), or 0 without groups (docs/layout_op.md, "Shapes"). Offsets on the host.
 int64_t layoutUsedRows(const Tensor& input_offsets, const Tensor& output_offsets, int64_t m);
 
 }  // namespace mf
