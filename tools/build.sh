@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # tools/build.sh [target...]: gets a Debian 12 machine ready and builds minifuser.
 #   1. installs the Debian packages that are missing (apt-get update only then; needs root
-#      or sudo): cmake g++ make libfmt-dev libgtest-dev libgmock-dev;
+#      or sudo): cmake g++ make libfmt-dev libgtest-dev libgmock-dev, and ccache, which is
+#      optional (a failed install of it only prints a notice);
 #   2. checks the CUDA toolkit (nvcc, NVRTC, headers; no GPU needed) and exits 1 with
 #      instructions when it is absent;
 #   3. configures <repo>/build (reused when present) and builds it (all, or the targets).
+#      CMakeLists.txt compiles through ccache when it is on the PATH; CCACHE_BASEDIR=<repo>
+#      and CCACHE_NOHASHDIR=true (unless already set) make a clone in another folder hit
+#      what earlier builds of the same sources cached.
 # Runs from any working directory; tools/demo.sh and tools/test.sh start with it.
 # Environment:
 #   MINIFUSER_BUILD_DIR=dir           build folder (default <repo>/build)
@@ -33,33 +37,54 @@ installed() {
     dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'
 }
 
+if [[ $(id -u) -eq 0 ]]; then
+  sudo=()
+elif command -v sudo >/dev/null; then
+  sudo=(sudo)
+else
+  sudo=(none)
+fi
 if command -v dpkg-query >/dev/null; then
+  export DEBIAN_FRONTEND=noninteractive
   missing=()
   for pkg in "${packages[@]}"; do
     installed "$pkg" || missing+=("$pkg")
   done
+  updated=0
   if ((${#missing[@]})); then
-    if [[ $(id -u) -eq 0 ]]; then
-      sudo=()
-    elif command -v sudo >/dev/null; then
-      sudo=(sudo)
-    else
+    [[ ${sudo[*]} != none ]] ||
       die "missing packages: ${missing[*]}; run as root, or: apt-get install ${missing[*]}"
-    fi
     if [[ $dry_run == 1 ]]; then
       say "dry run: would run: ${sudo[*]:+${sudo[*]} }apt-get update &&" \
           "${sudo[*]:+${sudo[*]} }apt-get install -y --no-install-recommends ${missing[*]}"
       apt-get -s install -y --no-install-recommends "${missing[@]}" | grep -E '^(Inst|Conf) |^[0-9]+ upgraded' || true
     else
       say "installing missing packages: ${missing[*]}"
-      export DEBIAN_FRONTEND=noninteractive
       "${sudo[@]}" apt-get update
       "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+      updated=1
+    fi
+  fi
+  # ccache only makes rebuilds faster: nothing fails without it.
+  if ! installed ccache; then
+    if [[ ${sudo[*]} == none ]]; then
+      say "ccache is not installed (optional, speeds up rebuilds): apt-get install ccache"
+    elif [[ $dry_run == 1 ]]; then
+      say "dry run: would run: ${sudo[*]:+${sudo[*]} }apt-get install -y ccache (optional)"
+    else
+      say "installing ccache (optional)"
+      { ((updated)) || "${sudo[@]}" apt-get update; } >/dev/null 2>&1 || true
+      "${sudo[@]}" apt-get install -y --no-install-recommends ccache ||
+        say "could not install ccache (optional): building without it"
     fi
   fi
 else
-  say "no dpkg (not Debian?): make sure these are installed: ${packages[*]}"
+  say "no dpkg (not Debian?): make sure these are installed: ${packages[*]} (and, optional, ccache)"
 fi
+# A clone in another folder shares the cache: ccache rewrites paths under the repository
+# into relative ones and leaves the working directory out of the hash.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
+export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
 
 # ---- 2. CUDA toolkit --------------------------------------------------------------------
 if ! command -v nvcc >/dev/null; then

@@ -2,7 +2,7 @@
 //! their IR, evaluates them with the CPU reference evaluator and checks a few elements
 //! against values computed here directly. Exits 1 if a check fails.
 //!   1. a pointwise chain, relu(T0 * T1 + 1.5);
-//!   2. the layout op (docs/layout_op.md) on the spec's data: tokens [100, 150, 262],
+//!   2. the layout op (docs/layout_op.md) on its test data: tokens [100, 150, 262],
 //!      K = 9, so M = 512, G = 3, Kp = 12;
 //!   3. the automatic path: relu(X + bias) through FusionExecutorCache, with no scheduling:
 //!      the chosen scheduler, its heuristics and the generated kernel are printed (without a
@@ -113,7 +113,7 @@ void layoutDemo() {
                     fmt::join(out.allocationSizes(), ", ")));
   check(out.usedRows() == 768, "used rows: 128 + 256 + 384 = 768");
   check(swizzledPosition(300, 5, k, in_off, out_off) == 5413,
-        "element (300, 5) lands at flat position 5413 (the spec's worked example)");
+        "element (300, 5) lands at flat position 5413 (docs/layout_op.md's worked example)");
   for (auto [row, col] :
        std::vector<std::pair<int64_t, int64_t>>{{0, 0}, {99, 8}, {100, 0}, {300, 5}, {511, 8}}) {
     const int64_t pos = swizzledPosition(row, col, k, in_off, out_off);
@@ -151,8 +151,11 @@ void layoutDemo() {
   check(mismatches == 0, "GPU layout op matches the reference on every logical element");
 }
 
-// relu(X[M, N] + bias[N]) as a user of the automatic path writes it.
+// relu(X[M, N] + bias[N]) as a user of the automatic path writes it. The lines between the
+// readme-snippet markers are README.md's automatic-path example (ctest readme_snippets).
 void automaticDemo() {
+  fmt::print("==== automatic path: relu(X + bias) ====\n");
+  // readme-snippet begin: automatic
   auto fusion = std::make_unique<mf::Fusion>();
   {
     mf::FusionGuard fg(fusion.get());
@@ -163,13 +166,17 @@ void automaticDemo() {
     fusion->addOutput(mf::relu(mf::add(x, mf::broadcast(bias, {true, false}))));
   }
   mf::FusionExecutorCache fec(std::move(fusion));
+  // Host tensors work without a GPU; device tensors (Tensor::toDevice(), which needs a GPU)
+  // give device outputs and no copy.
   std::vector<mf::Tensor> inputs = {mf::Tensor::random({256, 1024}, mf::DataType::Float, 1),
                                     mf::Tensor::random({1024}, mf::DataType::Float, 2)};
-  mf::Tensor out = fec.runFusionWithInputs(inputs)[0].toHost();
+  std::vector<mf::Tensor> outs = fec.runFusionWithInputs(inputs);
   mf::FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
-  fmt::print("==== automatic path: relu(X + bias) ====\n");
-  for (const mf::HeuristicParams* p : rt->heuristics()) fmt::print("{}\n", p->toString());
-  fmt::print("{}", fec.getMostRecentCode());
+  for (const mf::HeuristicParams* p : rt->heuristics())  // one per kernel
+    fmt::print("{}\n", p->toString());
+  fmt::print("{}", fec.getMostRecentCode());  // the CUDA of every kernel
+  // readme-snippet end
+  const mf::Tensor out = outs[0].toHost();
   bool ok = true;
   for (int64_t i : {0, 1, 1023, 1024, 256 * 1024 - 1}) {
     double expect = std::max(

@@ -21,7 +21,7 @@ int main() {
   fusion.addOutput(mf::preprocessGroupedMatmulInputSf(data, offsets, out_off));
 
   fmt::print("==== fusion ====\n{}", fusion.mathString());
-  // Only metadata is read: the sizes of the spec's example (M = 512, K = 9, G = 3).
+  // Only metadata is read: the sizes of docs/layout_op.md's example (M = 512, K = 9, G = 3).
   std::vector<mf::Tensor> inputs = {mf::Tensor::random({512, 9}, mf::DataType::Float, 1),
                                     mf::Tensor::fromVector<int32_t>({-1, 99, 249}, {3}),
                                     mf::Tensor::fromVector<int32_t>({0, 128, 384}, {3})};

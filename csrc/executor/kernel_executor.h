@@ -41,7 +41,7 @@ struct RunOptions {
   //! element the kernel failed to write.
   bool poison_outputs = false;
   //! Zero the layout op's padded buffer before the launch (default: pads left uninitialized,
-  //! as nvFuser; spec Part A).
+  //! as nvFuser; docs/layout_op.md).
   bool zero_fill_layout_pads = false;
 };
 

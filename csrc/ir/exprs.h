@@ -180,7 +180,7 @@ std::string_view reductionOpName(BinaryOpType t);
 enum class BlockScalingFactorLayout { Block128x4 };
 std::string_view toString(BlockScalingFactorLayout l);
 
-//! The layout op (spec: shared/spec/layout_op.md Part A). Scatters each group's rows of a
+//! The layout op (docs/layout_op.md). Scatters each group's rows of a
 //! [M, K] block-scale matrix into the padded, 128x4-swizzled layout of a block-scaled
 //! grouped GEMM. Inputs: {in, input_offsets, output_offsets, k, g}; output: {out}, whose
 //! allocation domain [M + 127*G, ceil(K/4)*4] is declared, not derived from logical [M, K].

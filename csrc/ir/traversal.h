@@ -1,6 +1,6 @@
 //! Whole-graph traversals. Every one treats all of a tensor's domains (root, logical,
 //! allocation, loop) and their extents' expression DAGs as live: an allocation-only axis
-//! and its extent expression are reached like anything else (spec Part B §7, nvFuser #5384).
+//! and its extent expression are reached like anything else (docs/ir.md, nvFuser #5384).
 #pragma once
 
 #include <functional>

@@ -1,4 +1,4 @@
-// insertAllocations: register buffers for every tensor that is not in global memory.
+// insertAllocations: register and shared buffers for every tensor that is not in global memory.
 #include "ir/builder.h"
 #include "lower/index_compute.h"
 #include "lower/passes.h"

@@ -37,9 +37,11 @@ void analyzeKernel(Kernel& kernel);
 //! Needs: nothing. Guarantees (LoopNests): each expr sits in its loops (Kernel::computeExprs).
 void generateLoopNests(Kernel& kernel);
 
-//! Declares register buffers: an Allocate for every non-global tensor, placed in the scope
-//! at its compute-at depth, sized by its loop axes right of that depth that are neither
-//! thread- nor block-parallel.   T2 ca_pos 1 -> FOR i0: { T2 = ALLOCATE(size = 4); ... }
+//! Declares register and shared buffers: an Allocate for every non-global tensor, placed in
+//! the scope at its compute-at depth, sized by the loop axes heldInBuffer keeps: those right of
+//! that depth bound to no thread (shared memory also keeps every threadIdx axis), never a
+//! blockIdx, broadcast or reduction axis.
+//!   T2 ca_pos 1 -> FOR i0: { T2 = ALLOCATE(size = 4); ... }
 void insertAllocations(Kernel& kernel);
 
 //! Replaces each tensor operand by a TensorIndex: loop indices are walked back to logical

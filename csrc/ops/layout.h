@@ -1,4 +1,4 @@
-//! The layout op of the NVFP4 grouped-GEMM path (shared/spec/layout_op.md, Part A).
+//! The layout op of the NVFP4 grouped-GEMM path (docs/layout_op.md).
 #pragma once
 
 #include "ir/exprs.h"

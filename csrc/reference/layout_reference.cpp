@@ -17,7 +17,7 @@ std::vector<int64_t> readOffsets(const Tensor& t) {
   return v;
 }
 
-// Every run-time precondition of the op (spec Part A): nvFuser assumes them; we check them
+// Every run-time precondition of the op (docs/layout_op.md): nvFuser assumes them; we check them
 // all, so a bad offset is an error here, never a wrong scatter.
 void checkOffsets(const PreprocessGroupedMatmulInputSf* op, int64_t m,
                   const std::vector<int64_t>& in_off, const std::vector<int64_t>& out_off) {
@@ -101,8 +101,8 @@ Tensor evalLayoutOp(const PreprocessGroupedMatmulInputSf* op, const Tensor& in,
   auto* dst = static_cast<std::byte*>(out.rawData());
   const int64_t capacity = out.allocationNumel();
   for (int64_t row = 0; row < m; ++row) {
-    // Group search as nvFuser's runtime (spec §1.5): the last group whose start is <= row,
-    // by a linear scan, so empty groups are skipped.
+    // Group search as nvFuser's runtime (docs/layout_op.md, the mapping): the last group whose
+    // start is <= row, by a linear scan, so empty groups are skipped.
     int64_t e = g - 1;
     for (int64_t i = 1; i < g; ++i) {
       if (row < in_off[i]) {

@@ -1,5 +1,5 @@
 //! The CPU reference of the layout op, evaluated by reference_evaluator.cpp (internal to
-//! reference/; docs/layout_op.md and the spec's Part A and Part B §1.3-1.6 define it).
+//! reference/; docs/layout_op.md defines it).
 #pragma once
 
 #include "reference/reference_evaluator.h"

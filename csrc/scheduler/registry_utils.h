@@ -1,7 +1,8 @@
 //! The structural rules every automatic scheduler applies before its own checks, in one
 //! place (nvFuser's registry_utils checkCanSchedule): the layout op's global-memory rules
-//! (shared/spec/layout_op.md section 3) and segment_set. The segmenter relies on them: a
-//! union of segments that breaks a rule is refused, so the segmenter cuts there.
+//! (docs/layout_op.md, "Global memory in, global memory out") and segment_set. The segmenter
+//! relies on them: a union of segments that breaks a rule is refused, so the segmenter cuts
+//! there.
 #pragma once
 
 #include <optional>

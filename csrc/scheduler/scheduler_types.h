@@ -8,8 +8,8 @@
 
 namespace mf {
 
-//! None means "no scheduler accepted the fusion". InnerPersistent is
-//! scheduler/normalization_inner.h; Reduction is declared for the reductions issue (#9).
+//! None means "no scheduler accepted the fusion". Reduction is scheduler/reduction.h,
+//! InnerPersistent scheduler/normalization_inner.h.
 enum class SchedulerType { None, NoOp, PointWise, Reduction, InnerPersistent };
 
 std::string_view toString(SchedulerType t);

@@ -143,8 +143,8 @@ std::unique_ptr<Fusion> SegmentedFusion::makeFusion(const SegmentedGroup* group)
   MF_CHECK(group != nullptr && group->id_ < static_cast<int64_t>(groups_.size()) &&
                groups_[group->id_].get() == group,
            "makeFusion: the group is not one of this segmented fusion's");
-  // shared/spec/layout_op.md section 3: the layout op's output is only for a block-scaled
-  // grouped GEMM; a segment reading it could not index its padded, swizzled layout.
+  // The layout op's output is only for a block-scaled grouped GEMM (docs/layout_op.md): a
+  // segment reading it could not index its padded, swizzled layout.
   for (Val* in : group->inputs_) {
     if (in->definition() == nullptr || !in->definition()->isA<PreprocessGroupedMatmulInputSf>())
       continue;

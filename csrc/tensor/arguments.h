@@ -1,6 +1,6 @@
 //! The argument layer: real tensors meeting a fusion. One set of input checks (and messages)
-//! for everyone who runs a fusion — the CPU reference, the KernelExecutor and the coming
-//! runtime — and the memory layout each output gets from its allocation domain.
+//! for everyone who runs a fusion — the CPU reference, the KernelExecutor, FusionKernelRuntime
+//! and FusionExecutorCache — and the memory layout each output gets from its allocation domain.
 //!
 //!   inputs --bindFusionInputs--> ExpressionEvaluator (extents, scalar values)
 //!   output TensorView --layoutOf--> TensorLayout --allocateOutput--> host or device Tensor
@@ -70,7 +70,7 @@ TensorLayout layoutOf(TensorView* tv, ExpressionEvaluator& ee);
 Tensor allocateOutput(TensorView* tv, const TensorLayout& layout, Device device);
 
 //! Rows of the padded buffer a layout op actually uses: out_off[G-1] + roundup(M -
-//! in_off[G-1], 128), or 0 without groups (spec Part B §1.4). Offsets on the host.
+//! in_off[G-1], 128), or 0 without groups (docs/layout_op.md, "Shapes"). Offsets on the host.
 int64_t layoutUsedRows(const Tensor& input_offsets, const Tensor& output_offsets, int64_t m);
 
 }  // namespace mf

@@ -14,7 +14,7 @@ namespace {
 
 using testing::GoldenFusion;
 
-// Position of logical (row, col) in the layout op's padded buffer (spec Part A formula).
+// Position of logical (row, col) in the layout op's padded buffer (docs/layout_op.md's formula).
 int64_t swizzledPosition(int64_t row, int64_t col, const Tensor& in_off, const Tensor& out_off,
                          int64_t k) {
   int64_t g = in_off.numel(), e = 0;

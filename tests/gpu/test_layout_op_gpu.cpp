@@ -1,4 +1,4 @@
-// GPU: the layout op on the spec's examples and random group sizes (empty groups included)
+// GPU: the layout op on docs/layout_op.md's examples and random group sizes (empty groups included)
 // matches the reference on every logical element; bad offsets raise the error flag instead
 // of writing out of bounds.
 #include <gmock/gmock.h>

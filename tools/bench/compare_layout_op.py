@@ -3,7 +3,7 @@
 benchmark cases, reads minifuser's times (lines "case G M K us" on stdin) and prints ratios.
 
 The reference computes each element's swizzled position from the offsets (group by
-searchsorted, the spec's formula) and scatters with index_put, so it does the same work as
+searchsorted, docs/layout_op.md's formula) and scatters with index_put, so it does the same work as
 the op: group search and scatter. Offsets follow the same rule as layout_op_bench (random
 group sizes, seed-independent of ours: the time does not depend on the exact sizes)."""
 import sys

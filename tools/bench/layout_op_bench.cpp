@@ -1,4 +1,4 @@
-// Times minifuser's layout-op kernels (preprocessGroupedMatmulInputSf) on the spec's
+// Times minifuser's layout-op kernels (preprocessGroupedMatmulInputSf) on docs/layout_op.md's
 // benchmark cases, fp8 (byte) scale factors, in two schedules: scatter (nvFuser's
 // ManualKernel: loops over logical [M, K], one row per block, one element per thread) and
 // gather (loops over the padded buffer, 16 bytes per thread, 256 threads per block). Prints

@@ -54,7 +54,7 @@ TEST(Evaluator, MergeAndSplitExtents) {
 }
 
 // The layout op's allocation extents: M=512, K=9, G=3 -> rows 512 + 127*3 = 893, columns
-// ceilDiv(9, 4) * 4 = 12 (spec Part B §8).
+// ceilDiv(9, 4) * 4 = 12 (docs/layout_op.md, "Shapes").
 TEST(Evaluator, LayoutOpAllocationExtents) {
   Fusion fusion;
   FusionGuard fg(&fusion);

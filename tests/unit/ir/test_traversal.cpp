@@ -1,6 +1,6 @@
 // Whole-graph traversal: every statement after its dependencies, and every domain of a tensor
 // (root, logical, allocation, loop) with its extents' expressions treated as live, so an
-// allocation-only extent is never missed (spec layout_op.md Part B §7, nvFuser #5384).
+// allocation-only extent is never missed (docs/ir.md, nvFuser #5384).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

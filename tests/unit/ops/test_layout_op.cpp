@@ -1,4 +1,4 @@
-// preprocessGroupedMatmulInputSf at definition time (spec layout_op.md Part A): operand
+// preprocessGroupedMatmulInputSf at definition time (docs/layout_op.md): operand
 // checks, and an output with logical domain [M, K] and the declared allocation domain
 // [M + 127*G, ceilDiv(K, 4)*4].
 #include <gmock/gmock.h>

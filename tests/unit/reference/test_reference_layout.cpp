@@ -1,5 +1,5 @@
-// The CPU reference of the layout op (shared/spec/layout_op.md Part A, Part B §1.3-1.6, §8).
-// Expected positions come from the spec's tensor view of a group's slab, [T, Kp/4, 32, 4, 4]
+// The CPU reference of the layout op (docs/layout_op.md, "What it computes").
+// Expected positions come from the tensor view of a group's slab, [T, Kp/4, 32, 4, 4]
 // = (t, tile_c, b, a, cc) with row r = t*128 + a*32 + b, walked group by group: a
 // derivation independent of the evaluator's per-element group search.
 #include <gmock/gmock.h>
@@ -68,7 +68,7 @@ std::vector<double> wholeBuffer(const Tensor& t) {
   return v;
 }
 
-// Spec §1.3: tokens [2, 3, 5], K = 4 -> in_off [0, 2, 5], out_off [0, 128, 256].
+// docs/layout_op.md: tokens [2, 3, 5], K = 4 -> in_off [0, 2, 5], out_off [0, 128, 256].
 TEST(ReferenceLayout, SmallGroupsEveryPosition) {
   auto fusion = layoutFusion();
   Tensor in = Tensor::arange({10, 4}, DataType::Float);
@@ -85,7 +85,7 @@ TEST(ReferenceLayout, SmallGroupsEveryPosition) {
   EXPECT_EQ(out.allocationItem(1091), in.at({9, 3}));
 }
 
-// Spec §1.5 worked example: tokens [100, 150, 262], K = 9 (Kp = 12); (300, 5) lands at 5413.
+// docs/layout_op.md's worked example: tokens [100, 150, 262], K = 9 (Kp = 12); (300, 5) -> 5413.
 TEST(ReferenceLayout, SpecWorkedExample) {
   auto fusion = layoutFusion();
   Tensor in = Tensor::arange({512, 9}, DataType::Float);
@@ -175,8 +175,8 @@ TEST(ReferenceLayout, Int64Offsets) {
   EXPECT_EQ(wholeBuffer(out), expectedBuffer(in, {100, 150, 262}, 893, 0.0));
 }
 
-// Spec §8 test 5: offsets computed in the fusion (+1), 4 groups with an empty last one;
-// the input staged through set. Allocation [1020, 12].
+// nvFuser's SchedulerKernelWithOffsetsProducer: offsets computed in the fusion (+1), 4 groups with
+// an empty last one; the input staged through set. Allocation [1020, 12].
 TEST(ReferenceLayout, ComputedOffsetsAndStagedInput) {
   Fusion fusion;
   FusionGuard fg(&fusion);
