@@ -27,8 +27,8 @@ bool outputWrittenByRuntimeFunction(const Expr* e) {
 
 std::string readOfRuntimeFunctionOutputMessage(const Expr* e, const Expr* use) {
   return fmt::format(
-      "{}: its output {} is read by {}, but only a block-scaled grouped GEMM can read the "
-      "padded, swizzled layout; do not use it in the fusion",
+      "unsafe use of the output of {}: {} is read by {}, but only a block-scaled grouped GEMM "
+      "can read the padded, swizzled layout; do not use it in the fusion",
       "preprocessGroupedMatmulInputSf", e->output(0)->toString(), use->output(0)->toString());
 }
 

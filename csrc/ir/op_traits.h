@@ -28,7 +28,8 @@ bool isReadWhole(const Val* v);
 bool outputWrittenByRuntimeFunction(const Expr* e);
 
 //! The one message for an output of `e` (outputWrittenByRuntimeFunction) that `use` reads:
-//! `preprocessGroupedMatmulInputSf: its output T3_g[..] is read by T4_g[..], but only ...`.
+//! `unsafe use of the output of preprocessGroupedMatmulInputSf: T3_g[..] is read by T4_g[..],
+//! but only ...`. The scheduler registry, validateSchedule and the segmenter all say it.
 std::string readOfRuntimeFunctionOutputMessage(const Expr* e, const Expr* use);
 
 //! How the extents of `e`'s tensor operands relate to its output's, as the run-time extent

@@ -8,6 +8,7 @@
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
+#include "ir/op_traits.h"
 #include "ir/subgraph.h"
 #include "scheduler/registry.h"
 
@@ -146,14 +147,11 @@ std::unique_ptr<Fusion> SegmentedFusion::makeFusion(const SegmentedGroup* group)
   // The layout op's output is only for a block-scaled grouped GEMM (docs/layout_op.md): a
   // segment reading it could not index its padded, swizzled layout.
   for (Val* in : group->inputs_) {
-    if (in->definition() == nullptr || !in->definition()->isA<PreprocessGroupedMatmulInputSf>())
-      continue;
+    if (!outputWrittenByRuntimeFunction(in->definition())) continue;
     for (Expr* e : group->exprs_) {
       const std::vector<Val*>& operands = e->inputs();
-      MF_CHECK(std::find(operands.begin(), operands.end(), in) == operands.end(),
-               "unsafe use of the output of preprocessGroupedMatmulInputSf by {} (segment {}): "
-               "only a block-scaled grouped GEMM may read that layout",
-               e->toString(), group->id_);
+      MF_CHECK(std::find(operands.begin(), operands.end(), in) == operands.end(), "{} (segment {})",
+               readOfRuntimeFunctionOutputMessage(in->definition(), e), group->id_);
     }
   }
   return makeSegmentSubfusion(*complete_fusion_, group->exprs_, group->inputs_, group->outputs_)

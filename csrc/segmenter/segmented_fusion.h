@@ -82,7 +82,8 @@ class SegmentedFusion {
   //! A standalone fusion for `group`: a copy of its exprs with its inputs() and outputs()
   //! (ir/subgraph.h), names kept; a segment_set becomes a plain set (the segment boundary
   //! it asked for is there). Throws mf::UserError when the group reads the output of a layout
-  //! op: "unsafe use of the output of preprocessGroupedMatmulInputSf by <consumer>".
+  //! op (readOfRuntimeFunctionOutputMessage, ir/op_traits.h): "unsafe use of the output of
+  //! preprocessGroupedMatmulInputSf: <output> is read by <consumer's output>, ... (segment N)".
   std::unique_ptr<Fusion> makeFusion(const SegmentedGroup* group) const;
 
   //! The metadata of `group`'s inputs for the complete fusion's inputs `fusion_inputs` (one

@@ -205,7 +205,7 @@ TEST(FusionExecutorCache, LayoutOpOutputWithAConsumerIsAUserError) {
                             Tensor::fromVector<int32_t>({0, 128, 256}, {3})};
   EXPECT_THAT([&] { fec.runFusionWithInputs(in); },
               ThrowsMessage<UserError>(
-                  HasSubstr("unsafe use of the output of preprocessGroupedMatmulInputSf by")));
+                  HasSubstr("unsafe use of the output of preprocessGroupedMatmulInputSf: ")));
 }
 
 // 1-D outputs [M] beside the 2-D reference [M, N] (group 1 of a random segmentation that

@@ -297,10 +297,11 @@ TEST(ValidateSchedule, LayoutOpOutputRead) {
   fusion.addOutput(out);
   fusion.addOutput(r);
   EXPECT_THAT(validate(fusion),
-              ThrowsMessage<UserError>(HasSubstr(
-                  "preprocessGroupedMatmulInputSf: its output T3_g_float[iS4{i0}, iS5{i1}] is "
-                  "read by T4_g_float[iS8{i0}, iS9{i1}], but only a block-scaled grouped GEMM "
-                  "can read the padded, swizzled layout; do not use it in the fusion")));
+              ThrowsMessage<UserError>(
+                  HasSubstr("unsafe use of the output of preprocessGroupedMatmulInputSf: "
+                            "T3_g_float[iS4{i0}, iS5{i1}] is read by T4_g_float[iS8{i0}, iS9{i1}], "
+                            "but only a block-scaled grouped GEMM "
+                            "can read the padded, swizzled layout; do not use it in the fusion")));
 }
 
 // Regression: an output set to Local memory reached NVRTC as an InternalError.

@@ -209,7 +209,7 @@ TEST(PointwiseRefusal, LayoutOpOutputConsumedAndSegmentSet) {
     PointWiseScheduler pw;
     EXPECT_FALSE(pw.canScheduleCompileTime(&f));
     EXPECT_EQ(pw.rejectReason(),
-              "preprocessGroupedMatmulInputSf: its output " + out->toString() +
+              "unsafe use of the output of preprocessGroupedMatmulInputSf: " + out->toString() +
                   " is read by " + r->toString() +
                   ", but only a block-scaled grouped GEMM can read the padded, swizzled "
                   "layout; do not use it in the fusion");

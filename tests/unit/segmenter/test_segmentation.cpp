@@ -388,11 +388,13 @@ TEST(Segmentation, LayoutOpOutputWithAConsumerIsAUserError) {
   EXPECT_THAT(computed(sf->groups()[1]), ElementsAre("T4"));
   EXPECT_THAT(edgeStrings(*sf), ElementsAre("0 -> 1: T3"));
   EXPECT_NO_THROW(sf->makeFusion(sf->groups()[0]));
-  const std::string relu_expr = sf->groups()[1]->exprs()[0]->toString();
+  // The same message as the scheduler registry's and validateSchedule's, plus the segment.
   EXPECT_THAT([&] { sf->makeFusion(sf->groups()[1]); },
               ThrowsMessage<UserError>(HasSubstr(
-                  "unsafe use of the output of preprocessGroupedMatmulInputSf by " + relu_expr +
-                  " (segment 1): only a block-scaled grouped GEMM may read that layout")));
+                  "unsafe use of the output of preprocessGroupedMatmulInputSf: " + out->toString() +
+                  " is read by " + r->toString() +
+                  ", but only a block-scaled grouped GEMM can read the padded, swizzled layout; do "
+                  "not use it in the fusion (segment 1)")));
 }
 
 // T4 = T0 * 3 shares only an input with the hint's segment: no edge joins them, so only the
