@@ -1,8 +1,11 @@
 #include "executor/fusion_executor_cache.h"
 
+#include <fmt/format.h>
+
 #include <bit>
 #include <iostream>
 #include <mutex>
+#include <string>
 
 #include "cuda/driver.h"
 #include "ir/expr_evaluator.h"
@@ -135,31 +138,29 @@ namespace {
 
 // What the cache accepts (the header): an unscheduled fusion whose outputs need only its
 // inputs.
+// The reason `tv` counts as scheduled, or empty.
+std::string scheduledBecause(TensorView* tv) {
+  if (tv->getLoopDomain() != tv->getLogicalDomain())
+    return "its loop domain is not its logical domain";
+  for (IterDomain* id : tv->getLoopDomain())
+    if (id->parallelType() != ParallelType::Serial)
+      return fmt::format("axis {} is parallelized", id->toString());
+  if (tv->computeAtPosition() != 0)
+    return fmt::format("inlined at position {}", tv->computeAtPosition());
+  if (!tv->isFusionInput() && !tv->isFusionOutput() && tv->getMemoryType() != MemoryType::Local)
+    return fmt::format("an intermediate placed in {} memory",
+                       tv->getMemoryType() == MemoryType::Shared ? "shared" : "global");
+  return {};
+}
+
 void checkUnscheduled(const Fusion& fusion) {
   verifyRunnable(fusion, kWho);
   for (TensorView* tv : fusion.allTvs()) {
-    const std::vector<IterDomain*>& loop = tv->getLoopDomain();
-    MF_CHECK(loop == tv->getLogicalDomain(),
-             "{}: {} is scheduled (its loop domain is not its logical domain); the cache "
-             "schedules fusions itself, so give it an unscheduled fusion, or run a hand "
-             "schedule with KernelExecutor",
-             kWho, tv->toString());
-    for (IterDomain* id : loop)
-      MF_CHECK(id->parallelType() == ParallelType::Serial,
-               "{}: {} is scheduled (axis {} is parallelized); the cache schedules fusions "
-               "itself, so give it an unscheduled fusion, or run a hand schedule with "
-               "KernelExecutor",
-               kWho, tv->toString(), id->toString());
-    MF_CHECK(tv->computeAtPosition() == 0,
-             "{}: {} is scheduled (inlined at position {}); the cache schedules fusions itself, "
-             "so give it an unscheduled fusion, or run a hand schedule with KernelExecutor",
-             kWho, tv->toString(), tv->computeAtPosition());
-    MF_CHECK(
-        tv->isFusionInput() || tv->isFusionOutput() || tv->getMemoryType() == MemoryType::Local,
-        "{}: {} is scheduled (an intermediate placed in {} memory); the cache schedules "
-        "fusions itself, so give it an unscheduled fusion, or run a hand schedule with "
-        "KernelExecutor",
-        kWho, tv->toString(), tv->getMemoryType() == MemoryType::Shared ? "shared" : "global");
+    const std::string why = scheduledBecause(tv);
+    MF_CHECK(why.empty(),
+             "{}: {} is scheduled ({}); the cache schedules fusions itself, so give it an "
+             "unscheduled fusion, or run a hand schedule with KernelExecutor",
+             kWho, tv->toString(), why);
   }
 }
 
