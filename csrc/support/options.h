@@ -30,7 +30,7 @@ namespace mf {
   X(KernelIr, "kernel_ir", "the lowered kernel IR (loops, allocations, predicates)")            \
   X(KernelSummary, "kernel_summary", "the kernel's parameters, launch and vectorized accesses") \
   X(PassIr, "pass_ir", "the kernel IR after each lowering pass that changed it")                \
-  X(PassFusionIr, "pass_fusion_ir", "the fusion's math after each fusion pass that changed it")  \
+  X(PassFusionIr, "pass_fusion_ir", "the fusion's math after each fusion pass that changed it") \
   X(PassTiming, "pass_timing", "time spent in each fusion and lowering pass")                   \
   X(CudaKernel, "cuda_kernel", "the generated CUDA kernel")                                     \
   X(CudaFull, "cuda_full", "the kernel with the runtime prelude, as NVRTC compiles it")         \
