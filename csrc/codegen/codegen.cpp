@@ -93,7 +93,9 @@ class CudaPrinter final : public KirVisitor {
         }
     emitScope(kernel_.body().exprs());
     out_ += "}\n";
-    return out_;
+    // Kernel-local helpers go before the kernel, so the prelude (and with it the name of
+    // every kernel that does not use them) stays as it is.
+    return uses_integer_pow_ ? std::string(kIntegerPow) + out_ : out_;
   }
 
  private:
@@ -400,15 +402,21 @@ class CudaPrinter final : public KirVisitor {
     line("}");
   }
 
-  static std::string binaryValue(BinaryOpType t, DataType compute, const std::string& a,
-                                 const std::string& b, bool any_nan_bits = false) {
+  std::string binaryValue(BinaryOpType t, DataType compute, const std::string& a,
+                          const std::string& b, bool any_nan_bits = false) {
     std::string value;
     bool fp = isFloatingType(compute);
+    if (t == BinaryOpType::Pow && !fp) {
+      // a^b of bools is a || !b (0^0 = 1); integers call the kernel's own helper.
+      if (compute == DataType::Bool) return fmt::format("({} || !{})", a, b);
+      uses_integer_pow_ = true;
+      return fmt::format("mf_integerPow<{}, unsigned {}>({}, {})", cudaTypeName(compute),
+                         compute == DataType::Int32 ? "int" : "long long", a, b);
+    }
     if (t == BinaryOpType::Maximum || t == BinaryOpType::Minimum || t == BinaryOpType::Pow) {
       if (fp) {
         value = fmt::format("mf_{}{}({}, {})", toString(t), any_nan_bits ? "AnyNaN" : "", a, b);
       } else {
-        MF_CHECK(t != BinaryOpType::Pow, "codegen: pow of {} tensors is not supported", compute);
         value =
             fmt::format("({0} {2} {1} ? {0} : {1})", a, b, t == BinaryOpType::Maximum ? ">" : "<");
       }
@@ -486,8 +494,22 @@ class CudaPrinter final : public KirVisitor {
         scalar(call->operand(CallOperand::Col)), in_off->name(), out_off->name(), m, k, g));
   }
 
+  // Integer pow by squaring, wrapping as two's complement (U is T's unsigned type), with
+  // nvFuser's and PyTorch's rules for a negative exponent: 1 for a base of 1, +-1 by parity for
+  // -1, 0 for any other base. Evaluated on the host as ir/scalar_ops.cpp's integerBinary.
+  static constexpr std::string_view kIntegerPow =
+      "template <typename T, typename U>\n"
+      "__device__ inline T mf_integerPow(T a, T b) {\n"
+      "  if (b < 0) return a == 1 ? T(1) : a == -1 ? ((b & 1) ? T(-1) : T(1)) : T(0);\n"
+      "  U r = 1, x = static_cast<U>(a);\n"
+      "  for (; b != 0; b >>= 1, x *= x)\n"
+      "    if (b & 1) r *= x;\n"
+      "  return static_cast<T>(r);\n"
+      "}\n";
+
   const Kernel& kernel_;
   ScalarKeys keys_;
+  bool uses_integer_pow_ = false;
   //! The key of each scalar declared in the scopes open here -> its name.
   std::unordered_map<std::string, std::string> declared_;
   std::string out_;

@@ -181,7 +181,10 @@ ScalarValue integerBinary(BinaryOpType op, DataType compute, int64_t x, int64_t 
     case BinaryOpType::Minimum:
       return x < y ? x : y;
     case BinaryOpType::Pow: {
-      MF_CHECK(y >= 0, "integer pow with negative exponent {}", y);
+      // nvFuser's and PyTorch's rules for a negative exponent: 1 for a base of 1, +-1 by the
+      // exponent's parity for -1, 0 (the truncated quotient 1 / x^-y) for any other base.
+      if (y < 0) return x == 1 ? int64_t{1} : x == -1 ? ((y & 1) ? int64_t{-1} : int64_t{1}) : 0;
+      // By squaring, wrapping in `compute` (a bool's 0 / 1 give a || !b).
       uint64_t r = 1, base = u(x);
       for (int64_t e = y; e > 0; e >>= 1, base *= base)
         if (e & 1) r *= base;

@@ -3,11 +3,11 @@
 // scheduled [BIDx, TIDx] by 128: casts between the storage types (every half, bf16 and e4m3
 // bit pattern; floats, doubles and integers near every rounding, saturation and overflow
 // boundary), relu/abs/neg/floor/ceil/sqrt/rsqrt/reciprocal, + - * /, maximum/minimum and
-// comparisons in float, double, half and bf16, clamp, where, scalar constants and scalar
-// inputs. Inputs are special values (+-0, NaNs with payloads, +-inf, 448, 449, 464, 480, 65520,
-// subnormals, ties) and seeded random values and bit patterns. Outputs are poisoned before
-// the launch. Elements are compared as raw bytes; only float and double NaNs compare as "both
-// NaN", since the NaN bits arithmetic produces are not part of the contract.
+// comparisons in float, double, half and bf16, clamp, where, integer and bool pow, scalar
+// constants and scalar inputs. Inputs are special values (+-0, NaNs with payloads, +-inf, 448, 449,
+// 464, 480, 65520, subnormals, ties) and seeded random values and bit patterns. Outputs are
+// poisoned before the launch. Elements are compared as raw bytes; only float and double NaNs
+// compare as "both NaN", since the NaN bits arithmetic produces are not part of the contract.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -249,6 +249,27 @@ std::vector<Tensor> binaryInputs() {
   return {tensorOf(ab.first), tensorOf(ab.second)};
 }
 
+// Integer pow (#16): every pair of small and extreme bases with negative, zero, small,
+// overflowing and extreme exponents, then random pairs of int values and of small bases
+// with exponents in [-70, 70].
+template <typename T>
+std::vector<Tensor> powInputs() {
+  std::vector<T> specials;
+  for (int64_t v : {-3, -2, -1, 0, 1, 2, 3, 7, 10, 21, 31, 32, 40, 63, 64, 65})
+    specials.push_back(static_cast<T>(v));
+  for (T v : {std::numeric_limits<T>::min(), std::numeric_limits<T>::max()}) specials.push_back(v);
+  std::vector<T> pool;
+  for (int64_t x : int64Values(256)) pool.push_back(static_cast<T>(x));
+  auto [a, b] = pairsOf(specials, pool);
+  std::mt19937_64 gen(kSeed + 4);
+  std::uniform_int_distribution<int> base(-5, 5), exponent(-70, 70);
+  for (int i = 0; i < 4096; ++i) {
+    a.push_back(static_cast<T>(base(gen)));
+    b.push_back(static_cast<T>(exponent(gen)));
+  }
+  return {tensorOf(a), tensorOf(b)};
+}
+
 template <typename From>
 void addCastCases(std::vector<NumericsCase>& cases, std::vector<DataType> targets) {
   constexpr DataType from = dataTypeOf<From>();
@@ -403,6 +424,32 @@ std::vector<NumericsCase> numericsCases() {
                                   constInt(3, DataType::Int64));
                    },
                    [] { return unaryInputs<int64_t>(); }});
+
+  // Integer and bool pow: by squaring, wrapping, nvFuser's rules for negative exponents.
+  auto powBuild = [](const std::vector<Val*>& in) {
+    return pow(in[0]->as<TensorView>(), in[1]->as<TensorView>());
+  };
+  cases.push_back({"pow_int32", {DataType::Int32, DataType::Int32}, powBuild, [] {
+                     return powInputs<int32_t>();
+                   }});
+  cases.push_back({"pow_int64", {DataType::Int64, DataType::Int64}, powBuild, [] {
+                     return powInputs<int64_t>();
+                   }});
+  cases.push_back({"pow_int32_int64", {DataType::Int32, DataType::Int64}, powBuild, [] {
+                     std::vector<Tensor> in = powInputs<int64_t>();
+                     std::vector<int32_t> a;
+                     for (int64_t i = 0; i < in[0].numel(); ++i)
+                       a.push_back(static_cast<int32_t>(asInt(in[0].value(i))));
+                     return std::vector<Tensor>{tensorOf(a), in[1]};
+                   }});
+  cases.push_back({"pow_bool", {DataType::Bool, DataType::Bool}, powBuild, [] {
+                     std::vector<bool> a, b;
+                     for (int i = 0; i < 300; ++i) {
+                       a.push_back(i % 2 == 0);
+                       b.push_back(i % 4 < 2);
+                     }
+                     return std::vector<Tensor>{tensorOf(a), tensorOf(b)};
+                   }});
 
   // maximum/minimum read only by arithmetic (x * 1 here) are one instruction each
   // (mf_maximumAnyNaN, codegen's choice, pinned by CodegenSubstrings): the same values as

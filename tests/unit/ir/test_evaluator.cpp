@@ -190,8 +190,8 @@ TEST(Evaluator, PredicatesWhereAndCasts) {
   EXPECT_EQ(ee.evaluate(half), ScalarValue{3.5});
 }
 
-// Integer division, modulo and ceilDiv by zero and negative integer powers are user errors
-// when evaluated.
+// Integer division, modulo and ceilDiv by zero are user errors when evaluated; a negative
+// integer power is not (nvFuser's and PyTorch's rules: 1^-n = 1, (-1)^-n = +-1, else 0).
 TEST(Evaluator, IntegerArithmeticErrors) {
   Fusion fusion;
   FusionGuard fg(&fusion);
@@ -207,8 +207,11 @@ TEST(Evaluator, IntegerArithmeticErrors) {
   EXPECT_THAT([&] { ee.evaluate(SimplifyingIrBuilder::ceilDiv(x, zero)); },
               ThrowsMessage<UserError>(HasSubstr("integer ceilDiv by zero")));
   Val* minus_two = SimplifyingIrBuilder::sub(zero, constInt(2, DataType::Int64));
-  EXPECT_THAT([&] { ee.evaluate(pow(x, minus_two)); },
-              ThrowsMessage<UserError>(HasSubstr("integer pow with negative exponent -2")));
+  EXPECT_EQ(ee.evaluateInt(pow(x, minus_two), "10^-2"), 0);
+  Val* minus_three = SimplifyingIrBuilder::sub(zero, constInt(3, DataType::Int64));
+  Val* minus_one = SimplifyingIrBuilder::sub(zero, constInt(1, DataType::Int64));
+  EXPECT_EQ(ee.evaluateInt(pow(minus_one, minus_three), "(-1)^-3"), -1);
+  EXPECT_EQ(ee.evaluateInt(pow(minus_one, minus_two), "(-1)^-2"), 1);
   EXPECT_EQ(ee.evaluateInt(pow(x, constInt(3, DataType::Int64)), "cube"), 1000);
 }
 
