@@ -24,4 +24,10 @@ void specializeExtents(Fusion& fusion, const FusionPassRequest& request);
 //!   ->  T5 = reciprocal(T2); T6 = broadcast(T5, {false, true}); T4 = T1 * T6
 void multiplyByRowReciprocals(Fusion& fusion, const FusionPassRequest& request);
 
+//! Removes every tensor expr whose results reach no fusion output (nothing reads them), so
+//! the segmenter and the schedulers see only the fusion's work: a dead use would otherwise
+//! make its operand look like a segment output. Inputs and outputs stay as they are.
+//!   T1 = tanh(T0); T2 = -T0; outputs {T2}  ->  T2 = -T0; outputs {T2}
+void removeDeadExprs(Fusion& fusion, const FusionPassRequest& request);
+
 }  // namespace mf

@@ -12,6 +12,7 @@
 #include "ir/fusion.h"
 #include "ir/op_traits.h"
 #include "ir/subgraph.h"
+#include "passes/passes.h"
 #include "scheduler/registry.h"
 #include "support/hash.h"
 #include "support/options.h"
@@ -21,6 +22,14 @@ namespace mf {
 namespace {
 
 constexpr std::string_view kWho = "SegmentCandidateFinder::segment";
+
+// The copy the segmentation owns, without the exprs whose results reach no output: a dead
+// use of a tensor would make it a segment output that no scheduler was asked about.
+std::unique_ptr<Fusion> liveCopy(const Fusion& fusion) {
+  auto copy = std::make_unique<Fusion>(fusion);
+  removeDeadExprs(*copy, {});
+  return copy;
+}
 
 // A group while segmenting: indices into the topological expr list (sorted), forwarded
 // exprs left out (they are added where used). Indices, not pointers, order everything, so
@@ -37,7 +46,7 @@ class Finder {
  public:
   Finder(const Fusion& fusion, const SchedulerRuntimeInfo& info,
          SegmentCandidateFinderOptions options)
-      : segmented_(std::make_unique<SegmentedFusion>(std::make_unique<Fusion>(fusion))),
+      : segmented_(std::make_unique<SegmentedFusion>(liveCopy(fusion))),
         complete_(*segmented_->completeFusion()),
         info_(&complete_, info.inputsMetadata(), info.device()),
         options_(std::move(options)),

@@ -32,13 +32,13 @@ struct SegmentCandidateFinderOptions {
 class SegmentCandidateFinder {
  public:
   //! Segments `fusion` for inputs of these sizes, dtypes and strides (host tensors do:
-  //! only their metadata is read). The result owns a copy of `fusion`. Deterministic: the
-  //! same fusion and metadata give the same groups, in the same order, in every process.
-  //! The inputs are checked as the executors check them (tensor/arguments.h's
-  //! checkAndBindInputs, messages prefixed "SegmentCandidateFinder::segment"): count, rank,
-  //! dtype, sizes, strides against declared contiguity, operand extents, a tensor never
-  //! added as an input. Throws mf::UserError when an expr alone is refused by every
-  //! scheduler.
+  //! only their metadata is read). The result owns a copy of `fusion`, without the exprs whose
+  //! results reach no output (removeDeadExprs). Deterministic: the same fusion and metadata give
+  //! the same groups, in the same order, in every process. The inputs are checked as the executors
+  //! check them (tensor/arguments.h's checkAndBindInputs, messages prefixed
+  //! "SegmentCandidateFinder::segment"): count, rank, dtype, sizes, strides against declared
+  //! contiguity, operand extents, a tensor never added as an input. Throws mf::UserError when an
+  //! expr alone is refused by every scheduler.
   static std::unique_ptr<SegmentedFusion> segment(const Fusion& fusion,
                                                   const std::vector<Tensor>& inputs,
                                                   SegmentCandidateFinderOptions options = {});

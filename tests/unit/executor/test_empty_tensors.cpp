@@ -1,0 +1,157 @@
+// Fusions with size-0 axes and dead exprs run like any other (#16, section 3), on the CPU:
+// through FusionExecutorCache's reference fallback and through the lowered kernels on the
+// host kernel interpreter (FusionKernelRuntime::runOnHost). And a tensor that is neither a
+// fusion input nor computed is a UserError naming it, from every entry point.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "minifuser.h"
+#include "random/kernel_interpreter.h"
+
+namespace mf {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+void expectSame(const Tensor& got, const Tensor& want, const std::string& what) {
+  ASSERT_EQ(got.dtype(), want.dtype()) << what;
+  ASSERT_EQ(got.sizes(), want.sizes()) << what;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    const double g = got.item(i), w = want.item(i);
+    if (std::isnan(w) && std::isnan(g)) continue;
+    ASSERT_EQ(g, w) << what << ", element " << i;
+  }
+}
+
+// Runs `fusion` through one FusionExecutorCache on each input set in turn; each run's outputs
+// equal the reference's, both from the cache and from its lowered kernels on the interpreter.
+void expectRunsMatchReference(std::unique_ptr<Fusion> fusion,
+                              const std::vector<std::vector<Tensor>>& runs) {
+  Fusion reference_copy(*fusion);
+  FusionExecutorCache fec(std::move(fusion));
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const std::vector<Tensor>& in = runs[r];
+    const std::vector<Tensor> want = ReferenceEvaluator(&reference_copy).run(in);
+    const std::vector<Tensor> got = fec.runFusionWithInputs(in);
+    const std::vector<Tensor> host =
+        fec.getMostRecentKernelRuntime()->runOnHost(in, testing::interpretKernelOrThrow);
+    ASSERT_EQ(got.size(), want.size());
+    ASSERT_EQ(host.size(), want.size());
+    for (size_t o = 0; o < want.size(); ++o) {
+      expectSame(got[o], want[o], "run " + std::to_string(r) + ", output " + std::to_string(o));
+      expectSame(host[o], want[o],
+                 "run " + std::to_string(r) + ", output " + std::to_string(o) + " (interpreted)");
+    }
+  }
+}
+
+// The differential fuzzer's fusion: inputs bool T0[31, 7, 0], double T1[31, 7, 0] (unused
+// by the output), float T2[31, 7]; output where(T0 < broadcast(-T2), T0, T0); and a dead
+// chain clamp, tanh, cast off -T2 (its results reach no output). The dead use made -T2 a
+// second output of the one NoOp group, non-empty, which NoOp then refused (InternalError
+// "the segmenter's scheduler refused its own group 0").
+std::unique_ptr<Fusion> fuzzerFusion() {
+  auto f = std::make_unique<Fusion>();
+  FusionGuard fg(f.get());
+  TensorView* t0 = makeSymbolicTensor(3, DataType::Bool);
+  TensorView* t1 = makeSymbolicTensor(3, DataType::Double);
+  TensorView* t2 = makeSymbolicTensor(2, DataType::Float);
+  f->addInput(t0);
+  f->addInput(t1);
+  f->addInput(t2);
+  TensorView* n2 = neg(t2);
+  TensorView* c = lt(t0, broadcast(n2, {false, false, true}));
+  castOp(DataType::Half, tanh(clamp(n2, constFloat(-1.0), constFloat(1.0))));  // dead
+  tanh(t1);                                                                    // dead
+  f->addOutput(where(c, t0, t0));
+  return f;
+}
+
+std::vector<Tensor> fuzzerInputs(int64_t inner) {
+  return {Tensor::random({31, 7, inner}, DataType::Bool, 1),
+          Tensor::random({31, 7, inner}, DataType::Double, 2),
+          Tensor::random({31, 7}, DataType::Float, 3)};
+}
+
+TEST(EmptyTensors, FuzzerReproDeadExprsAndEmptyAxis) {
+  expectRunsMatchReference(fuzzerFusion(), {fuzzerInputs(0)});
+}
+
+// The same fusion, empty then not then empty again, through one cache: each run is right
+// (a runtime made for the empty sizes is not reused for the others: the input signature
+// says which axes are 0).
+TEST(EmptyTensors, EmptyThenNonEmptyThroughOneCache) {
+  expectRunsMatchReference(fuzzerFusion(),
+                           {fuzzerInputs(0), fuzzerInputs(5), fuzzerInputs(0), fuzzerInputs(13)});
+}
+
+// Dead exprs never reach the segmenter: its copy of the fusion has none, and the one group
+// holds only the output's exprs.
+TEST(EmptyTensors, SegmenterDropsDeadExprs) {
+  std::unique_ptr<Fusion> f = fuzzerFusion();
+  std::unique_ptr<SegmentedFusion> sf = SegmentCandidateFinder::segment(*f, fuzzerInputs(5));
+  ASSERT_EQ(sf->groups().size(), 1u);
+  EXPECT_EQ(sf->groups()[0]->outputs().size(), 1u);
+  EXPECT_EQ(sf->groups()[0]->exprs().size(), 4u);  // neg, broadcast, lt, where
+  int64_t tensor_exprs = 0;
+  for (const auto& s : sf->completeFusion()->statements())
+    if (auto* e = dynamic_cast<Expr*>(s.get()); e && e->output(0)->isA<TensorView>())
+      ++tensor_exprs;
+  EXPECT_EQ(tensor_exprs, 4);  // the user's fusion holds 9
+}
+
+// ---- a tensor that is neither an input nor computed ----
+
+// An output that is neither an input nor computed, and (one op deeper) relu(t) of a `t`
+// never added as an input: the same UserError naming the tensor from every entry point.
+std::unique_ptr<Fusion> orphanOutput(bool deeper) {
+  auto f = std::make_unique<Fusion>();
+  FusionGuard fg(f.get());
+  TensorView* x = makeContigTensor(1);
+  f->addInput(x);
+  f->addOutput(relu(x));
+  TensorView* t = makeContigConcreteTensor({3});
+  f->addOutput(deeper ? relu(t) : t);
+  return f;
+}
+
+class OrphanTensor : public ::testing::TestWithParam<bool> {};
+
+TEST_P(OrphanTensor, IsAUserErrorFromEveryEntryPoint) {
+  const bool deeper = GetParam();
+  const std::string named =
+      deeper ? "T2_l_float[iS2{3}] is neither a fusion input nor computed by an expr; add it "
+               "with fusion.addInput(T2)"
+             : "T2_g_float[iS2{3}] is neither a fusion input nor computed by an expr; add it "
+               "with fusion.addInput(T2)";
+  const std::vector<Tensor> in = {Tensor::random({3}, DataType::Float, 1)};
+  EXPECT_THAT(
+      [&] {
+        FusionExecutorCache fec(orphanOutput(deeper));
+        fec.runFusionWithInputs(in);
+      },
+      ThrowsMessage<UserError>(HasSubstr("FusionExecutorCache: " + named)));
+  std::unique_ptr<Fusion> f = orphanOutput(deeper);
+  EXPECT_THAT([&] { ReferenceEvaluator(f.get()).run(in); },
+              ThrowsMessage<UserError>(HasSubstr("ReferenceEvaluator: " + named)));
+  EXPECT_THAT(
+      [&] {
+        KernelExecutor ke;
+        ke.compile(f.get(), in);
+      },
+      ThrowsMessage<UserError>(HasSubstr("KernelExecutor::compile: " + named)));
+  EXPECT_THAT([&] { SegmentCandidateFinder::segment(*f, in); },
+              ThrowsMessage<UserError>(HasSubstr("SegmentCandidateFinder::segment: " + named)));
+  EXPECT_THAT([&] { verifyFusion(*f); },
+              ThrowsMessage<UserError>(HasSubstr("verifyFusion: " + named)));
+}
+
+INSTANTIATE_TEST_SUITE_P(EmptyTensors, OrphanTensor, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "OneOpDeeper" : "Output"; });
+
+}  // namespace
+}  // namespace mf
