@@ -246,6 +246,10 @@ class CudaPrinter final : public KirVisitor {
     assign(op->out(), op->out()->dtype(), operand(op->in(), op->out()->dtype()));
   }
 
+  void handle(FullOp* op) override {
+    assign(op->out(), op->out()->dtype(), operand(op->fillValue(), op->out()->dtype()));
+  }
+
   void handle(BroadcastOp* op) override {
     assign(op->out(), op->out()->dtype(), operand(op->in(), op->out()->dtype()));
   }

@@ -9,6 +9,7 @@
 #include "cuda/driver.h"
 #include "ir/expr_evaluator.h"
 #include "ir/fusion.h"
+#include "passes/pipeline.h"
 #include "reference/reference_evaluator.h"
 #include "scheduler/registry.h"
 #include "segmenter/segment_candidate_finder.h"
@@ -29,9 +30,34 @@ struct FusionKernelRuntime::Group {
   std::vector<size_t> release;       // slots whose last reader this group is
 };
 
+namespace {
+
+// The sizes of the tensor inputs (a runtime that removeEmpty rewrote holds for these only).
+std::vector<std::vector<int64_t>> inputSizes(const std::vector<Tensor>& inputs) {
+  std::vector<std::vector<int64_t>> sizes;
+  for (const Tensor& t : inputs) sizes.push_back(t.sizes());
+  return sizes;
+}
+
+// The fusion passes that read the run-time sizes, on the runtime's copy before it is
+// segmented: removeEmpty. True when they rewrote it.
+bool runSizePasses(Fusion& copy, const std::vector<Tensor>& inputs) {
+  ExpressionEvaluator ee;
+  bindFusionInputs(copy, inputs, ee, "FusionExecutorCache");
+  FusionPassRequest request;
+  request.passes = {"removeEmpty"};
+  request.evaluator = &ee;
+  const uint64_t before = copy.version();
+  runFusionPasses(copy, request);
+  return copy.version() != before;
+}
+
+}  // namespace
+
 FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, const std::vector<Tensor>& inputs,
                                          const DeviceDescription& device) {
   Fusion copy(fusion);  // SchedulerRuntimeInfo takes a mutable fusion
+  if (runSizePasses(copy, inputs)) sized_for_ = inputSizes(inputs);
   SchedulerRuntimeInfo info(&copy, inputs, device);
   segments_ = SegmentCandidateFinder::segment(copy, info);
   for (SegmentedGroup* segment : segments_->groups()) {
@@ -149,6 +175,7 @@ std::vector<const HeuristicParams*> FusionKernelRuntime::heuristics() const {
 
 std::optional<std::vector<std::unique_ptr<HeuristicParams>>> FusionKernelRuntime::heuristicsFor(
     const std::vector<Tensor>& inputs, const DeviceDescription& device) const {
+  if (sized_for_ && *sized_for_ != inputSizes(inputs)) return std::nullopt;
   SchedulerRuntimeInfo info(segments_->completeFusion(), inputs, device);
   std::vector<std::unique_ptr<HeuristicParams>> out;
   for (const auto& g : groups_) {

@@ -20,7 +20,9 @@ namespace mf {
 
 class FusionKernelRuntime {
  public:
-  //! Segments `fusion` for `inputs` (SegmentCandidateFinder::segment), computes each group's
+  //! Runs the fusion passes that read the input sizes on a copy of `fusion` (removeEmpty:
+  //! a copy it rewrote holds for these sizes only, see heuristicsFor), then segments the
+  //! copy for `inputs` (SegmentCandidateFinder::segment), computes each group's
   //! heuristics in run order, schedules a copy of each group, then compiles the groups (NVRTC;
   //! no GPU needed), up to kCompileThreads at once. Dumps: fusion_ir_presched,
   //! scheduler_params, fusion_ir_scheduled.
@@ -38,7 +40,9 @@ class FusionKernelRuntime {
   const SegmentedFusion* fusionSegments() const { return segments_.get(); }
   //! The heuristics of each group, in run order.
   std::vector<const HeuristicParams*> heuristics() const;
-  //! Each group's heuristics for `inputs`, or nullopt when a group's scheduler refuses them.
+  //! Each group's heuristics for `inputs`, or nullopt when a group's scheduler refuses them,
+  //! or when removeEmpty rewrote this runtime's fusion for other input sizes (it replaced
+  //! tensors that are empty at those sizes by constant-shaped fulls).
   std::optional<std::vector<std::unique_ptr<HeuristicParams>>> heuristicsFor(
       const std::vector<Tensor>& inputs, const DeviceDescription& device) const;
   //! True when `params` (heuristicsFor) schedule every group as this runtime does.
@@ -91,6 +95,9 @@ class FusionKernelRuntime {
   void assignSlots();
 
   std::unique_ptr<SegmentedFusion> segments_;
+  // The input sizes this runtime is specialized to (removeEmpty rewrote its fusion); none
+  // when it holds for every size of its signature.
+  std::optional<std::vector<std::vector<int64_t>>> sized_for_;
   std::vector<std::unique_ptr<Group>> groups_;
   size_t slot_count_ = 0;             // fusion inputs first (slot i is input i)
   std::vector<size_t> output_slots_;  // per fusion output

@@ -181,4 +181,14 @@ Expr* PreprocessGroupedMatmulInputSf::newObject(Fusion* f, std::vector<Val*> ins
                                                              layout_);
 }
 
+FullOp::FullOp(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs)
+    : Expr(f, ExprKind::FullOp, std::move(ins), std::move(outs)) {
+  MF_ASSERT(inputs().size() == 1 && outputs().size() == 1 &&
+                fillValue()->kind() == ValKind::Scalar && out()->kind() != ValKind::Scalar,
+            "FullOp takes a scalar fill value and has one tensor output");
+}
+Expr* FullOp::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs) const {
+  return IrBuilder::createIn<FullOp>(f, std::move(ins), std::move(outs));
+}
+
 }  // namespace mf

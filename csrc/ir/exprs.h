@@ -202,4 +202,16 @@ class PreprocessGroupedMatmulInputSf : public Expr {
   BlockScalingFactorLayout layout_;
 };
 
+//! out = full(fill_value): every element of out (its logical shape) is the scalar fill_value
+//! converted to out's dtype. Reads no tensor. Inputs: {fill_value}; output: {out}.
+//! RemoveEmpty (passes/) makes one for an empty tensor and for a reduction over an empty axis.
+class FullOp : public Expr {
+ public:
+  FullOp(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs);
+  MF_DECLARE_EXPR(FullOp)
+  Val* fillValue() const { return input(0); }
+  Val* out() const { return output(0); }
+  std::string toString() const override;
+};
+
 }  // namespace mf

@@ -25,6 +25,7 @@
   X(BroadcastOp)                    \
   X(ReductionOp)                    \
   X(PreprocessGroupedMatmulInputSf) \
+  X(FullOp)                         \
   MF_FOR_ALL_ID_EXPRS(X)
 
 // Kernel IR (ir/kernel_ir.h), made by lowering only: an indexed tensor element, the

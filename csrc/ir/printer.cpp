@@ -166,6 +166,10 @@ std::string ReductionOp::toString() const {
                                        reductionOpName(op_), operand(init())));
 }
 
+std::string FullOp::toString() const {
+  return assignment(out(), fmt::format("full({})", operand(fillValue())));
+}
+
 std::string PreprocessGroupedMatmulInputSf::toString() const {
   return assignment(out(),
                     fmt::format("preprocessGroupedMatmulInputSf({}, input_offsets = {}, "

@@ -30,4 +30,18 @@ void multiplyByRowReciprocals(Fusion& fusion, const FusionPassRequest& request);
 //!   T1 = tanh(T0); T2 = -T0; outputs {T2}  ->  T2 = -T0; outputs {T2}
 void removeDeadExprs(Fusion& fusion, const FusionPassRequest& request);
 
+//! nvFuser's RemoveEmptyPass, with the run-time sizes (request.evaluator: the inputs bound).
+//! Runs before segmentation, on the runtime's copy. Rules, for each tensor the outputs need:
+//! a tensor with a size-0 data axis gets `full(0)` as its definition (its producers are then
+//! dead); a reduction over a size-0 axis into a non-empty result becomes `full(init)` of its
+//! data axes (the op's identity: 0 for sum, -inf for max, ...). A cat's empty inputs are to
+//! be dropped too (a hook: CatOp is another change of #16). When it rewrites anything, it
+//! first makes every tensor input's extent its value (the fulls' shapes are constants):
+//! the rewritten fusion holds for these input sizes only. Then removeDeadExprs.
+//! Untouched: the layout op's output, multi-output exprs, and a declared allocation domain
+//! where a new tensor would replace the old.
+//!   T1[iS2{i0}, rS3{i1}] = reduction(T0, op = add, initial = 0.0); T2 = T1 + 1.0, i1 = 0
+//!   ->  T4[iS5{5}] = full(0.0); T2[iS6{5}] = T4 + 1.0
+void removeEmpty(Fusion& fusion, const FusionPassRequest& request);
+
 }  // namespace mf

@@ -18,6 +18,7 @@ const std::vector<FusionPassEntry>& fusionPasses() {
   // clang-format off
   static const std::vector<FusionPassEntry> passes = {
       {"removeDeadExprs",          removeDeadExprs,          /*on_request=*/true},
+      {"removeEmpty",              removeEmpty,              /*on_request=*/true},
       {"specializeExtents",        specializeExtents,        /*on_request=*/true},
       {"multiplyByRowReciprocals", multiplyByRowReciprocals, /*on_request=*/true},
   };

@@ -14,6 +14,7 @@
 
 namespace mf {
 
+class ExpressionEvaluator;
 class Fusion;
 class IterDomain;
 
@@ -34,6 +35,8 @@ struct FusionPassRequest {
   std::vector<KnownExtent> known_extents;
   //! multiplyByRowReciprocals: how many innermost axes form a row.
   int64_t row_rank = 0;
+  //! removeEmpty: the fusion's inputs bound (their run-time sizes).
+  ExpressionEvaluator* evaluator = nullptr;
 };
 
 //! A fusion pass: rewrites the fusion in place (the active fusion while it runs).

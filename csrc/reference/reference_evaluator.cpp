@@ -116,6 +116,8 @@ class ReferenceRun {
   Tensor select(const Expr* e);
   Tensor evalLayout(const PreprocessGroupedMatmulInputSf* op);
   Tensor evalReduction(const ReductionOp* op);
+  // full(v): the output's logical extents, every element castScalar(v, dtype).
+  Tensor evalFull(const FullOp* op);
 
   Fusion* fusion_;
   const ReferenceOptions& options_;
@@ -202,6 +204,20 @@ Tensor ReferenceRun::pointwise(const Expr* e, F&& f) {
     }
     storeElement(dst + i * out_bytes, dtype, f(vals.data()));
   });
+  return out;
+}
+
+Tensor ReferenceRun::evalFull(const FullOp* op) {
+  std::vector<int64_t> sizes;
+  for (IterDomain* id : TensorDomain::noReductions(op->out()->as<TensorView>()->getLogicalDomain()))
+    sizes.push_back(ee_.evaluateInt(id->extent(), "full's extent"));
+  const DataType dtype = op->out()->dtype();
+  std::optional<ScalarValue> fill = ee_.evaluate(op->fillValue());
+  MF_CHECK(fill.has_value(), "{}: cannot evaluate the fill value of {}", kWho, op->toString());
+  Tensor out = Tensor::empty(sizes, dtype);
+  auto* dst = static_cast<std::byte*>(out.rawData());
+  const int64_t bytes = dataTypeSize(dtype);
+  for (int64_t i = 0; i < out.numel(); ++i) storeElement(dst + i * bytes, dtype, *fill);
   return out;
 }
 
@@ -333,6 +349,8 @@ void ReferenceRun::evaluate(Expr* e) {
     out = evalReduction(red);
   } else if (auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) {
     out = evalLayout(layout);
+  } else if (auto* full = dynamic_cast<FullOp*>(e)) {
+    out = evalFull(full);
   } else {
     MF_THROW("{}: {} is not supported by the CPU reference: {}", kWho, e->opName(), e->toString());
   }

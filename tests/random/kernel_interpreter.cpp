@@ -452,6 +452,8 @@ class Interpreter {
       }
     } else if (auto* b = dynamic_cast<BroadcastOp*>(e)) {
       write(b->out(), castScalar(read(b->in()), out));
+    } else if (auto* f = dynamic_cast<FullOp*>(e)) {
+      write(f->out(), castScalar(read(f->fillValue()), out));
     } else if (auto* u = dynamic_cast<UnaryOp*>(e)) {
       write(u->out(), evalUnary(u->opType(), out, read(u->in())));
     } else if (auto* b = dynamic_cast<BinaryOp*>(e)) {
