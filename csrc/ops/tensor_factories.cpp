@@ -1,6 +1,7 @@
 #include "ops/tensor_factories.h"
 
 #include "ir/builder.h"
+#include "ir/exprs.h"
 #include "ir/fusion.h"
 
 namespace mf {
@@ -48,6 +49,32 @@ TensorView* TensorViewBuilder::build() const {
                      : TensorDomain::filledContiguity(ids, contiguous_.value_or(false));
   auto* td = IrBuilder::create<TensorDomain>(ids, c);
   return IrBuilder::create<TensorView>(td, dtype_);
+}
+
+TensorView* full(const std::vector<Val*>& shape, Val* fill_value, DataType dtype) {
+  MF_CHECK(fill_value != nullptr && fill_value->kind() == ValKind::Scalar,
+           "full: the fill value must be a scalar, got {}",
+           fill_value ? fill_value->toString() : "null");
+  std::vector<IterDomain*> ids;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    Val* extent = shape[i];
+    MF_CHECK(
+        extent != nullptr && extent->kind() == ValKind::Scalar && isIntegralType(extent->dtype()),
+        "full: extent {} must be an integer scalar, got {}", i,
+        extent ? extent->toString() : "null");
+    // TODO(#16): symbolic extents (scalar fusion inputs), once a segment holding the full
+    // receives them; an extent of another tensor would be unknown to such a segment.
+    MF_CHECK(extent->isConst(),
+             "full: extent {} ({}) must be a constant: a segment holding the full reads no "
+             "tensor to take it from",
+             i, extent->toInlineString());
+    MF_CHECK(*extent->constInt() >= 0, "full: extent {} is negative ({})", i,
+             extent->toInlineString());
+    ids.push_back(IterDomainBuilder(extent).build());
+  }
+  auto* out = IrBuilder::create<TensorView>(IrBuilder::create<TensorDomain>(ids), dtype);
+  IrBuilder::create<FullOp>(std::vector<Val*>{fill_value}, std::vector<Val*>{out});
+  return out;
 }
 
 TensorView* makeSymbolicTensor(int64_t rank, DataType dtype) {

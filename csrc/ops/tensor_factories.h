@@ -1,4 +1,5 @@
-//! Fusion inputs: TensorViewBuilder and the make*Tensor helpers used by users and tests.
+//! Fusion inputs (TensorViewBuilder and the make*Tensor helpers used by users and tests) and
+//! full, a tensor made from a scalar.
 #pragma once
 
 #include <optional>
@@ -36,5 +37,11 @@ TensorView* makeContigTensor(int64_t rank, DataType dtype = DataType::Float);
 TensorView* makeConcreteTensor(std::vector<int64_t> sizes, DataType dtype = DataType::Float);
 //! Constant extents, contiguous row-major.
 TensorView* makeContigConcreteTensor(std::vector<int64_t> sizes, DataType dtype = DataType::Float);
+
+//! A tensor of `dtype` and extents `shape` (constant integers, each an Iteration axis) whose
+//! every element is `fill_value` (a scalar) converted to `dtype` (FullOp). A symbolic or
+//! negative extent is a UserError.
+//!   full({constInt(2), constInt(3)}, constFloat(1.5), DataType::Float)
+TensorView* full(const std::vector<Val*>& shape, Val* fill_value, DataType dtype);
 
 }  // namespace mf

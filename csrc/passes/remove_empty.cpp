@@ -8,6 +8,7 @@
 #include "ir/fusion.h"
 #include "ir/mutator.h"
 #include "ir/op_traits.h"
+#include "ir/scalar_ops.h"
 #include "ir/tensor_view.h"
 #include "passes/passes.h"
 
@@ -113,7 +114,7 @@ void removeEmpty(Fusion& fusion, const FusionPassRequest& request) {
       case Rewrite::None:
         break;
       case Rewrite::FullOfZeros:
-        replaceByFull(fusion, tv, constInt(0, DataType::Int64));
+        replaceByFull(fusion, tv, constValue(castScalar(int64_t{0}, tv->dtype()), tv->dtype()));
         break;
       case Rewrite::FullOfIdentity:
         replaceByFull(fusion, tv, tv->definition()->as<ReductionOp>()->init());

@@ -240,6 +240,30 @@ TEST(EmptyTensors, IdentityBroadcastIntoNonEmptyTensor) {
   expectRunsMatchReference(std::move(f), {inputs(0, 1), inputs(4, 2), inputs(0, 3)});
 }
 
+// A user's full (FullOp) in a kernel: added to an input, and alone (a kernel with no
+// inputs); generated, compiled with NVRTC, and interpreted equal to the reference.
+TEST(EmptyTensors, FullRunsThroughKernels) {
+  auto f = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(f.get());
+    TensorView* x = makeContigConcreteTensor({3, 131}, DataType::Half);
+    f->addInput(x);
+    f->addOutput(add(x, full({constInt(3), constInt(131)}, constFloat(1.5), DataType::Half)));
+    f->addOutput(full({constInt(2), constInt(5)}, constInt(-7, DataType::Int64), DataType::Int32));
+  }
+  auto inputs = [](int64_t n) {
+    return std::vector<Tensor>{Tensor::random({3, n}, DataType::Half, static_cast<uint64_t>(n))};
+  };
+  Fusion user(*f);
+  FusionExecutorCache fec(std::move(f));
+  fec.runFusionWithInputs(inputs(131));
+  EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("= mf_cast<mf_half>(1.5f);"));
+  EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("T4[0] = mf_cast<int>(-7);"));
+  const std::vector<Tensor> out = fec.runFusionWithInputs(inputs(131));
+  for (int64_t i = 0; i < 10; ++i) EXPECT_EQ(out[1].item(i), -7.0);
+  expectRunsMatchReference(std::make_unique<Fusion>(user), {inputs(131), inputs(131)});
+}
+
 // ---- a tensor that is neither an input nor computed ----
 
 // An output that is neither an input nor computed, and (one op deeper) relu(t) of a `t`
