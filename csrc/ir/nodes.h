@@ -26,6 +26,9 @@
   X(ReductionOp)                    \
   X(PreprocessGroupedMatmulInputSf) \
   X(FullOp)                         \
+  X(ViewOp)                         \
+  X(SqueezeOp)                      \
+  X(ExpandOp)                       \
   MF_FOR_ALL_ID_EXPRS(X)
 
 // Kernel IR (ir/kernel_ir.h), made by lowering only: an indexed tensor element, the

@@ -6,6 +6,7 @@
 
 #include "ir/block_scaling_factor_layout.h"
 #include "ir/exprs.h"
+#include "ir/shape_exprs.h"
 #include "ir/tensor_view.h"
 
 namespace mf {
@@ -34,7 +35,11 @@ std::string readOfRuntimeFunctionOutputMessage(const Expr* e, const Expr* use) {
 
 OperandExtentRule operandExtentRule(const Expr* e) {
   OperandExtentRule rule;
-  if (e->isA<BroadcastOp>()) return rule;
+  // A broadcast and the shape ops (reshape, squeeze, expand, permute) relate their extents
+  // through their IR (root/logical transforms, flags): nothing is compared position by position.
+  if (e->isA<BroadcastOp>() || e->isA<ViewOp>() || e->isA<SqueezeOp>() || e->isA<ExpandOp>() ||
+      isPermute(e))
+    return rule;
   auto* out = e->output(0)->as<TensorView>();
   if (auto* layout = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(e)) {
     rule.aligned.push_back(layout->in()->as<TensorView>());
