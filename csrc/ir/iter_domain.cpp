@@ -135,7 +135,7 @@ IterDomain* IterDomain::resize(IterDomain* in, Val* left, Val* right,
   } else if (std::optional<int64_t> e = extent->constInt()) {
     MF_CHECK(*e >= 0, "resize of {}: widths {} and {} give a negative extent {}", in->toString(),
              left->toInlineString(), right->toInlineString(), *e);
-    t = *e == 1 ? IterType::Broadcast : IterType::Iteration;
+    t = IterType::Iteration;  // extent 1 too: see IterDomain::resize's comment
   } else if (left->constInt() && right->constInt() && *left->constInt() + *right->constInt() > 1) {
     t = IterType::Iteration;  // in >= 0, so out > 1
   }

@@ -83,9 +83,11 @@ class IterDomain : public Val {
   static IterDomain* merge(IterDomain* outer, IterDomain* inner);
   //! `in` widened by `left` elements before and `right` after (negative widths crop): out's
   //! extent is in + left + right and out's index i is in's index i - left. Without
-  //! `iter_type`, out is Broadcast when its extent is the constant 1, Iteration when it is
-  //! another constant or both widths are constants summing to more than 1 (out > 1 then),
-  //! and Symbolic otherwise (concretization decides). `in` must not be a reduction axis.
+  //! `iter_type`, out is Iteration when its extent is a constant (1 included: a slice to one
+  //! element keeps a real axis of extent 1, which never broadcasts implicitly; nvFuser makes
+  //! it a Broadcast) or both widths are constants summing to more than 1 (out > 1 then), and
+  //! Symbolic otherwise: concretization decides (Broadcast when it is 1 at run time). `in`
+  //! must not be a reduction axis.
   static IterDomain* resize(IterDomain* in, Val* left, Val* right,
                             std::optional<IterType> iter_type = std::nullopt);
 

@@ -9,16 +9,24 @@
 namespace mf {
 namespace {
 
-// The Split/Merge exprs between `tv`'s logical domain and its first `pos` loop axes, producers
-// first.
-std::vector<Expr*> loopTransforms(const TensorView* tv, int64_t pos) {
+// Root -> logical exprs a producer replays from its consumer, so that it runs over the
+// consumer's loop: a pad's or slice's Resize (the producer's reads are then predicated by its
+// own extents).
+bool replayedFromRoot(const Expr* def) {
+  return def != nullptr && def->isA<Resize>();
+}
+
+// The exprs between `tv`'s logical domain and its first `pos` loop axes, producers first;
+// with `from_root`, also the root -> logical ones that replayedFromRoot names.
+std::vector<Expr*> loopTransforms(const TensorView* tv, int64_t pos, bool from_root) {
   const auto& logical = tv->getLogicalDomain();
   std::unordered_set<IterDomain*> stop(logical.begin(), logical.end());
   std::unordered_set<Expr*> seen;
   std::vector<Expr*> order;
   std::function<void(IterDomain*)> visit = [&](IterDomain* id) {
     Expr* def = id->definition();
-    if (stop.count(id) || def == nullptr || !seen.insert(def).second) return;
+    if (stop.count(id) && !(from_root && replayedFromRoot(def))) return;
+    if (def == nullptr || !seen.insert(def).second) return;
     for (Val* v : def->inputs())
       if (auto* in = dynamic_cast<IterDomain*>(v)) visit(in);
     order.push_back(def);
@@ -63,7 +71,13 @@ int64_t TransformReplay::replay(TensorView* target, const TensorView* reference,
   FusionGuard fg(target->fusion());
   IdMap ids = reference_to_target;
   Frontier frontier(target->getLogicalDomain());
-  for (Expr* e : loopTransforms(reference, pos)) {
+  // A map onto the reference's root (reference_to_target from its producer): replay its
+  // root -> logical resizes too.
+  const auto& ref_root = reference->getMaybeRootDomain();
+  const bool from_root = reference->domain()->hasRoot() &&
+                         std::any_of(ref_root.begin(), ref_root.end(),
+                                     [&](IterDomain* id) { return reference_to_target.count(id); });
+  for (Expr* e : loopTransforms(reference, pos, from_root)) {
     visitIdExpr(
         e,
         [&](Split* s) {

@@ -193,8 +193,8 @@ TensorView* cat(const std::vector<TensorView*>& inputs, int64_t dim) {
       continue;
     }
     IterType t = IterType::Symbolic;
-    if (std::optional<int64_t> e = total->constInt())
-      t = *e == 1 ? IterType::Broadcast : IterType::Iteration;
+    if (total->constInt())
+      t = IterType::Iteration;  // extent 1 too, as IterDomain::resize
     else if (pick->iterType() == IterType::Iteration)
       t = IterType::Iteration;
     out_ids.push_back(IterDomainBuilder(total).iterType(t).build());

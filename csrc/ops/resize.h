@@ -15,8 +15,8 @@ namespace mf {
 //! right) pairs in PyTorch order, innermost axis first: {1, 2} pads the last axis by 1
 //! before and 2 after, {1, 2, 3, 4} also the axis before it by 3 and 4. Axes not named are
 //! left alone. A negative width crops. A resized axis is Iteration when its extent is a
-//! constant other than 1 or the widths are constants summing to more than 1, Broadcast when
-//! the extent is the constant 1, else Symbolic until concretized. UserErrors: an odd number
+//! constant (1 included) or the widths are constants summing to more than 1, else Symbolic
+//! until concretized (IterDomain::resize). UserErrors: an odd number
 //! of widths, more than two per axis, a non-integer width, a constant width that leaves a
 //! negative extent.
 TensorView* pad(TensorView* x, const std::vector<Val*>& pad_widths, Val* value = nullptr);

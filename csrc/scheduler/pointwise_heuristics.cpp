@@ -152,7 +152,9 @@ bool PointWiseScheduler::canScheduleCompileTime(Fusion* fusion) {
   if (std::optional<std::string> why = commonScheduleRejectReason(fusion)) return reject(*why);
   PointwiseDomainMap map(fusion);
   std::string why_not;
-  if (findReferenceTensor(fusion, map, &why_not) == nullptr) return reject(why_not);
+  TensorView* reference = findReferenceTensor(fusion, map, &why_not);
+  if (reference == nullptr) return reject(why_not);
+  if (std::optional<std::string> why = resizeRejectReason(fusion, reference)) return reject(*why);
   return true;
 }
 

@@ -147,6 +147,25 @@ TensorView* TensorView::cacheAfter(std::vector<Expr*> cached_uses) {
 TensorView* TensorView::cacheBefore() {
   Expr* def = definition();
   MF_CHECK(def != nullptr, "cacheBefore: {} has no definition (a fusion input?)", toString());
+  // A pad's or slice's output: its root -> logical Resize exprs belong to the expr computing
+  // it, so the cache takes this domain and this copy gets fresh copies of the logical axes.
+  const std::vector<IterDomain*>& logical = getLogicalDomain();
+  if (domain()->hasRoot() && std::any_of(logical.begin(), logical.end(), [](IterDomain* id) {
+        return id->definition() != nullptr && id->definition()->isA<Resize>();
+      })) {
+    MF_CHECK(!domain()->hasAllocation(),
+             "cacheBefore: {} is resized and has an allocation domain, which cannot be staged",
+             toString());
+    FusionGuard fg(fusion());
+    auto* cache = IrBuilder::create<TensorView>(domain(), dtype());
+    std::vector<IterDomain*> ids;
+    for (IterDomain* id : logical) ids.push_back(id->freshCopy());
+    setDomain(IrBuilder::create<TensorDomain>(ids, domain()->contiguity()));
+    def->newObject(fusion(), def->inputs(), {cache});
+    fusion()->removeExpr(def);
+    addCopy(cache, this);
+    return cache;
+  }
   TensorView* cache = freshLike(this);
   // The definition now computes the cache; this tensor becomes its copy. Consumers keep
   // reading this tensor.

@@ -35,6 +35,14 @@ PreservedAxes preservedAcross(const PreservedAxes& from_axes, const TensorView* 
   return out;
 }
 
+// Whether `tv`'s logical axes are Resize exprs of its root (a pad's or slice's output).
+bool resizedFromRoot(const TensorView* tv) {
+  const auto& logical = tv->getLogicalDomain();
+  return tv->domain()->hasRoot() && std::any_of(logical.begin(), logical.end(), [](IterDomain* id) {
+           return id->definition() != nullptr && id->definition()->isA<Resize>();
+         });
+}
+
 struct Edge {
   TensorView* from;
   TensorView* to;
@@ -70,8 +78,12 @@ std::vector<Edge> spanningTree(TensorView* reference) {
     if (tv->domain()->loopFromAllocation()) return;  // its loop maps to nothing
     for (TensorView* p : producerTvsOf(tv))
       if (!visited.count(p)) frontier.push_back(makeEdge(preserved[tv], tv, p, true, order++));
+    // A pad's or slice's output is reached from its consumer only: its producer's loop is
+    // replayed from its resized one, never the other way (resizeRejectReason makes it a
+    // producer of the reference).
     for (TensorView* c : consumerTvsOf(tv))
-      if (!visited.count(c)) frontier.push_back(makeEdge(preserved[tv], tv, c, false, order++));
+      if (!visited.count(c) && !resizedFromRoot(c))
+        frontier.push_back(makeEdge(preserved[tv], tv, c, false, order++));
   };
   expand(reference);
   // Prim's algorithm for a maximum spanning tree, the weight being the preserved axes.

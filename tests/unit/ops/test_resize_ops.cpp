@@ -102,16 +102,20 @@ TEST(ResizeIr, SymbolicWhenTheExtentIsNotKnown) {
   EXPECT_EQ(slice(tv0, {1}, {3})->getLogicalDomain()[0]->iterType(), IterType::Symbolic);
 }
 
-// Decision (nvFuser's IterDomain::resize): a resized axis of constant extent 1 is a
-// Broadcast; with widths or an extent not known it is Symbolic until concretized.
-TEST(ResizeIr, SliceToOneElementIsABroadcast) {
+// Decision (unlike nvFuser's IterDomain::resize, which makes it a Broadcast): a resized axis
+// of constant extent 1 is Iteration, a real axis of one element that never broadcasts
+// implicitly; with widths or an extent not known it is Symbolic until concretized (which
+// makes it a Broadcast when it is 1 at run time).
+TEST(ResizeIr, SliceToOneElementIsAnIterationAxisOfExtentOne) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   TensorView* tv0 = makeContigConcreteTensor({5, 6});
   fusion.addInput(tv0);
   TensorView* tv1 = slice(tv0, {2, 0}, {3, 6});
-  EXPECT_EQ(tv1->getLogicalDomain()[0]->iterType(), IterType::Broadcast);
+  EXPECT_EQ(tv1->getLogicalDomain()[0]->iterType(), IterType::Iteration);
   EXPECT_EQ(tv1->getLogicalDomain()[0]->extent()->constInt(), 1);
+  EXPECT_EQ(pad(tv0, {constInt(-6), constInt(1)})->getLogicalDomain()[1]->iterType(),
+            IterType::Iteration);
   // The whole range: no Resize.
   EXPECT_EQ(tv1->getLogicalDomain()[1], tv1->getMaybeRootDomain()[1]);
   Val* start = newScalar(DataType::Index);
