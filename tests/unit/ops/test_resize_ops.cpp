@@ -7,7 +7,9 @@
 #include <functional>
 
 #include "ir/builder.h"
+#include "ir/expr_evaluator.h"
 #include "ir/fusion.h"
+#include "ir/mutator.h"
 #include "ir/verifier.h"
 #include "ops/arith.h"
 #include "ops/resize.h"
@@ -184,6 +186,28 @@ TEST(ResizeIr, CloneKeepsResizes) {
   Fusion copy(fusion);
   EXPECT_EQ(copy.mathString(), fusion.mathString());
   EXPECT_EQ(copy.transformsString(), fusion.transformsString());
+}
+
+// IrMutator (concretization's base): replacing a symbolic width by a constant rebuilds the
+// Resize and the pad, and the resized axis's extent follows.
+TEST(ResizeIr, MutatorRebuildsResizes) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* tv0 = makeContigConcreteTensor({5});
+  Val* w = newScalar(DataType::Index);
+  fusion.addInput(tv0);
+  fusion.addInput(w);
+  fusion.addOutput(pad(tv0, {w, constInt(2)}));
+  IrMutator mutator;
+  mutator.registerMutation(w, constInt(3));
+  mutator.mutate(std::vector<Val*>(fusion.outputs()));  // the input itself stays
+  auto* out = fusion.outputs()[0]->as<TensorView>();
+  Resize* r = resizeOf(out->getLogicalDomain()[0]);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->left()->constInt(), 3);
+  ExpressionEvaluator ee;
+  EXPECT_EQ(ee.evaluateInt(out->getLogicalDomain()[0]->extent(), "the padded extent"), 10);
+  EXPECT_EQ(out->definition()->as<PadOp>()->widths(0).first->constInt(), 3);
 }
 
 // ---- errors ----
