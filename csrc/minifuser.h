@@ -15,6 +15,7 @@
 #include "ops/layout.h"
 #include "ops/reduction.h"
 #include "ops/shape.h"
+#include "ops/resize.h"
 #include "ops/tensor_factories.h"
 #include "passes/pipeline.h"
 #include "reference/reference_evaluator.h"

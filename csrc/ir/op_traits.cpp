@@ -36,9 +36,11 @@ std::string readOfRuntimeFunctionOutputMessage(const Expr* e, const Expr* use) {
 OperandExtentRule operandExtentRule(const Expr* e) {
   OperandExtentRule rule;
   // A broadcast and the shape ops (reshape, squeeze, expand, permute) relate their extents
-  // through their IR (root/logical transforms, flags): nothing is compared position by position.
+  // through their IR (root/logical transforms, flags), and a pad's or slice's output axes are
+  // resized: nothing is compared position by position. A cat's operands are its inputs padded
+  // to its extents: they align (ir/resize_exprs.h).
   if (e->isA<BroadcastOp>() || e->isA<ViewOp>() || e->isA<SqueezeOp>() || e->isA<ExpandOp>() ||
-      isPermute(e))
+      isPermute(e) || e->isA<PadOp>() || e->isA<SliceOp>())
     return rule;
   auto* out = e->output(0)->as<TensorView>();
   if (auto* layout = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(e)) {

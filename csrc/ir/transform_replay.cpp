@@ -10,16 +10,24 @@
 namespace mf {
 namespace {
 
-// The Split/Merge exprs between `from` (tv's logical or root domain) and its first `pos` loop
-// axes, producers first.
+// Root -> logical exprs a producer replays from its consumer, so that it runs over the
+// consumer's loop: a pad's or slice's Resize (the producer's reads are then predicated by its
+// own extents).
+bool replayedFromRoot(const Expr* def) {
+  return def != nullptr && def->isA<Resize>();
+}
+
+// The exprs between `from` (tv's logical or root domain) and its first `pos` loop axes,
+// producers first; with `from_root`, also the root -> logical ones that replayedFromRoot names.
 std::vector<Expr*> loopTransforms(const TensorView* tv, int64_t pos,
-                                  const std::vector<IterDomain*>& from) {
+                                  const std::vector<IterDomain*>& from, bool from_root) {
   std::unordered_set<IterDomain*> stop(from.begin(), from.end());
   std::unordered_set<Expr*> seen;
   std::vector<Expr*> order;
   std::function<void(IterDomain*)> visit = [&](IterDomain* id) {
     Expr* def = id->definition();
-    if (stop.count(id) || def == nullptr || !seen.insert(def).second) return;
+    if (stop.count(id) && !(from_root && replayedFromRoot(def))) return;
+    if (def == nullptr || !seen.insert(def).second) return;
     for (Val* v : def->inputs())
       if (auto* in = dynamic_cast<IterDomain*>(v)) visit(in);
     order.push_back(def);
@@ -64,16 +72,18 @@ int64_t TransformReplay::replay(TensorView* target, const TensorView* reference,
   FusionGuard fg(target->fusion());
   IdMap ids = reference_to_target;
   Frontier frontier(target->getLogicalDomain());
-  // A reshape's output replayed onto its producer (the map's keys are its root axes): the
-  // root -> logical splits and merges first, so the producer's loop covers the reshaped
-  // index space. Other root domains (rfactor tensors) replay their loop from logical only.
+  // A map onto the reference's root (reference_to_target from its producer): a reshape's
+  // output replays its root -> logical splits and merges first, so the producer's loop covers
+  // the reshaped index space, and a pad's or slice's its resizes. Other root domains (rfactor
+  // tensors) replay their loop from logical only.
+  const auto& ref_root = reference->getMaybeRootDomain();
+  const bool from_root = reference->domain()->hasRoot() &&
+                         std::any_of(ref_root.begin(), ref_root.end(),
+                                     [&](IterDomain* id) { return reference_to_target.count(id); });
   const bool through_view =
-      reference->definition() != nullptr && reference->definition()->isA<ViewOp>() &&
-      std::any_of(reference->getMaybeRootDomain().begin(), reference->getMaybeRootDomain().end(),
-                  [&](IterDomain* id) { return reference_to_target.count(id) > 0; });
-  const std::vector<IterDomain*>& from =
-      through_view ? reference->getMaybeRootDomain() : reference->getLogicalDomain();
-  for (Expr* e : loopTransforms(reference, pos, from)) {
+      from_root && reference->definition() != nullptr && reference->definition()->isA<ViewOp>();
+  const std::vector<IterDomain*>& from = through_view ? ref_root : reference->getLogicalDomain();
+  for (Expr* e : loopTransforms(reference, pos, from, from_root)) {
     visitIdExpr(
         e,
         [&](Split* s) {
@@ -97,6 +107,16 @@ int64_t TransformReplay::replay(TensorView* target, const TensorView* reference,
             // merge's output is the one input the target has.
             ids[m->out()] = (outer != ids.end() ? outer : inner)->second;
           }
+        },
+        [&](Resize* r) {
+          // The same widths on the target's axis: a producer replayed over its consumer's
+          // padded (or sliced) loop; lowering predicates its reads by its own extent.
+          auto in = ids.find(r->in());
+          if (in == ids.end()) return;
+          IterDomain* out =
+              IterDomain::resize(in->second, r->left(), r->right(), r->out()->iterType());
+          frontier.replace(in->second, {out});
+          ids[r->out()] = out;
         });
   }
 

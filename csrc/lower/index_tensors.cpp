@@ -211,6 +211,56 @@ bool isShapeCopy(const Expr* e) {
   return e->isA<ViewOp>() || e->isA<SqueezeOp>() || e->isA<ExpandOp>();
 }
 
+// The resize ops become selections (docs/resize_ops.md). A pad reads its input only inside
+// it, at its root indices `c_root` (out - left): `out = (0 <= i && i < extent) ? in : value`,
+// codegen's `?:` evaluating the read only then; a bound that cannot fail (a crop) is left
+// out, and with none left it is a copy. A slice is a copy: its root indices (out + start)
+// are inside its input. A cat of n inputs is n - 1 selections by the index along its axis,
+// innermost input first: `out = in[n-1]`, then `out = i < offset[k+1] ? in[k] : out`.
+std::vector<Expr*> lowerResizeOp(Fusion& ir, Expr* e, const std::vector<Val*>& ins, Val* out,
+                                 const IndexMap& walk, const std::vector<Val*>& c_logical) {
+  if (auto* pad = dynamic_cast<PadOp*>(e)) {
+    auto* tv = pad->out()->as<TensorView>();
+    Val* pred = constBool(true);
+    for (size_t a : pad->paddedAxes()) {
+      auto* r = dynamic_cast<Resize*>(tv->getLogicalDomain()[a]->definition());
+      MF_ASSERT(r != nullptr, "{}: axis {} is padded but not resized", e->toString(), a);
+      std::optional<int64_t> left = r->left()->constInt(), right = r->right()->constInt();
+      // The root axis's own index (a broadcast's too: padding it makes other elements).
+      Val* i = walk.at(r->in());
+      if (!left || *left > 0)
+        pred = SimplifyingIrBuilder::logicalAnd(pred, SimplifyingIrBuilder::le(constInt(0), i));
+      if (!right || *right > 0)
+        pred =
+            SimplifyingIrBuilder::logicalAnd(pred, SimplifyingIrBuilder::lt(i, r->in()->extent()));
+    }
+    if (pred->constValue())
+      return {
+          IrBuilder::createIn<LoadStoreOp>(&ir, std::vector<Val*>{ins[0]}, std::vector<Val*>{out})};
+    return {IrBuilder::createIn<TernaryOp>(&ir, std::vector<Val*>{pred, ins[0], ins[1]},
+                                           std::vector<Val*>{out}, TernaryOpType::Where)};
+  }
+  if (e->isA<SliceOp>())
+    return {
+        IrBuilder::createIn<LoadStoreOp>(&ir, std::vector<Val*>{ins[0]}, std::vector<Val*>{out})};
+  auto* cat = e->as<CatOp>();
+  const size_t n = ins.size();
+  Val* at = c_logical.at(static_cast<size_t>(cat->dim()));
+  std::vector<Expr*> lowered{
+      IrBuilder::createIn<LoadStoreOp>(&ir, std::vector<Val*>{ins[n - 1]}, std::vector<Val*>{out})};
+  for (size_t k = n - 1; k-- > 0;) {
+    Val* before_next = SimplifyingIrBuilder::lt(at, cat->offset(k + 1));
+    auto* prev = IrBuilder::createIn<TensorIndex>(&ir, out->as<TensorIndex>()->view(),
+                                                  out->as<TensorIndex>()->index());
+    auto* next = IrBuilder::createIn<TensorIndex>(&ir, out->as<TensorIndex>()->view(),
+                                                  out->as<TensorIndex>()->index());
+    lowered.push_back(
+        IrBuilder::createIn<TernaryOp>(&ir, std::vector<Val*>{before_next, ins[k], prev},
+                                       std::vector<Val*>{next}, TernaryOpType::Where));
+  }
+  return lowered;
+}
+
 }  // namespace
 
 void indexTensors(Kernel& kernel) {
@@ -256,6 +306,7 @@ void indexTensors(Kernel& kernel) {
       walks.push_back(o == out ? walk
                                : indexMapFromLoop(o->as<TensorView>(), loop_indices, &model));
     Expr* lowered = nullptr;
+    std::vector<Expr*> resize_steps;  // a resize op's selections, `lowered` the last
     if (layout) {
       lowered = lowerLayoutOp(ir, layout, ins, c_logical, width);
     } else {
@@ -271,21 +322,32 @@ void indexTensors(Kernel& kernel) {
       auto* red = dynamic_cast<ReductionOp*>(e);
       auto [across, grid] =
           red != nullptr ? reducedAcross(red) : std::pair(ParallelType::Serial, false);
-      lowered =
-          across != ParallelType::Serial
-              ? lowerCrossThreadReduction(ir, red, across, grid, ins[0], outs[0]->as<TensorIndex>())
-          : isShapeCopy(e) ? IrBuilder::createIn<LoadStoreOp>(&ir, std::vector<Val*>{ins[0]}, outs)
-                           : e->newObject(&ir, ins, outs);
+      if (e->isA<PadOp>() || e->isA<SliceOp>() || e->isA<CatOp>()) {
+        resize_steps = lowerResizeOp(ir, e, ins, outs[0], walk, c_logical);
+        lowered = resize_steps.back();
+      } else {
+        lowered = across != ParallelType::Serial
+                      ? lowerCrossThreadReduction(ir, red, across, grid, ins[0],
+                                                  outs[0]->as<TensorIndex>())
+                  : isShapeCopy(e)
+                      ? IrBuilder::createIn<LoadStoreOp>(&ir, std::vector<Val*>{ins[0]}, outs)
+                      : e->newObject(&ir, ins, outs);
+      }
     }
-    for (size_t i = 0; i < lowered->outputs().size(); ++i) {
-      auto* ti = lowered->output(i)->as<TensorIndex>();
-      ti->setAxisIndices(walks[i]);
-      ti->setVectorWidth(width);
-      if (nanBitsMayBeAny(e, ti->view())) ti->setAnyNaNBits();
-    }
+    if (resize_steps.empty()) resize_steps.push_back(lowered);
+    for (Expr* step : resize_steps)
+      for (size_t i = 0; i < step->outputs().size(); ++i) {
+        auto* ti = step->output(i)->as<TensorIndex>();
+        ti->setAxisIndices(walks[i]);
+        ti->setVectorWidth(width);
+        if (nanBitsMayBeAny(e, ti->view())) ti->setAnyNaNBits();
+      }
     if (auto* red = dynamic_cast<ReductionOp*>(e))
       initReduction(kernel, red, lowered->output(0)->as<TensorIndex>(), loops);
-    replaceInScope(loops.empty() ? kernel.body() : loops.back()->body(), e, lowered);
+    Scope& scope = loops.empty() ? kernel.body() : loops.back()->body();
+    replaceInScope(scope, e, resize_steps.front());
+    auto at = std::find(scope.exprs().begin(), scope.exprs().end(), resize_steps.front());
+    scope.exprs().insert(at + 1, resize_steps.begin() + 1, resize_steps.end());
   }
 }
 

@@ -1,5 +1,6 @@
 // insertPredicates: bounds checks for loops that may overrun their tensor.
 #include <algorithm>
+#include <unordered_set>
 
 #include "ir/builder.h"
 #include "ir/id_model.h"
@@ -43,7 +44,8 @@ class DivisibleSplits {
                          ? nullptr
                          : visitIdExpr(
                                vector->definition(), [](Split* s) { return s; },
-                               [](Merge*) -> Split* { return nullptr; });
+                               [](Merge*) -> Split* { return nullptr; },
+                               [](Resize*) -> Split* { return nullptr; });
       if (!checked || vector->parallelType() != ParallelType::Vectorize || split == nullptr ||
           split->inner() != vector || !mergedFromLogical(out, split->in()))
         continue;
@@ -96,9 +98,28 @@ std::unordered_map<IterDomain*, bool> mayOverrun(TensorView* tv, const Divisible
           if (!over.count(m->out())) return;
           over[m->outer()] = over[m->out()];
           over[m->inner()] = false;
+        },
+        // in = out - left < in's extent = out's - right: in bounds with out when right <= 0.
+        [&](Resize* r) {
+          if (!over.count(r->out())) return;
+          std::optional<int64_t> right = r->right()->constInt();
+          over[r->in()] = over[r->out()] || !right || *right > 0;
         });
   }
   return over;
+}
+
+// The axes of `tv` whose index can be negative: a Resize's input, in = out - left, unless
+// left is a constant <= 0 (a slice's crop). Loop indices, and the axes split and merge derive
+// from them, never are.
+std::unordered_set<IterDomain*> mayUnderrun(TensorView* tv) {
+  std::unordered_set<IterDomain*> under;
+  for (Expr* t : tv->domain()->allTransforms())
+    if (auto* r = dynamic_cast<Resize*>(t)) {
+      std::optional<int64_t> left = r->left()->constInt();
+      if (!left || *left > 0) under.insert(r->in());
+    }
+  return under;
 }
 
 // The axis whose bounds check is equivalent to `id`'s (which may overrun), nearest the loop
@@ -130,7 +151,8 @@ std::pair<IterDomain*, Val*> hoistedBound(IterDomain* id, const IdModel& model,
           extent = SimplifyingIrBuilder::div(extent,
                                              s->innerSplit() ? s->factor() : s->inner()->extent());
           return s->outer();
-        });
+        },
+        [](Resize*) -> IterDomain* { return nullptr; });  // the check needs in's own index
     if (next == nullptr) break;
     id = next;
   }
@@ -214,14 +236,26 @@ void insertPredicates(Kernel& kernel) {
         for (Val* in : t->inputs())
           if (auto* id = dynamic_cast<IterDomain*>(in)) use[id] = t;
       // The axes the loops cover: logical, or the padded buffer of a gather-form layout op.
-      // An rfactor tensor's root: its logical axes are split pieces of the root's.
-      const auto& ids =
-          out->domain()->hasRoot() ? out->getMaybeRootDomain() : out->domain()->loopSource();
+      // An rfactor tensor's root: its logical axes are split pieces of the root's (a pad's
+      // or slice's root is its input's shape: its logical axes are the ones written).
+      const bool rfactor = out->domain()->hasRoot() && out->definition() != nullptr &&
+                           out->definition()->isA<ReductionOp>();
+      const auto& ids = rfactor ? out->getMaybeRootDomain() : out->domain()->loopSource();
+      const std::unordered_set<IterDomain*> under = mayUnderrun(out);
       // An init runs outside the reduction loops: it must happen even for an empty reduction.
       const bool is_init = ti->startsReduction();
       std::vector<IterDomain*> checked;
       for (IterDomain* id : ids) {
         if (id->isBroadcast() || (is_init && id->isReduction())) continue;
+        // A producer run over its consumer's padded loop: its index starts below 0 there.
+        if (under.count(id)) {
+          Val* index = indicesInMap(walk, {id}).front();
+          pred =
+              SimplifyingIrBuilder::logicalAnd(pred, SimplifyingIrBuilder::le(constInt(0), index));
+          if (collective && !id->isReduction())
+            write = SimplifyingIrBuilder::logicalAnd(write,
+                                                     SimplifyingIrBuilder::le(constInt(0), index));
+        }
         auto it = over.find(id);
         if (it != over.end() && !it->second) continue;
         // An init's loops stop before the reduction loops: keep its checks on its own axes.

@@ -135,6 +135,8 @@ std::unique_ptr<HeuristicParams> PersistentParams::clone() const {
 
 bool InnerPersistentScheduler::canScheduleCompileTime(Fusion* fusion) {
   if (std::optional<std::string> why = commonScheduleRejectReason(fusion)) return reject(*why);
+  if (std::optional<std::string> why = resizeOpRejectReason(fusion, "inner persistent"))
+    return reject(*why);
   if (fusion->outputs().empty())
     return reject("the fusion has no outputs; the inner persistent scheduler computes tensors");
   auto analysis = analyzeInnerNormalization(fusion);

@@ -156,6 +156,7 @@ bool PointWiseScheduler::canScheduleCompileTime(Fusion* fusion) {
   TensorView* reference = findReferenceTensor(fusion, map, &why_not);
   if (reference == nullptr) return reject(why_not);
   if (std::optional<std::string> why = shapeOpsRejectReason(fusion, reference)) return reject(*why);
+  if (std::optional<std::string> why = resizeRejectReason(fusion, reference)) return reject(*why);
   return true;
 }
 

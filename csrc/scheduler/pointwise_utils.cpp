@@ -55,8 +55,13 @@ PointwiseDomainMap::PointwiseDomainMap(Fusion* fusion) : model_(*fusion) {
       add(tv);
   for (Val* v : fusion->outputs())
     if (auto* tv = dynamic_cast<TensorView*>(v)) add(tv);
-  for (TensorView* tv : fusion->allTvs())
+  for (TensorView* tv : fusion->allTvs()) {
     if (tv->definition() != nullptr && tv->definition()->isA<ViewOp>()) views_.push_back(tv);
+    for (Expr* t : tv->domain()->allTransforms())
+      if (auto* r = dynamic_cast<Resize*>(t);
+          r != nullptr && std::find(resizes_.begin(), resizes_.end(), r) == resizes_.end())
+        resizes_.push_back(r);
+  }
 }
 
 std::vector<IterDomain*> PointwiseDomainMap::coveredThroughViews(
@@ -88,21 +93,68 @@ std::vector<IterDomain*> PointwiseDomainMap::coveredThroughViews(
   return have;
 }
 
+std::vector<const IterDomain*> PointwiseDomainMap::resizeSources(const IterDomain* id) const {
+  std::vector<const IterDomain*> out{id};
+  for (size_t i = 0; i < out.size(); ++i)
+    for (IterDomain* m : model_.group(out[i], IdMappingMode::Exact))
+      if (auto* r = dynamic_cast<Resize*>(m->definition());
+          r != nullptr && std::find(out.begin(), out.end(), r->in()) == out.end())
+        out.push_back(r->in());
+  return out;
+}
+
+bool PointwiseDomainMap::areMappedThroughResize(const IterDomain* a, const IterDomain* b) const {
+  if (areMapped(a, b)) return true;
+  if (resizes_.empty()) return false;
+  const std::vector<const IterDomain*> sa = resizeSources(a), sb = resizeSources(b);
+  return std::any_of(sa.begin(), sa.end(), [&](const IterDomain* x) {
+    return std::any_of(sb.begin(), sb.end(), [&](const IterDomain* y) { return areMapped(x, y); });
+  });
+}
+
+std::vector<Resize*> PointwiseDomainMap::resizesOf(const IterDomain* id) const {
+  std::vector<Resize*> out;
+  for (Resize* r : resizes_)
+    if (areMappedThroughResize(r->out(), id)) out.push_back(r);
+  return out;
+}
+
 bool PointwiseDomainMap::covers(const TensorView* tv, std::string* missing) const {
   std::vector<IterDomain*> have;
+  // A broadcast axis a resize made (a slice to one element) is a loop of its own sources.
   for (IterDomain* id : TensorDomain::noReductions(tv->getLogicalDomain()))
-    if (!id->isBroadcast()) have.push_back(id);
+    if (!id->isBroadcast() || resizeSources(id).size() > 1) have.push_back(id);
   have = coveredThroughViews(std::move(have));
   for (const TensorView* other : inputs_outputs_)
     for (IterDomain* id : TensorDomain::noReductions(other->getLogicalDomain())) {
-      if (id->isBroadcast() ||
-          std::any_of(have.begin(), have.end(), [&](IterDomain* h) { return areMapped(h, id); }))
+      if (id->isBroadcast() || std::any_of(have.begin(), have.end(), [&](IterDomain* h) {
+            return areMappedThroughResize(h, id);
+          }))
         continue;
       if (missing != nullptr)
         *missing = fmt::format("{} of {}", id->toString(), other->toInlineString());
       return false;
     }
   return true;
+}
+
+std::optional<std::string> resizeRejectReason(Fusion* fusion, TensorView* reference) {
+  std::vector<const Val*> upstream{reference};
+  for (size_t i = 0; i < upstream.size(); ++i)
+    if (Expr* def = upstream[i]->definition())
+      for (Val* in : def->inputs())
+        if (in->kind() == ValKind::TensorView &&
+            std::find(upstream.begin(), upstream.end(), in) == upstream.end())
+          upstream.push_back(in);
+  for (Expr* e : fusion->exprs()) {
+    if (!e->isA<PadOp>() && !e->isA<SliceOp>() && !e->isA<CatOp>()) continue;
+    if (std::find(upstream.begin(), upstream.end(), e->output(0)) == upstream.end())
+      return fmt::format(
+          "the resize op `{}` does not lead to the reference {}: its loop would not be the "
+          "schedule's",
+          e->toString(), reference->toInlineString());
+  }
+  return std::nullopt;
 }
 
 TensorView* findReferenceTensor(Fusion* fusion, const PointwiseDomainMap& map,

@@ -27,6 +27,14 @@ class PointwiseDomainMap {
   bool areMapped(const IterDomain* a, const IterDomain* b) const {
     return model_.areMapped(a, b, IdMappingMode::Exact);
   }
+  //! areMapped, or related through Resize exprs (pad, slice, cat): a resized axis and the
+  //! axis it resizes are one loop of a pointwise schedule (the producer runs over its
+  //! consumer's padded loop, predicated by its own extent). covers() and vectorization ask
+  //! this; `[i0] -> pad -> [i0 + 2]` and a cat's inputs along its axis are the same loop.
+  bool areMappedThroughResize(const IterDomain* a, const IterDomain* b) const;
+  //! The Resize exprs of the fusion whose output is (mapped to) an axis related to `id` by
+  //! areMappedThroughResize.
+  std::vector<Resize*> resizesOf(const IterDomain* id) const;
   //! The tensors a reference must cover: every output, and every input with a use except
   //! the layout op's offsets (read by index, not per element). Deduplicated, inputs first.
   const std::vector<TensorView*>& inputsAndOutputs() const { return inputs_outputs_; }
@@ -41,10 +49,19 @@ class PointwiseDomainMap {
   std::vector<IterDomain*> coveredThroughViews(std::vector<IterDomain*> have) const;
 
  private:
+  // `id`, and the axes Resize exprs defining members of its exact group resize, transitively.
+  std::vector<const IterDomain*> resizeSources(const IterDomain* id) const;
+
   IdModel model_;
+  std::vector<Resize*> resizes_;
   std::vector<TensorView*> inputs_outputs_;
   std::vector<TensorView*> views_;  // the outputs of ViewOps
 };
+
+//! Why a pointwise schedule around `reference` cannot run `fusion`'s resize ops (pad, slice,
+//! cat), or nullopt: each resize op's output must be the reference or one of its producers
+//! (transitively), so that its producers are replayed from it over its resized loop.
+std::optional<std::string> resizeRejectReason(Fusion* fusion, TensorView* reference);
 
 //! The output a pointwise schedule starts from: one whose logical domain covers every axis
 //! of every input and output (PointwiseDomainMap::covers). Among several, the first that

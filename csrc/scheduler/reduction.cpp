@@ -134,7 +134,8 @@ bool endsInVector(TensorView* out, int64_t vect) {
   Split* split = last->definition() == nullptr ? nullptr
                                                : visitIdExpr(
                                                      last->definition(), [](Split* s) { return s; },
-                                                     [](Merge*) -> Split* { return nullptr; });
+                                                     [](Merge*) -> Split* { return nullptr; },
+                                                     [](Resize*) -> Split* { return nullptr; });
   if (split == nullptr || split->inner() != last || last->isReduction() || last->isBroadcast() ||
       last->extent()->constInt() != vect)
     return false;
@@ -188,6 +189,8 @@ bool ReductionScheduler::canScheduleCompileTime(Fusion* fusion) {
   if (fusion->outputs().empty())
     return reject("the fusion has no outputs; the reduction scheduler computes tensors");
   if (std::optional<std::string> why = commonScheduleRejectReason(fusion)) return reject(*why);
+  if (std::optional<std::string> why = resizeOpRejectReason(fusion, "reduction"))
+    return reject(*why);
   if (std::optional<std::string> why = reductionPatternRejectReason(fusion)) return reject(*why);
   const TensorView* red = reductionTvs(fusion).front();
   if (std::optional<std::string> why = unmappedAxisRejectReason(fusion, red)) return reject(*why);

@@ -39,4 +39,14 @@ std::optional<std::string> commonScheduleRejectReason(Fusion* fusion) {
   return std::nullopt;
 }
 
+std::optional<std::string> resizeOpRejectReason(Fusion* fusion, std::string_view scheduler) {
+  for (Expr* e : fusion->exprs())
+    if (e->isA<PadOp>() || e->isA<SliceOp>() || e->isA<CatOp>())
+      return fmt::format(
+          "the {} scheduler does not schedule resize ops (pad, slice, cat): `{}`; only the "
+          "pointwise scheduler does",
+          scheduler, e->toString());
+  return std::nullopt;
+}
+
 }  // namespace mf

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace mf {
 
@@ -19,5 +20,10 @@ class Fusion;
 //!   - a layout op's output must be a fusion output with no consumer in the fusion: only a
 //!     block-scaled grouped GEMM may read that layout, and not in the same kernel.
 std::optional<std::string> commonScheduleRejectReason(Fusion* fusion);
+
+//! Why `scheduler` (a reduction or normalization scheduler) refuses `fusion`: it holds a
+//! resize op (pad, slice, cat), which only the pointwise scheduler runs; the segmenter then
+//! cuts. nullopt without one.
+std::optional<std::string> resizeOpRejectReason(Fusion* fusion, std::string_view scheduler);
 
 }  // namespace mf

@@ -55,7 +55,7 @@ std::vector<TensorView*> vectorizableInputsOutputs(const PointwiseDomainMap& map
     if (outputWrittenByRuntimeFunction(tv->definition())) continue;
     if (!allocationIsPermutation(tv)) continue;
     IterDomain* inner = innermostConcrete(tv->getMaybeAllocationDomain());
-    if (inner != nullptr && map.areMapped(inner, ref_inner)) tvs.push_back(tv);
+    if (inner != nullptr && map.areMappedThroughResize(inner, ref_inner)) tvs.push_back(tv);
   }
   return tvs;
 }
@@ -81,7 +81,7 @@ int64_t vectorizationFactor(SchedulerRuntimeInfo& runtime_info, const PointwiseD
     size_t merged = 0;
     for (; merged < axes.size() && merged < ref_inner.size(); ++merged) {
       const AllocationAxis& a = axes[merged];
-      if (!map.areMapped(a.id, ref_inner[merged])) break;
+      if (!map.areMappedThroughResize(a.id, ref_inner[merged])) break;
       if (a.size != 1 && (!a.contiguous || a.stride != dense_stride)) break;
       inner_extent *= a.size;
       dense_stride *= a.size;
@@ -93,6 +93,15 @@ int64_t vectorizationFactor(SchedulerRuntimeInfo& runtime_info, const PointwiseD
     tv_factor = std::min(tv_factor, std::max<int64_t>(align_elems, 1));
     factor = std::min(factor, tv_factor);
   }
+  // A vector must stay whole on each side of a resize along the axes it spans: its widths
+  // and the resized extent are multiples of the factor (else no vectorization: a width not
+  // known here gives 1).
+  for (size_t i = 0; i < ref_inner.size() && !tvs.empty(); ++i)
+    for (Resize* r : map.resizesOf(ref_inner[i]))
+      for (Val* v : {r->left(), r->right(), r->in()->extent()}) {
+        std::optional<ScalarValue> n = runtime_info.expressionEvaluator().evaluate(v);
+        factor = std::min(factor, n ? pow2Dividing(std::abs(asInt(*n))) : 1);
+      }
   return factor;
 }
 

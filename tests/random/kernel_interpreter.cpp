@@ -458,6 +458,10 @@ class Interpreter {
       write(u->out(), evalUnary(u->opType(), out, read(u->in())));
     } else if (auto* b = dynamic_cast<BinaryOp*>(e)) {
       write(b->out(), evalBinary(b->opType(), out, computeType(b), read(b->lhs()), read(b->rhs())));
+    } else if (auto* t = dynamic_cast<TernaryOp*>(e); t && t->opType() == TernaryOpType::Where) {
+      // Codegen's `c ? a : b` reads one branch only (a pad reads its input inside it only).
+      const ScalarValue v = read(t->input(asBool(read(t->input(0))) ? 1 : 2));
+      write(t->out(), evalTernary(t->opType(), out, true, v, v));
     } else if (auto* t = dynamic_cast<TernaryOp*>(e)) {
       write(t->out(),
             evalTernary(t->opType(), out, read(t->input(0)), read(t->input(1)), read(t->input(2))));

@@ -151,13 +151,16 @@ TensorView* TensorView::cacheBefore() {
   Expr* def = definition();
   MF_CHECK(def != nullptr, "cacheBefore: {} has no definition (a fusion input?)", toString());
   if (domain()->hasRoot() && !hasReductionAxis(this)) {
-    // A reshape or permute: the cache takes the domain (root, logical and the transforms
-    // between them) with the definition, and this tensor becomes a plain copy of its
-    // logical axes.
+    // A reshape, permute, pad or slice: the cache takes the domain (root, logical and the
+    // transforms between them, Resize included) with the definition, and this tensor becomes
+    // a plain copy of fresh copies of its logical axes.
+    MF_CHECK(!domain()->hasAllocation(),
+             "cacheBefore: {} has a root domain and an allocation domain, which cannot be staged",
+             toString());
     TensorDomain* td = domain();
     std::vector<IterDomain*> ids;
     for (IterDomain* id : getLogicalDomain()) ids.push_back(id->freshCopy());
-    setDomain(IrBuilder::createIn<TensorDomain>(fusion(), ids));
+    setDomain(IrBuilder::createIn<TensorDomain>(fusion(), ids, td->contiguity()));
     TensorView* cache = IrBuilder::createIn<TensorView>(fusion(), td, dtype());
     def->newObject(fusion(), def->inputs(), {cache});
     fusion()->removeExpr(def);

@@ -36,6 +36,14 @@ PreservedAxes preservedAcross(const PreservedAxes& from_axes, const TensorView* 
   return out;
 }
 
+// Whether `tv`'s logical axes are Resize exprs of its root (a pad's or slice's output).
+bool resizedFromRoot(const TensorView* tv) {
+  const auto& logical = tv->getLogicalDomain();
+  return tv->domain()->hasRoot() && std::any_of(logical.begin(), logical.end(), [](IterDomain* id) {
+           return id->definition() != nullptr && id->definition()->isA<Resize>();
+         });
+}
+
 struct Edge {
   TensorView* from;
   TensorView* to;
@@ -71,10 +79,12 @@ std::vector<Edge> spanningTree(TensorView* reference) {
     if (tv->domain()->loopFromAllocation()) return;  // its loop maps to nothing
     for (TensorView* p : producerTvsOf(tv))
       if (!visited.count(p)) frontier.push_back(makeEdge(preserved[tv], tv, p, true, order++));
-    // A reshape's output is reached from its consumers only: a producer's loop transforms
-    // cannot be replayed onto its logical domain (they apply to its root).
+    // A reshape's, pad's or slice's output is reached from its consumers only: a producer's
+    // loop transforms cannot be replayed onto its logical domain (they apply to its root; its
+    // producer's loop is replayed from its reshaped or resized one, never the other way).
     for (TensorView* c : consumerTvsOf(tv))
-      if (!visited.count(c) && !(c->definition() && c->definition()->isA<ViewOp>()))
+      if (!visited.count(c) && !(c->definition() && c->definition()->isA<ViewOp>()) &&
+          !resizedFromRoot(c))
         frontier.push_back(makeEdge(preserved[tv], tv, c, false, order++));
   };
   expand(reference);
