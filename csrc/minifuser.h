@@ -5,6 +5,7 @@
 #include "executor/fusion_executor_cache.h"
 #include "executor/kernel_executor.h"
 #include "ir/builder.h"
+#include "ir/expr_evaluator.h"
 #include "ir/fusion.h"
 #include "ir/tensor_view.h"
 #include "ir/verifier.h"
