@@ -35,16 +35,15 @@ TensorView* newPointwiseOutput(std::string_view op, const std::vector<Val*>& ope
     for (TensorView* tv : tvs) {
       IterDomain* id = logicalNoReductions(tv)[i];
       if (id->isBroadcast()) continue;
-      if (pick == nullptr) {
+      // An Iteration axis wins over a Symbolic one (nvFuser): the consumer of a dynamic
+      // reshape and a concrete tensor is concrete.
+      if (pick == nullptr || (pick->isSymbolic() && !id->isSymbolic())) {
         pick = id;
         continue;
       }
       auto a = pick->extent()->constInt(), b = id->extent()->constInt();
       MF_CHECK(!a || !b || *a == *b, "{}: axis {} has extent {} in {} but {} in {}", op, i, *a,
                tvs[0]->toString(), *b, tv->toString());
-      // A Symbolic axis (a dynamic reshape's) may become a broadcast: an Iteration operand's
-      // axis gives the output its type and extent.
-      if (pick->isSymbolic() && !id->isSymbolic()) pick = id;
     }
     if (pick == nullptr) {
       out_ids.push_back(IterDomainBuilder(constInt(1)).iterType(IterType::Broadcast).build());
