@@ -122,13 +122,13 @@ class ReferenceRun {
   Tensor evalReduction(const ReductionOp* op);
   // full(v): the output's logical extents, every element castScalar(v, dtype).
   Tensor evalFull(const FullOp* op);
+  // pad, slice and cat (reference/resize_reference.h), their widths evaluated here.
+  Tensor evalResize(const Expr* e);
   // The shape ops (reference/shape_reference.h), sizes from the IR's extents.
   Tensor evalView(const ViewOp* op);
   Tensor evalPermute(const LoadStoreOp* op);
   Tensor evalExpand(const ExpandOp* op);
   int64_t evaluateSize(Val* v, const Expr* e);
-  // pad, slice and cat (reference/resize_reference.h), their widths evaluated here.
-  Tensor evalResize(const Expr* e);
 
   Fusion* fusion_;
   const ReferenceOptions& options_;
@@ -218,20 +218,6 @@ Tensor ReferenceRun::pointwise(const Expr* e, F&& f) {
   return out;
 }
 
-Tensor ReferenceRun::evalFull(const FullOp* op) {
-  std::vector<int64_t> sizes;
-  for (IterDomain* id : TensorDomain::noReductions(op->out()->as<TensorView>()->getLogicalDomain()))
-    sizes.push_back(ee_.evaluateInt(id->extent(), "full's extent"));
-  const DataType dtype = op->out()->dtype();
-  std::optional<ScalarValue> fill = ee_.evaluate(op->fillValue());
-  MF_CHECK(fill.has_value(), "{}: cannot evaluate the fill value of {}", kWho, op->toString());
-  Tensor out = Tensor::empty(sizes, dtype);
-  auto* dst = static_cast<std::byte*>(out.rawData());
-  const int64_t bytes = dataTypeSize(dtype);
-  for (int64_t i = 0; i < out.numel(); ++i) storeElement(dst + i * bytes, dtype, *fill);
-  return out;
-}
-
 Tensor ReferenceRun::copy(const Operand& src, const std::vector<int64_t>& sizes, DataType dtype) {
   Tensor out = Tensor::empty(sizes, dtype);
   auto* dst = static_cast<std::byte*>(out.rawData());
@@ -259,6 +245,20 @@ Tensor ReferenceRun::select(const Expr* e) {
     else
       storeElement(dst + i * out_bytes, dtype, load(op, off[k]));  // castScalar first
   });
+  return out;
+}
+
+Tensor ReferenceRun::evalFull(const FullOp* op) {
+  std::vector<int64_t> sizes;
+  for (IterDomain* id : TensorDomain::noReductions(op->out()->as<TensorView>()->getLogicalDomain()))
+    sizes.push_back(ee_.evaluateInt(id->extent(), "full's extent"));
+  const DataType dtype = op->out()->dtype();
+  std::optional<ScalarValue> fill = ee_.evaluate(op->fillValue());
+  MF_CHECK(fill.has_value(), "{}: cannot evaluate the fill value of {}", kWho, op->toString());
+  Tensor out = Tensor::empty(sizes, dtype);
+  auto* dst = static_cast<std::byte*>(out.rawData());
+  const int64_t bytes = dataTypeSize(dtype);
+  for (int64_t i = 0; i < out.numel(); ++i) storeElement(dst + i * bytes, dtype, *fill);
   return out;
 }
 
@@ -309,6 +309,45 @@ Tensor ReferenceRun::evalReduction(const ReductionOp* op) {
                             *op->init()->constValue());
 }
 
+Tensor ReferenceRun::evalResize(const Expr* e) {
+  auto integer = [&](Val* v) {
+    return ee_.evaluateInt(v, fmt::format("{}: {}", kWho, e->toString()));
+  };
+  if (auto* cat = dynamic_cast<const CatOp*>(e)) {
+    std::vector<const Tensor*> ins;
+    std::vector<int64_t> offsets, extents;
+    for (size_t k = 0; k < e->inputs().size(); ++k) {
+      ins.push_back(&valueOf(e->input(k), e));
+      offsets.push_back(integer(cat->offset(k)));
+      extents.push_back(integer(cat->extent(k)));
+    }
+    return referenceCat(ins, offsets, extents, cat->dim());
+  }
+  const Tensor& in = valueOf(e->input(0), e);
+  std::vector<int64_t> left, right;
+  ScalarValue value = int64_t{0};
+  if (auto* pad = dynamic_cast<const PadOp*>(e)) {
+    for (int64_t a = 0; a < in.dim(); ++a) {
+      auto [l, r] = pad->widths(static_cast<size_t>(a));
+      left.push_back(integer(l));
+      right.push_back(integer(r));
+    }
+    std::optional<ScalarValue> v = ee_.evaluate(pad->value());
+    MF_CHECK(v.has_value(), "{}: cannot evaluate the pad value {} of {}", kWho,
+             pad->value()->toInlineString(), e->toString());
+    value = *v;
+  } else {
+    auto* slice = e->as<SliceOp>();
+    for (int64_t a = 0; a < in.dim(); ++a) {
+      const int64_t start = integer(slice->start(static_cast<size_t>(a)));
+      const int64_t stop = integer(slice->stop(static_cast<size_t>(a)));
+      left.push_back(-start);
+      right.push_back(stop - in.sizes()[static_cast<size_t>(a)]);
+    }
+  }
+  return referenceResize(in, left, right, value);
+}
+
 int64_t ReferenceRun::evaluateSize(Val* v, const Expr* e) {
   std::optional<ScalarValue> s = ee_.evaluate(v);
   MF_CHECK(
@@ -354,151 +393,109 @@ Tensor ReferenceRun::evalExpand(const ExpandOp* op) {
     expandable.push_back(in_ids[i]->isBroadcast());
   }
   return referenceExpand(valueOf(op->in(), op), sizes, expandable, op->toString());
-  Tensor ReferenceRun::evalResize(const Expr* e) {
-    auto integer = [&](Val* v) {
-      return ee_.evaluateInt(v, fmt::format("{}: {}", kWho, e->toString()));
-    };
-    if (auto* cat = dynamic_cast<const CatOp*>(e)) {
-      std::vector<const Tensor*> ins;
-      std::vector<int64_t> offsets, extents;
-      for (size_t k = 0; k < e->inputs().size(); ++k) {
-        ins.push_back(&valueOf(e->input(k), e));
-        offsets.push_back(integer(cat->offset(k)));
-        extents.push_back(integer(cat->extent(k)));
-      }
-      return referenceCat(ins, offsets, extents, cat->dim());
-    }
-    const Tensor& in = valueOf(e->input(0), e);
-    std::vector<int64_t> left, right;
-    ScalarValue value = int64_t{0};
-    if (auto* pad = dynamic_cast<const PadOp*>(e)) {
-      for (int64_t a = 0; a < in.dim(); ++a) {
-        auto [l, r] = pad->widths(static_cast<size_t>(a));
-        left.push_back(integer(l));
-        right.push_back(integer(r));
-      }
-      std::optional<ScalarValue> v = ee_.evaluate(pad->value());
-      MF_CHECK(v.has_value(), "{}: cannot evaluate the pad value {} of {}", kWho,
-               pad->value()->toInlineString(), e->toString());
-      value = *v;
-    } else {
-      auto* slice = e->as<SliceOp>();
-      for (int64_t a = 0; a < in.dim(); ++a) {
-        const int64_t start = integer(slice->start(static_cast<size_t>(a)));
-        const int64_t stop = integer(slice->stop(static_cast<size_t>(a)));
-        left.push_back(-start);
-        right.push_back(stop - in.sizes()[static_cast<size_t>(a)]);
-      }
-    }
-    return referenceResize(in, left, right, value);
-  }
+}
 
-  void ReferenceRun::evaluate(Expr * e) {
-    // Each case below computes the one output; a multi-output op adds its own outputs here.
-    MF_CHECK(e->outputs().size() == 1,
-             "{}: {} has {} outputs; the CPU reference evaluates one-output exprs only: {}", kWho,
-             e->opName(), e->outputs().size(), e->toString());
-    Tensor out;
-    if (auto* u = dynamic_cast<UnaryOp*>(e);
-        u && u->opType() == UnaryOpType::Cast && u->in()->dtype() == u->out()->dtype()) {
-      std::vector<int64_t> sizes;
-      std::vector<Operand> operands = alignOperands(e, sizes);
-      out = copy(operands[0], sizes, u->out()->dtype());
-    } else if (u != nullptr) {
-      const DataType dtype = u->out()->dtype();
-      const UnaryOpType type = u->opType();
-      out = pointwise(e, [&](const ScalarValue* v) { return evalUnary(type, dtype, v[0]); });
-    } else if (auto* b = dynamic_cast<BinaryOp*>(e)) {
-      const DataType dtype = b->out()->dtype(), compute = computeType(b);
-      const BinaryOpType type = b->opType();
-      out = pointwise(
-          e, [&](const ScalarValue* v) { return evalBinary(type, dtype, compute, v[0], v[1]); });
-    } else if (auto* t = dynamic_cast<TernaryOp*>(e); t && t->opType() == TernaryOpType::Where) {
-      out = select(e);
-    } else if (t != nullptr) {
-      const DataType dtype = t->out()->dtype();
-      const TernaryOpType type = t->opType();
-      out = pointwise(
-          e, [&](const ScalarValue* v) { return evalTernary(type, dtype, v[0], v[1], v[2]); });
-    } else if (isPermute(e)) {
-      out = evalPermute(e->as<LoadStoreOp>());
-    } else if (e->isA<LoadStoreOp>()) {
-      std::vector<int64_t> sizes;
-      std::vector<Operand> operands = alignOperands(e, sizes);
-      out = copy(operands[0], sizes, e->output(0)->dtype());
-    } else if (auto* bc = dynamic_cast<BroadcastOp*>(e)) {
-      const Tensor& in = valueOf(bc->in(), e);
-      Operand src{static_cast<const std::byte*>(in.rawData()),
-                  in.dtype(),
-                  dataTypeSize(in.dtype()),
-                  {},
-                  {}};
-      std::vector<int64_t> sizes;
-      size_t next = 0;
-      for (bool is_bcast : bc->isBroadcastDims()) {
-        sizes.push_back(is_bcast ? 1 : in.sizes()[next]);
-        src.strides.push_back(is_bcast ? 0 : in.strides()[next]);
-        next += is_bcast ? 0 : 1;
-      }
-      MF_ASSERT(next == static_cast<size_t>(in.dim()), "{}: flags do not match the input rank",
-                e->toString());
-      out = copy(src, sizes, in.dtype());
-    } else if (auto* red = dynamic_cast<ReductionOp*>(e)) {
-      // An rfactor tensor holds partial results of a schedule: its consumer reduces its input.
-      if (isRFactorTensor(red->out()->as<TensorView>())) return;
-      out = evalReduction(red);
-    } else if (auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) {
-      out = evalLayout(layout);
-    } else if (auto* full = dynamic_cast<FullOp*>(e)) {
-      out = evalFull(full);
-    } else if (auto* view = dynamic_cast<ViewOp*>(e)) {
-      out = evalView(view);
-    } else if (auto* sq = dynamic_cast<SqueezeOp*>(e)) {
-      out = referenceSqueeze(valueOf(sq->in(), e), sq->isSqueezeDims(), e->toString());
-    } else if (auto* ex = dynamic_cast<ExpandOp*>(e)) {
-      out = evalExpand(ex);
-    } else if (e->isA<PadOp>() || e->isA<SliceOp>() || e->isA<CatOp>()) {
-      out = evalResize(e);
-    } else {
-      MF_THROW("{}: {} is not supported by the CPU reference: {}", kWho, e->opName(),
-               e->toString());
+void ReferenceRun::evaluate(Expr* e) {
+  // Each case below computes the one output; a multi-output op adds its own outputs here.
+  MF_CHECK(e->outputs().size() == 1,
+           "{}: {} has {} outputs; the CPU reference evaluates one-output exprs only: {}", kWho,
+           e->opName(), e->outputs().size(), e->toString());
+  Tensor out;
+  if (auto* u = dynamic_cast<UnaryOp*>(e);
+      u && u->opType() == UnaryOpType::Cast && u->in()->dtype() == u->out()->dtype()) {
+    std::vector<int64_t> sizes;
+    std::vector<Operand> operands = alignOperands(e, sizes);
+    out = copy(operands[0], sizes, u->out()->dtype());
+  } else if (u != nullptr) {
+    const DataType dtype = u->out()->dtype();
+    const UnaryOpType type = u->opType();
+    out = pointwise(e, [&](const ScalarValue* v) { return evalUnary(type, dtype, v[0]); });
+  } else if (auto* b = dynamic_cast<BinaryOp*>(e)) {
+    const DataType dtype = b->out()->dtype(), compute = computeType(b);
+    const BinaryOpType type = b->opType();
+    out = pointwise(
+        e, [&](const ScalarValue* v) { return evalBinary(type, dtype, compute, v[0], v[1]); });
+  } else if (auto* t = dynamic_cast<TernaryOp*>(e); t && t->opType() == TernaryOpType::Where) {
+    out = select(e);
+  } else if (t != nullptr) {
+    const DataType dtype = t->out()->dtype();
+    const TernaryOpType type = t->opType();
+    out = pointwise(
+        e, [&](const ScalarValue* v) { return evalTernary(type, dtype, v[0], v[1], v[2]); });
+  } else if (isPermute(e)) {
+    out = evalPermute(e->as<LoadStoreOp>());
+  } else if (e->isA<LoadStoreOp>()) {
+    std::vector<int64_t> sizes;
+    std::vector<Operand> operands = alignOperands(e, sizes);
+    out = copy(operands[0], sizes, e->output(0)->dtype());
+  } else if (auto* bc = dynamic_cast<BroadcastOp*>(e)) {
+    const Tensor& in = valueOf(bc->in(), e);
+    Operand src{
+        static_cast<const std::byte*>(in.rawData()), in.dtype(), dataTypeSize(in.dtype()), {}, {}};
+    std::vector<int64_t> sizes;
+    size_t next = 0;
+    for (bool is_bcast : bc->isBroadcastDims()) {
+      sizes.push_back(is_bcast ? 1 : in.sizes()[next]);
+      src.strides.push_back(is_bcast ? 0 : in.strides()[next]);
+      next += is_bcast ? 0 : 1;
     }
-    if (options_.after_expr) options_.after_expr(e, out);
-    values_.insert_or_assign(e->output(0), std::move(out));
+    MF_ASSERT(next == static_cast<size_t>(in.dim()), "{}: flags do not match the input rank",
+              e->toString());
+    out = copy(src, sizes, in.dtype());
+  } else if (auto* red = dynamic_cast<ReductionOp*>(e)) {
+    // An rfactor tensor holds partial results of a schedule: its consumer reduces its input.
+    if (isRFactorTensor(red->out()->as<TensorView>())) return;
+    out = evalReduction(red);
+  } else if (auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) {
+    out = evalLayout(layout);
+  } else if (auto* full = dynamic_cast<FullOp*>(e)) {
+    out = evalFull(full);
+  } else if (e->isA<PadOp>() || e->isA<SliceOp>() || e->isA<CatOp>()) {
+    out = evalResize(e);
+  } else if (auto* view = dynamic_cast<ViewOp*>(e)) {
+    out = evalView(view);
+  } else if (auto* sq = dynamic_cast<SqueezeOp*>(e)) {
+    out = referenceSqueeze(valueOf(sq->in(), e), sq->isSqueezeDims(), e->toString());
+  } else if (auto* ex = dynamic_cast<ExpandOp*>(e)) {
+    out = evalExpand(ex);
+  } else {
+    MF_THROW("{}: {} is not supported by the CPU reference: {}", kWho, e->opName(), e->toString());
   }
+  if (options_.after_expr) options_.after_expr(e, out);
+  values_.insert_or_assign(e->output(0), std::move(out));
+}
 
-  Tensor ReferenceRun::laidOut(TensorView * tv, const Tensor& value) {
-    if (!tv->domain()->hasAllocation() || tv->domain()->allocationDeclared() || tv->isFusionInput())
-      return value;
-    Tensor out = allocateOutput(tv, layoutOf(tv, ee_), Device::Host);
-    MF_ASSERT(out.sizes() == value.sizes(), "{}: laid out as [{}], computed as [{}]",
-              tv->toString(), fmt::join(out.sizes(), ", "), fmt::join(value.sizes(), ", "));
-    Operand src{static_cast<const std::byte*>(value.rawData()),
-                value.dtype(),
-                dataTypeSize(value.dtype()),
-                value.strides(),
-                {}};
-    Operand dst{
-        static_cast<const std::byte*>(out.rawData()), out.dtype(), src.bytes, out.strides(), {}};
-    auto* dst_bytes = static_cast<std::byte*>(out.rawData());
-    forEachElement(
-        out.sizes(), {src, dst}, [&](int64_t, const std::array<int64_t, kMaxOperands>& off) {
-          std::memcpy(dst_bytes + off[1] * src.bytes, src.data + off[0] * src.bytes, src.bytes);
-        });
-    return out;
-  }
+Tensor ReferenceRun::laidOut(TensorView* tv, const Tensor& value) {
+  if (!tv->domain()->hasAllocation() || tv->domain()->allocationDeclared() || tv->isFusionInput())
+    return value;
+  Tensor out = allocateOutput(tv, layoutOf(tv, ee_), Device::Host);
+  MF_ASSERT(out.sizes() == value.sizes(), "{}: laid out as [{}], computed as [{}]", tv->toString(),
+            fmt::join(out.sizes(), ", "), fmt::join(value.sizes(), ", "));
+  Operand src{static_cast<const std::byte*>(value.rawData()),
+              value.dtype(),
+              dataTypeSize(value.dtype()),
+              value.strides(),
+              {}};
+  Operand dst{
+      static_cast<const std::byte*>(out.rawData()), out.dtype(), src.bytes, out.strides(), {}};
+  auto* dst_bytes = static_cast<std::byte*>(out.rawData());
+  forEachElement(
+      out.sizes(), {src, dst}, [&](int64_t, const std::array<int64_t, kMaxOperands>& off) {
+        std::memcpy(dst_bytes + off[1] * src.bytes, src.data + off[0] * src.bytes, src.bytes);
+      });
+  return out;
+}
 
-  std::vector<Tensor> ReferenceRun::outputs() {
-    std::vector<Tensor> result;
-    for (Val* v : fusion_->outputs()) {
-      auto it = values_.find(v);
-      MF_CHECK(it != values_.end(),
-               "{}: output {} is neither a fusion input nor computed from them", kWho,
-               v->toString());
-      result.push_back(laidOut(v->as<TensorView>(), it->second));
-    }
-    return result;
+std::vector<Tensor> ReferenceRun::outputs() {
+  std::vector<Tensor> result;
+  for (Val* v : fusion_->outputs()) {
+    auto it = values_.find(v);
+    MF_CHECK(it != values_.end(), "{}: output {} is neither a fusion input nor computed from them",
+             kWho, v->toString());
+    result.push_back(laidOut(v->as<TensorView>(), it->second));
   }
+  return result;
+}
 
 }  // namespace
 
