@@ -14,6 +14,7 @@
 #include "ops/arith.h"
 #include "ops/layout.h"
 #include "ops/reduction.h"
+#include "ops/resize.h"
 #include "ops/shape.h"
 #include "ops/tensor_factories.h"
 #include "passes/pipeline.h"
