@@ -8,6 +8,7 @@
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
+#include "ir/shape_exprs.h"
 
 namespace mf {
 namespace {
@@ -17,6 +18,54 @@ std::vector<int64_t> extentsOf(const TensorView* tv, ExpressionEvaluator& ee) {
   for (IterDomain* id : TensorDomain::noReductions(tv->getLogicalDomain()))
     sizes.push_back(ee.evaluateInt(id->extent(), fmt::format("extent of {}", tv->toString())));
   return sizes;
+}
+
+// The strides of a reshape of `in` to `sizes` as a view, or nullopt when it merges axes that
+// are not dense with each other. Size-1 axes of the input take no part; the others form
+// blocks, runs of axes each dense with the next (stride = next stride * next size), and each
+// block must be exactly covered by consecutive output axes, whose strides then step through
+// the block from its innermost stride outward.
+std::optional<std::vector<int64_t>> reshapeStrides(const ViewLayout& in,
+                                                   const std::vector<int64_t>& sizes) {
+  const int64_t n = static_cast<int64_t>(sizes.size());
+  std::vector<int64_t> strides(n, 1);
+  if (std::find(in.sizes.begin(), in.sizes.end(), 0) != in.sizes.end()) {
+    for (int64_t j = n - 2; j >= 0; --j)
+      strides[j] = strides[j + 1] * std::max<int64_t>(sizes[j + 1], 1);
+    return strides;  // no element: any strides address none
+  }
+  struct Block {
+    int64_t numel;
+    int64_t inner_stride;
+  };
+  std::vector<Block> blocks;
+  int64_t last = -1;  // the last input axis of more than one element
+  for (size_t d = 0; d < in.sizes.size(); ++d) {
+    if (in.sizes[d] == 1) continue;
+    if (last >= 0 && in.strides[last] == in.strides[d] * in.sizes[d]) {
+      blocks.back().numel *= in.sizes[d];
+      blocks.back().inner_stride = in.strides[d];
+    } else {
+      blocks.push_back({in.sizes[d], in.strides[d]});
+    }
+    last = static_cast<int64_t>(d);
+  }
+  int64_t j = 0;
+  for (const Block& block : blocks) {
+    const int64_t first = j;
+    int64_t covered = 1;
+    while (covered < block.numel && j < n) covered *= sizes[j++];
+    if (covered != block.numel) return std::nullopt;
+    int64_t s = block.inner_stride;
+    for (int64_t k = j - 1; k >= first; --k) {
+      strides[k] = s;
+      s *= sizes[k];
+    }
+  }
+  // What remains are size-1 axes (the element counts agree): stride 1, never stepped along.
+  for (; j < n; ++j)
+    if (sizes[j] != 1) return std::nullopt;
+  return strides;
 }
 
 // A set whose logical axes are its root axes in some order: the positions, per logical axis,
@@ -79,7 +128,7 @@ bool isViewExpr(const Expr* e) {
   if (const auto* op = dynamic_cast<const LoadStoreOp*>(e))
     return op->opType() == LoadStoreOpType::Set && op->in()->isA<TensorView>() &&
            op->in()->dtype() == op->out()->dtype() && setPermutation(op).has_value();
-  return dynamic_cast<const BroadcastOp*>(e) != nullptr;
+  return e->isA<BroadcastOp>() || e->isA<ViewOp>() || e->isA<SqueezeOp>() || e->isA<ExpandOp>();
 }
 
 std::optional<ViewLayout> viewLayoutOf(const Expr* e, const ViewLayout& in,
@@ -94,6 +143,40 @@ std::optional<ViewLayout> viewLayoutOf(const Expr* e, const ViewLayout& in,
     for (size_t j = 0; j < perm.size(); ++j) {
       if (out.sizes[j] != in.sizes[perm[j]]) return std::nullopt;
       out.strides[j] = in.strides[perm[j]];
+    }
+    return out;
+  }
+  if (e->isA<ViewOp>()) {
+    std::optional<std::vector<int64_t>> strides = reshapeStrides(in, out.sizes);
+    if (!strides) return std::nullopt;
+    out.strides = std::move(*strides);
+    return out;
+  }
+  if (const auto* op = dynamic_cast<const SqueezeOp*>(e)) {
+    const std::vector<bool>& removed = op->isSqueezeDims();
+    if (removed.size() != in.sizes.size()) return std::nullopt;
+    size_t j = 0;
+    for (size_t i = 0; i < removed.size(); ++i) {
+      if (removed[i]) {
+        if (in.sizes[i] != 1) return std::nullopt;  // the reference names the error
+        continue;
+      }
+      if (j >= out.sizes.size() || out.sizes[j] != in.sizes[i]) return std::nullopt;
+      out.strides[j++] = in.strides[i];
+    }
+    if (j != out.sizes.size()) return std::nullopt;
+    return out;
+  }
+  if (e->isA<ExpandOp>()) {
+    // An expanded axis repeats its one element: stride 0.
+    if (out.sizes.size() != in.sizes.size()) return std::nullopt;
+    for (size_t i = 0; i < in.sizes.size(); ++i) {
+      if (out.sizes[i] == in.sizes[i])
+        out.strides[i] = in.strides[i];
+      else if (in.sizes[i] == 1)
+        out.strides[i] = 0;
+      else
+        return std::nullopt;
     }
     return out;
   }

@@ -26,11 +26,15 @@ struct ViewLayout {
 
 //! True for an expr whose output may be a view of its tensor operand: a `set` (not a
 //! `segment_set`) of the same dtype, whose logical domain is its root or a permutation of
-//! it (permute), and a broadcast (unsqueeze).
+//! it (permute), a broadcast (unsqueeze), a reshape (ViewOp), a squeeze and an expand.
 bool isViewExpr(const Expr* e);
 
 //! The layout of `e`'s output (isViewExpr) as a view of its operand laid out as `in`, the
-//! output's extents from `ee`; nullopt when no strided view expresses it.
+//! output's extents from `ee`; nullopt when no strided view expresses it: a reshape that
+//! merges axes not dense with each other (e.g. the two axes of a transposed [5, 7] merged
+//! to [35]), a squeeze of an axis whose size is not 1, an expand of an axis whose size is
+//! not 1 to another size. A permute permutes the strides, a squeeze drops axes, an expand
+//! gives its expanded axes stride 0, a broadcast inserts a size-1 axis.
 std::optional<ViewLayout> viewLayoutOf(const Expr* e, const ViewLayout& in,
                                        ExpressionEvaluator& ee);
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "random/kernel_interpreter.h"
+#include "segmenter/alias_analysis.h"
 #include "unit/segmenter/segmentation_test_utils.h"
 
 namespace mf {
@@ -201,6 +202,64 @@ TEST(ViewOutputs, SegmentSetIsNotAView) {
   const std::vector<Tensor> inputs = {Tensor::random({9}, DataType::Float, 4)};
   std::vector<Tensor> out = runAndCompare(fusion, inputs, 1);
   EXPECT_NE(out[0].dataPtr(), inputs[0].dataPtr());
+}
+
+// reshape of a contiguous input (splits and merges of dense axes), permute (permuted
+// strides), squeeze, unsqueeze and expand (stride 0): each a view, no kernel.
+TEST(ViewOutputs, ShapeOpsOfInputsAreViews) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigConcreteTensor({6, 35});
+  TensorView* t1 = makeContigConcreteTensor({5, 1, 7});
+  fusion.addInput(t0);
+  fusion.addInput(t1);
+  fusion.addOutput(reshape(t0, {6, 35}, {2, 3, 5, 7}));                      // 0
+  fusion.addOutput(reshape(t0, {6, 35}, {210}));                             // 1
+  fusion.addOutput(permute(t1, {2, 0, 1}));                                  // 2
+  fusion.addOutput(squeeze(t1, {1}));                                        // 3
+  fusion.addOutput(unsqueeze(t1, 3));                                        // 4
+  fusion.addOutput(expand(t1, {constInt(-1), constInt(13), constInt(-1)}));  // 5
+  fusion.addOutput(transpose(reshape(t0, {6, 35}, {6, 5, 7}), 0, 2));        // 6
+  const std::vector<Tensor> inputs = {Tensor::random({6, 35}, DataType::Float, 1),
+                                      Tensor::random({5, 1, 7}, DataType::Float, 2)};
+  auto sf = SegmentCandidateFinder::segment(fusion, inputs);
+  ASSERT_EQ(sf->groups().size(), 1u) << sf->toString();
+  EXPECT_EQ(sf->groups()[0]->schedulerType(), SchedulerType::ExprEval);
+  std::vector<Tensor> out = runAndCompare(fusion, inputs, 0);
+  ASSERT_EQ(out.size(), 7u);
+  expectViewOf(out[0], inputs[0], {105, 35, 7, 1});
+  expectViewOf(out[1], inputs[0], {1});
+  expectViewOf(out[2], inputs[1], {1, 7, 7});
+  expectViewOf(out[3], inputs[1], {7, 1});
+  expectViewOf(out[4], inputs[1], {7, 7, 1, 1});
+  expectViewOf(out[5], inputs[1], {7, 0, 1});
+  expectViewOf(out[6], inputs[0], {1, 7, 35});
+}
+
+// The alias analysis on its own (no scheduler involved): a reshape merging axes that are not
+// dense with each other (a transposed storage) is no view; splitting one is.
+TEST(ViewOutputs, ReshapeMergingNonDenseAxesIsNoView) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(2);
+  fusion.addInput(t0);
+  TensorView* merged = reshape(t0, {constInt(35)});
+  TensorView* split = reshape(t0, {constInt(5), constInt(7), constInt(1)});
+  fusion.addOutput(merged);
+  fusion.addOutput(split);
+  const Tensor storage = Tensor::random({7, 5}, DataType::Float, 3);
+  for (bool transposed : {false, true}) {
+    SCOPED_TRACE(transposed ? "transposed" : "contiguous");
+    const Tensor in =
+        transposed ? storage.asStrided({5, 7}, {1, 5}, 0) : storage.asStrided({5, 7}, {7, 1}, 0);
+    SchedulerRuntimeInfo info(&fusion, std::vector<Tensor>{in});
+    std::vector<TensorView*> views;
+    for (const AliasedOutput& a : findAliasedOutputs(fusion, info)) views.push_back(a.output);
+    if (transposed)
+      EXPECT_THAT(views, ElementsAre(split));
+    else
+      EXPECT_THAT(views, ElementsAre(merged, split));
+  }
 }
 
 // MINIFUSER_DUMP=fusion_segments shows the view group and what it is a view of;
