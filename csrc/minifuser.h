@@ -5,6 +5,8 @@
 #include "executor/fusion_executor_cache.h"
 #include "executor/kernel_executor.h"
 #include "ir/builder.h"
+#include "ir/dynamic_transform.h"
+#include "ir/expr_evaluator.h"
 #include "ir/fusion.h"
 #include "ir/shape_exprs.h"
 #include "ir/tensor_view.h"

@@ -7,6 +7,11 @@
 //!   3. the automatic path: relu(X + bias) through FusionExecutorCache, with no scheduling:
 //!      the chosen scheduler, its heuristics and the generated kernel are printed (without a
 //!      GPU the kernel is still compiled by NVRTC and the CPU reference gives the outputs).
+//!   4. a dynamic reshape, reshape(X, {s0, s1}) * 2 with the sizes scalar inputs, through
+//!      FusionExecutorCache at two shapes of one structure (merge, split by 8: one
+//!      concretization) and a third
+//!      of another; MINIFUSER_DUMP=fusion_ir_concretized prints the fusion before (Symbolic
+//!      axes) and after concretization (docs/concretization.md).
 #include <minifuser/minifuser.h>
 
 #include "cuda/driver.h"
@@ -15,6 +20,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -187,6 +193,38 @@ void automaticDemo() {
         "automatic path: one pointwise kernel, relu(X + bias) matches");
 }
 
+void dynamicReshapeDemo() {
+  fmt::print("==== dynamic reshape: reshape(X, {{s0, s1}}) * 2 ====\n");
+  auto fusion = std::make_unique<mf::Fusion>();
+  {
+    mf::FusionGuard fg(fusion.get());
+    mf::TensorView* x = mf::makeContigTensor(2);
+    mf::Val* s0 = mf::newScalar(mf::DataType::Index);
+    mf::Val* s1 = mf::newScalar(mf::DataType::Index);
+    fusion->addInput(x);
+    fusion->addInput(s0);
+    fusion->addInput(s1);
+    fusion->addOutput(mf::mul(mf::reshape(x, {s0, s1}), mf::constFloat(2.0)));
+  }
+  fusion->printMath();
+  mf::FusionExecutorCache fec(std::move(fusion));
+  bool ok = true;
+  for (auto [m, n, s0, s1] :
+       {std::array<int64_t, 4>{4, 6, 8, 3}, std::array<int64_t, 4>{6, 8, 8, 6},
+        std::array<int64_t, 4>{4, 6, 24, 1}}) {
+    const mf::Tensor x = mf::Tensor::random({m, n}, mf::DataType::Float, 3);
+    const std::vector<mf::Tensor> outs = fec.runFusionWithInputs(
+        {x, mf::Tensor::fromVector<int64_t>({s0}, {}), mf::Tensor::fromVector<int64_t>({s1}, {})});
+    const mf::Tensor out = outs[0].toHost();
+    ok = ok && out.sizes() == std::vector<int64_t>{s0, s1};
+    for (int64_t i : {int64_t{0}, m * n - 1}) ok = ok && out.item(i) == 2.0 * x.item(i);
+  }
+  check(ok && fec.countConcretizations() == 2,
+        fmt::format("dynamic reshape: [4, 6] -> [8, 3] and [6, 8] -> [8, 6] share one "
+                    "concretization, [4, 6] -> [24, 1] is a second ({} in all)",
+                    fec.countConcretizations()));
+}
+
 }  // namespace
 
 int main() {
@@ -196,6 +234,7 @@ int main() {
     pointwiseDemo();
     layoutDemo();
     automaticDemo();
+    dynamicReshapeDemo();
   } catch (const std::exception& e) {
     fmt::print(stderr, "minifuser_demo: {}\n", e.what());
     return 1;

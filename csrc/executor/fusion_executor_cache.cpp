@@ -8,6 +8,8 @@
 #include <string>
 
 #include "cuda/driver.h"
+#include "ir/cloner.h"
+#include "ir/dynamic_transform.h"
 #include "ir/expr_evaluator.h"
 #include "ir/fusion.h"
 #include "ir/tensor_view.h"
@@ -100,6 +102,17 @@ void noticeCpuFallback() {
 
 }  // namespace
 
+struct FusionExecutorCache::Concretization {
+  DynamicTransformConcretizationInfo info;  // of the user's fusion (the key)
+  // The concretized copy; null when concretization changes nothing (the user's fusion runs).
+  std::unique_ptr<Fusion> fusion;
+  std::unique_ptr<DynamicTransformInitialInfo> initial_info;  // of `fusion`
+  // Structural signature -> the runtimes made for it.
+  std::unordered_map<std::vector<int64_t>, std::vector<std::unique_ptr<FusionKernelRuntime>>,
+                     detail::SignatureHash>
+      runtimes;
+};
+
 FusionExecutorCache::FusionExecutorCache(std::unique_ptr<Fusion> fusion)
     : fusion_(std::move(fusion)) {
   MF_CHECK(fusion_ != nullptr, "FusionExecutorCache: the fusion is null");
@@ -170,9 +183,12 @@ void FusionExecutorCache::adoptFusionVersion() {
   checkUnscheduled(*fusion_);
   if (runtimes_version_ && isDumpEnabled(DumpOption::FecCache))
     dumpStream() << "fec_cache: the fusion was edited; dropping every runtime\n";
-  for (auto& [signature, runtimes] : runtimes_)
-    for (auto& runtime : runtimes) retired_.push_back(std::move(runtime));
-  runtimes_.clear();
+  for (auto& [hash, bucket] : concretizations_)
+    for (auto& concretization : bucket)
+      for (auto& [signature, runtimes] : concretization->runtimes)
+        for (auto& runtime : runtimes) retired_.push_back(std::move(runtime));
+  concretizations_.clear();
+  initial_info_.reset();
   exact_.clear();
   runtimes_version_ = fusion_->version();
 }
@@ -184,21 +200,21 @@ const FusionExecutorCache::ExactEntry& FusionExecutorCache::entryFor(
     return it->second;
   }
   // The argument layer's checks first: their messages name the input.
-  {
-    ExpressionEvaluator ee;
-    checkAndBindInputs(*fusion_, inputs, ee, kWho);
-  }
+  ExpressionEvaluator ee;
+  checkAndBindInputs(*fusion_, inputs, ee, kWho);
+  Concretization& concretization = concretizationFor(ee);
+  Fusion* fusion = concretization.fusion ? concretization.fusion.get() : fusion_.get();
   const DeviceDescription device = deviceDescription();
   if (isDumpEnabled(DumpOption::SchedulerVerbose)) {
     // What each scheduler says of the whole fusion (the segmenter asks the same of its parts:
     // segmenter_logging).
-    SchedulerRuntimeInfo info(fusion_.get(), inputs, device);
-    HeuristicsProposal proposal = proposeHeuristics(fusion_.get(), info);
+    SchedulerRuntimeInfo info(fusion, inputs, device);
+    HeuristicsProposal proposal = proposeHeuristics(fusion, info);
     dumpStream() << "=== scheduler_verbose ===\n" << proposal.rejectionsString();
     if (proposal.accepted()) dumpStream() << toString(proposal.type) << ": accepted\n";
   }
   std::vector<std::unique_ptr<FusionKernelRuntime>>& candidates =
-      runtimes_[structuralSignature(inputs)];
+      concretization.runtimes[structuralSignature(inputs)];
   for (const auto& runtime : candidates) {
     auto params = runtime->heuristicsFor(inputs, device);
     if (params && runtime->canReuse(*params)) {
@@ -209,7 +225,7 @@ const FusionExecutorCache::ExactEntry& FusionExecutorCache::entryFor(
       return exact_.emplace(exact, ExactEntry{runtime.get(), launchParamsOf(views)}).first->second;
     }
   }
-  candidates.push_back(std::make_unique<FusionKernelRuntime>(*fusion_, inputs, device));
+  candidates.push_back(std::make_unique<FusionKernelRuntime>(*fusion, inputs, device));
   FusionKernelRuntime* runtime = candidates.back().get();
   if (isDumpEnabled(DumpOption::FecCache))
     dumpStream() << fmt::format("fec_cache: miss; new runtime ({} group{})\n",
@@ -219,6 +235,39 @@ const FusionExecutorCache::ExactEntry& FusionExecutorCache::entryFor(
   kernels_compiled_ += runtime->kernelCount();
   return exact_.emplace(exact, ExactEntry{runtime, launchParamsOf(runtime->heuristics())})
       .first->second;
+}
+
+FusionExecutorCache::Concretization& FusionExecutorCache::concretizationFor(
+    ExpressionEvaluator& ee) {
+  if (initial_info_ == nullptr)
+    initial_info_ = std::make_unique<DynamicTransformInitialInfo>(
+        DynamicTransform::getInitialInfo(fusion_.get()));
+  DynamicTransformConcretizationInfo info(initial_info_.get(), &ee);
+  std::vector<std::unique_ptr<Concretization>>& bucket = concretizations_[info.hash()];
+  for (const auto& c : bucket)
+    if (c->info == info) return *c;
+  auto c = std::make_unique<Concretization>(Concretization{info, nullptr, nullptr, {}});
+  if (!info.isTrivial()) {
+    // A copy, so the user's fusion stays symbolic; the info's indices hold for the copy.
+    c->fusion = std::make_unique<Fusion>();
+    IrCloner cloner(c->fusion.get());
+    c->fusion->copyFrom(*fusion_, cloner);
+    c->initial_info = std::make_unique<DynamicTransformInitialInfo>(initial_info_->cloneTo(cloner));
+    DynamicTransformConcretizationInfo local = info;
+    local.setInitialInfo(c->initial_info.get());
+    const bool dump = isDumpEnabled(DumpOption::FusionIrConcretized);
+    if (dump)
+      dumpStream() << "=== fusion_ir_concretized: before ===\n"
+                   << c->fusion->mathString() << info.toString();
+    DynamicTransform::concretizeFusion(c->fusion.get(), &local);
+    if (dump) dumpStream() << "=== fusion_ir_concretized: after ===\n" << c->fusion->mathString();
+  }
+  if (isDumpEnabled(DumpOption::FecCache))
+    dumpStream() << fmt::format("fec_cache: new concretization ({})\n",
+                                info.isTrivial() ? "the fusion as defined" : "a concretized copy");
+  ++concretization_count_;
+  bucket.push_back(std::move(c));
+  return *bucket.back();
 }
 
 std::string FusionExecutorCache::getMostRecentCode() const {
@@ -239,6 +288,11 @@ int64_t FusionExecutorCache::countRuntimes() const {
 int64_t FusionExecutorCache::countKernelsCompiled() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return kernels_compiled_;
+}
+
+int64_t FusionExecutorCache::countConcretizations() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return concretization_count_;
 }
 
 }  // namespace mf

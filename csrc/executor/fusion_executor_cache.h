@@ -7,11 +7,17 @@
 //!   mf::FusionExecutorCache fec(std::move(fusion));
 //!   std::vector<mf::Tensor> outs = fec.runFusionWithInputs(inputs);
 //!
-//! Per run: the inputs are checked and keyed by their signature (dtype, rank, which axes are
-//! 1, 0 or stride 0, contiguity, alignment); the registry picks a scheduler and computes its
-//! heuristics from the sizes; a runtime of that signature whose heuristics are `sameAs` the
-//! new ones is reused (a new size then recompiles nothing), otherwise a new one schedules a
-//! copy, lowers and compiles it. Exact input metadata seen before skip all of that.
+//! Per run: the inputs are checked; a dynamic fusion (ir/dynamic_transform.h: a reshape,
+//! resize or expand to run-time sizes, or an extent that may be 0) is concretized for them:
+//! a copy of it, rewritten into its static form, one per distinct concretization (compared
+//! by structure, not by size: countConcretizations()), so the user's fusion stays symbolic.
+//! The inputs are then keyed by their signature (dtype, rank, which axes are 1, 0 or stride
+//! 0, contiguity, alignment); the registry picks a scheduler and computes its heuristics from
+//! the sizes; a runtime of that concretization and signature whose heuristics are `sameAs`
+//! the new ones is reused (a new size then recompiles nothing), otherwise a new one
+//! schedules a copy, lowers and compiles it. Exact input metadata seen before (sizes,
+//! strides and scalar values: everything a concretization depends on) skip all of that, so
+//! the hot path of a dynamic fusion is that of a static one: one hash lookup.
 //! Without a GPU every kernel is still scheduled, lowered and compiled with NVRTC, and the
 //! outputs come from the CPU reference evaluator (one notice per process on stderr).
 //! Safe to call from several threads: one lock per cache, held for the lookup (and, on a
@@ -43,6 +49,9 @@
 #include "executor/fusion_kernel_runtime.h"
 
 namespace mf {
+
+class DynamicTransformInitialInfo;
+class ExpressionEvaluator;
 
 namespace detail {
 //! Hash of an input signature (a vector of small integers).
@@ -81,6 +90,9 @@ class FusionExecutorCache {
   int64_t countRuntimes() const;
   //! Kernels compiled so far.
   int64_t countKernelsCompiled() const;
+  //! Distinct concretizations made so far (DynamicTransformConcretizationInfo by value; a
+  //! fusion that is not dynamic has one), including those dropped after an edit.
+  int64_t countConcretizations() const;
 
  private:
   //! A runtime and the launch parameters of the heuristics for one exact signature.
@@ -94,6 +106,10 @@ class FusionExecutorCache {
   //! The fusion changed since the last run (or this is the first): checks it (what the
   //! cache accepts) and drops the runtimes of its older version; mutex_ held.
   void adoptFusionVersion();
+  //! One concretized copy of the fusion, with its runtimes.
+  struct Concretization;
+  //! The concretization for the inputs bound in `ee` (made on first use); mutex_ held.
+  Concretization& concretizationFor(ExpressionEvaluator& ee);
 
   mutable std::mutex mutex_;
   std::unique_ptr<Fusion> fusion_;
@@ -102,15 +118,16 @@ class FusionExecutorCache {
   // Runtimes of older versions of the fusion: unused, but a run on another thread that
   // looked one up before the edit may still be running it.
   std::vector<std::unique_ptr<FusionKernelRuntime>> retired_;
-  // Structural signature -> the runtimes made for it.
-  std::unordered_map<std::vector<int64_t>, std::vector<std::unique_ptr<FusionKernelRuntime>>,
-                     detail::SignatureHash>
-      runtimes_;
+  // What is dynamic in the fusion (per version; made at the first miss).
+  std::unique_ptr<DynamicTransformInitialInfo> initial_info_;
+  // Concretization info hash -> the concretizations with that hash.
+  std::unordered_map<size_t, std::vector<std::unique_ptr<Concretization>>> concretizations_;
   // Exact input metadata -> runtime (skips the registry and the heuristics).
   std::unordered_map<std::vector<int64_t>, ExactEntry, detail::SignatureHash> exact_;
   FusionKernelRuntime* most_recent_ = nullptr;
   int64_t runtime_count_ = 0;
   int64_t kernels_compiled_ = 0;
+  int64_t concretization_count_ = 0;
 };
 
 }  // namespace mf

@@ -1,6 +1,8 @@
 #include "ir/expr_evaluator.h"
 
 #include "ir/exprs.h"
+#include "ir/fusion.h"
+#include "ir/id_model.h"
 #include "ir/scalar_ops.h"
 #include "ir/tensor_view.h"
 
@@ -33,6 +35,39 @@ void ExpressionEvaluator::bindTensorSizes(const TensorView* tv, std::span<const 
                "tensor {}: axis {} has the derived extent {}, which cannot be bound",
                tv->toString(), i, extent->toInlineString());
       bind(extent, int64_t{sizes[i]});
+    }
+  }
+}
+
+void ExpressionEvaluator::propagateBoundValuesThroughExactMaps(const Fusion& fusion) {
+  const IdModel model(fusion);
+  std::vector<std::vector<IterDomain*>> groups;
+  {
+    std::unordered_map<const IterDomain*, bool> grouped;
+    for (TensorView* tv : fusion.allTvs())
+      for (IterDomain* id : tv->domain()->allIds()) {
+        if (id->isSymbolic() || grouped[id]) continue;
+        std::vector<IterDomain*> group;
+        for (IterDomain* member : model.group(id, IdMappingMode::Exact)) {
+          grouped[member] = true;
+          if (!member->isSymbolic()) group.push_back(member);
+        }
+        if (group.size() > 1) groups.push_back(std::move(group));
+      }
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const std::vector<IterDomain*>& group : groups) {
+      std::optional<ScalarValue> value;
+      for (IterDomain* id : group)
+        if ((value = evaluate(id->extent()))) break;
+      if (!value) continue;
+      for (IterDomain* id : group) {
+        const Val* extent = id->extent();
+        if (extent->definition() != nullptr || evaluate(extent)) continue;
+        bind(extent, *value);
+        changed = true;
+      }
     }
   }
 }

@@ -11,8 +11,11 @@
 
 namespace mf {
 
+class Fusion;
 class TensorView;
 
+//! Public (<minifuser/minifuser.h>): tests bind the sizes they need and build a
+//! DynamicTransformConcretizationInfo with it (ir/dynamic_transform.h).
 class ExpressionEvaluator {
  public:
   //! Binds `v`. Rebinding to a different value is a UserError naming `v` (two inputs that
@@ -21,6 +24,14 @@ class ExpressionEvaluator {
   //! Binds the extents of `tv`'s logical domain to `sizes`; throws a UserError naming the
   //! tensor on a rank mismatch or a size that contradicts a constant or earlier binding.
   void bindTensorSizes(const TensorView* tv, std::span<const int64_t> sizes);
+
+  //! Binds the extents not bound yet of `fusion`'s axes from the axes they are exactly
+  //! mapped to (IdModel, IdMappingMode::Exact): binding tv0 and tv2 suffices for tv1 when
+  //! `tv3 = tv1 + tv2` maps tv1's axes to tv2's. Only symbolic extents without a definition
+  //! are bound; Symbolic axes (not concretized: they may become broadcasts) neither give nor
+  //! take values. Repeats until nothing changes, as a binding can make a derived extent
+  //! evaluable.
+  void propagateBoundValuesThroughExactMaps(const Fusion& fusion);
 
   //! The value of `v`, or nullopt when it depends on something unbound.
   std::optional<ScalarValue> evaluate(const Val* v);

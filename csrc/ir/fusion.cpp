@@ -132,6 +132,12 @@ std::vector<TensorView*> Fusion::allTvs() const {
   return tensorViews(roots);
 }
 
+bool Fusion::hasDynamicTransform() const {
+  const std::vector<TensorView*> tvs = allTvs();
+  return std::any_of(tvs.begin(), tvs.end(),
+                     [](TensorView* tv) { return tv->domain()->hasSymbolicAxis(); });
+}
+
 void Fusion::removeExpr(Expr* e) {
   MF_ASSERT(e->fusion() == this, "removeExpr of a foreign expr");
   for (Val* out : e->outputs())

@@ -43,6 +43,10 @@ class Fusion {
   //! Every TensorView needed by the outputs, in topological order (inputs first).
   std::vector<TensorView*> allTvs() const;
 
+  //! True when a tensor the outputs need has a Symbolic axis (TensorDomain::hasSymbolicAxis):
+  //! a dynamic reshape, resize or expand not concretized yet (ir/dynamic_transform.h).
+  bool hasDynamicTransform() const;
+
   //! A counter that every edit of this fusion raises: a new node (an op, a split or merge),
   //! a new input or output, a removed expr, and the scheduling verbs that change a tensor in
   //! place (reorder, parallelize, memory type, compute-at position, loop or allocation

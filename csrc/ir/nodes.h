@@ -27,12 +27,12 @@
   X(BroadcastOp)                    \
   X(ReductionOp)                    \
   X(PreprocessGroupedMatmulInputSf) \
-  X(ViewOp)                         \
-  X(SqueezeOp)                      \
-  X(ExpandOp)                       \
   X(PadOp)                          \
   X(SliceOp)                        \
   X(CatOp)                          \
+  X(ViewOp)                         \
+  X(SqueezeOp)                      \
+  X(ExpandOp)                       \
   MF_FOR_ALL_ID_EXPRS(X)
 
 // Kernel IR (ir/kernel_ir.h), made by lowering only: an indexed tensor element, the

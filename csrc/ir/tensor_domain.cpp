@@ -88,6 +88,11 @@ std::vector<IterDomain*> TensorDomain::allIds() const {
   return out;
 }
 
+bool TensorDomain::hasSymbolicAxis() const {
+  const std::vector<IterDomain*> ids = allIds();
+  return std::any_of(ids.begin(), ids.end(), [](IterDomain* id) { return id->isSymbolic(); });
+}
+
 std::vector<Expr*> TensorDomain::allTransforms() const {
   std::vector<IterDomain*> ids = allIds();
   std::unordered_set<IterDomain*> stop(maybeRoot().begin(), maybeRoot().end());

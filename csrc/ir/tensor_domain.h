@@ -51,6 +51,9 @@ class TensorDomain : public Val {
   std::vector<IterDomain*> allIds() const;
   //! The Split/Merge exprs between the domains, in topological order.
   std::vector<Expr*> allTransforms() const;
+  //! True when an axis of any domain (allIds) is IterType::Symbolic: not concretized yet
+  //! (ir/dynamic_transform.h).
+  bool hasSymbolicAxis() const;
 
   // Scheduling verbs: they change the loop domain only.
   IterDomain* axis(int64_t i) const;

@@ -25,6 +25,8 @@ namespace mf {
   X(SchedulerParams, "scheduler_params", "the heuristics the chosen scheduler computed")        \
   X(FusionIrScheduled, "fusion_ir_scheduled", "the fusion after scheduling (math, transforms)") \
   X(FecCache, "fec_cache", "FusionExecutorCache hits, misses and runtime reuse")                \
+  X(FusionIrConcretized, "fusion_ir_concretized",                                               \
+    "the fusion before and after concretization of its dynamic shapes")                         \
   X(FusionIr, "fusion_ir", "the fusion's math, one line per expression (printMath)")            \
   X(FusionTransforms, "fusion_transforms", "every tensor's domains and split/merge history")    \
   X(KernelIr, "kernel_ir", "the lowered kernel IR (loops, allocations, predicates)")            \
