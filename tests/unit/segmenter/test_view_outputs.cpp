@@ -236,6 +236,34 @@ TEST(ViewOutputs, ShapeOpsOfInputsAreViews) {
   expectViewOf(out[6], inputs[0], {1, 7, 35});
 }
 
+// A dynamic reshape of an input (sizes given as scalar inputs): the cache concretizes a copy,
+// whose static reshape is a view. One runtime per concretization, none compiles a kernel.
+TEST(ViewOutputs, DynamicReshapeOfInputIsAView) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* x = makeContigTensor(1);
+    Val* m = newScalar(DataType::Int64);
+    Val* k = newScalar(DataType::Int64);
+    fusion->addInput(x);
+    fusion->addInput(m);
+    fusion->addInput(k);
+    fusion->addOutput(reshape(x, std::vector<Val*>{m, k}));
+  }
+  FusionExecutorCache fec(std::move(fusion));
+  for (auto [m, k] : std::vector<std::pair<int64_t, int64_t>>{{5, 13}, {7, 3}, {1, 11}}) {
+    SCOPED_TRACE(fmt::format("[{}, {}]", m, k));
+    const std::vector<Tensor> inputs = {Tensor::random({m * k}, DataType::Float, 3),
+                                        Tensor::fromVector<int64_t>({m}, {}),
+                                        Tensor::fromVector<int64_t>({k}, {})};
+    std::vector<Tensor> out = fec.runFusionWithInputs(inputs);
+    segtest::expectSameTensor(out[0], ReferenceEvaluator(fec.fusion()).run(inputs)[0]);
+    expectViewOf(out[0], inputs[0], {k, 1});
+    EXPECT_EQ(fec.getMostRecentKernelRuntime()->kernelCount(), 0);
+  }
+  EXPECT_EQ(fec.countKernelsCompiled(), 0);
+}
+
 // The alias analysis on its own (no scheduler involved): a reshape merging axes that are not
 // dense with each other (a transposed storage) is no view; splitting one is.
 TEST(ViewOutputs, ReshapeMergingNonDenseAxesIsNoView) {
