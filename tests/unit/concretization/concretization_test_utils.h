@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +15,18 @@ namespace mf {
 
 inline void bindSizes(ExpressionEvaluator& ee, TensorView* tv, const std::vector<int64_t>& sizes) {
   ee.bindTensorSizes(tv, sizes);
+}
+
+//! What `f` prints on stdout; the capture ends even when `f` throws (then rethrown).
+inline std::string capturedStdout(const std::function<void()>& f) {
+  ::testing::internal::CaptureStdout();
+  try {
+    f();
+  } catch (...) {
+    ::testing::internal::GetCapturedStdout();
+    throw;
+  }
+  return ::testing::internal::GetCapturedStdout();
 }
 
 //! A 0-dim Int64 tensor: how a scalar input is passed.

@@ -52,7 +52,7 @@ TEST(ConcretizationCache, ReshapeShmoo) {
       {{8, 12, 7, 9}, {8, 3, 28, 9}, true},   // split 12, merge 4 * 7
       {{8, 12, 7, 5}, {8, 3, 28, 5}, false},  // the same structure
       {{8, 15, 7, 9}, {8, 3, 35, 9}, false},  // the same: split 15 by 3, merge 5 * 7
-      {{5, 12, 1, 7}, {5, 12, 7, 1}, true},   // squeeze and broadcast a size-1 axis
+      {{5, 12, 1, 7}, {5, 3, 4, 7}, true},    // the size-1 Iteration axis merged, not squeezed
       {{8, 0, 7, 9}, {7, 8, 0, 9}, true},     // empty: x's axis 1 and s2 are 0
       {{8, 0, 5, 9}, {5, 8, 0, 9}, false},    // the same extents are 0
       {{8, 0, 7, 9}, {7, 8, 0, 0}, true},     // s3 is 0 too
@@ -89,13 +89,11 @@ TEST(ConcretizationCache, HotPathSkipsConcretization) {
   std::vector<Tensor> inputs = {Tensor::random({2, 6, 1, 5}, DataType::Float, 1),
                                 Tensor::random({2, 6, 1, 5}, DataType::Float, 2)};
   for (int64_t s : {2, 2, 3, 5}) inputs.push_back(scalarTensor(s));
-  ::testing::internal::CaptureStdout();
-  fec.runFusionWithInputs(inputs);
-  const std::string first = ::testing::internal::GetCapturedStdout();
+  const std::string first = capturedStdout([&] { fec.runFusionWithInputs(inputs); });
   EXPECT_THAT(first, HasSubstr("fec_cache: new concretization (a concretized copy)"));
-  ::testing::internal::CaptureStdout();
-  for (int i = 0; i < 3; ++i) fec.runFusionWithInputs(inputs);
-  const std::string again = ::testing::internal::GetCapturedStdout();
+  const std::string again = capturedStdout([&] {
+    for (int i = 0; i < 3; ++i) fec.runFusionWithInputs(inputs);
+  });
   EXPECT_THAT(again, HasSubstr("fec_cache: hit"));
   EXPECT_THAT(again, Not(HasSubstr("concretization")));
   EXPECT_EQ(fec.countConcretizations(), 1);
@@ -126,9 +124,7 @@ TEST(ConcretizationCache, DumpShowsBothForms) {
   std::vector<Tensor> inputs = {Tensor::random({2, 6, 1, 5}, DataType::Float, 1),
                                 Tensor::random({2, 6, 1, 5}, DataType::Float, 2)};
   for (int64_t s : {2, 2, 3, 5}) inputs.push_back(scalarTensor(s));
-  ::testing::internal::CaptureStdout();
-  fec.runFusionWithInputs(inputs);
-  const std::string out = ::testing::internal::GetCapturedStdout();
+  const std::string out = capturedStdout([&] { fec.runFusionWithInputs(inputs); });
   const size_t before = out.find("=== fusion_ir_concretized: before ===");
   const size_t after = out.find("=== fusion_ir_concretized: after ===");
   ASSERT_NE(before, std::string::npos) << out;

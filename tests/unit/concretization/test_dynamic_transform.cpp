@@ -150,6 +150,37 @@ TEST(DynamicTransform, ReshapeChainsConcretize) {
   }
 }
 
+// A size-1 axis of a symbolic input is an Iteration axis: the analysis merges it into a
+// neighbour (a squeeze of an Iteration axis is no pointwise op). A Broadcast axis is squeezed.
+TEST(DynamicTransform, SizeOneIterationAxisIsMergedNotSqueezed) {
+  for (bool broadcast : {false, true}) {
+    SCOPED_TRACE(broadcast ? "broadcast" : "iteration");
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* tv0 = broadcast ? makeConcreteTensor({-1, 1, -1}) : makeSymbolicTensor(3);
+    Val* s0 = newScalar(DataType::Index);
+    fusion.addInput(tv0);
+    fusion.addInput(s0);
+    fusion.addOutput(reshape(tv0, {s0}));
+    ExpressionEvaluator ee;
+    bindSizes(ee, tv0, {5, 1, 7});
+    ee.bind(s0, int64_t{35});
+    DynamicTransformInitialInfo initial = DynamicTransform::getInitialInfo(&fusion);
+    DynamicTransformConcretizationInfo info(&initial, &ee);
+    ASSERT_EQ(info.getReshapeTransforms().size(), 1u);
+    EXPECT_EQ(info.getReshapeTransforms()[0].second.toString(),
+              broadcast
+                  ? "squeeze {false, true, false} steps {merge(0)} broadcast {false}"
+                  : "squeeze {false, false, false} steps {merge(0), merge(0)} broadcast {false}");
+    DynamicTransform::concretizeFusion(&fusion, &info);
+    expectConcrete(fusion);
+    const Tensor in = Tensor::arange({5, 1, 7}, DataType::Float);
+    const Tensor out = ReferenceEvaluator(&fusion).run({in, scalarTensor(35)}).at(0);
+    ASSERT_EQ(out.sizes(), (std::vector<int64_t>{35}));
+    EXPECT_EQ(out.item(34), 34.0);
+  }
+}
+
 // Concretization info compares structure, not sizes: the view steps with their split
 // factors (the static sizes of the output), not the input's sizes. [3,4]->[4,3] and
 // [2,8]->[4,4] merge and split with outer extent 4; [3,4]->[2,6] splits by 2.

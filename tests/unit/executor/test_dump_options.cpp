@@ -31,12 +31,14 @@ bool isSegmenterDump(DumpOption opt) {
 }
 
 // Printed by FusionExecutorCache's scheduling step: their cases are in
-// tests/unit/executor/test_fusion_executor_cache.cpp (FusionExecutorCache.Dumps), and
-// pass_fusion_ir's (the fusion passes a scheduler requests) in tests/unit/passes.
+// tests/unit/executor/test_fusion_executor_cache.cpp (FusionExecutorCache.Dumps),
+// pass_fusion_ir's (the fusion passes a scheduler requests) in tests/unit/passes, and
+// fusion_ir_concretized's in tests/unit/concretization (ConcretizationCache.DumpShowsBothForms).
 bool isSchedulerDump(DumpOption opt) {
   return opt == DumpOption::FusionIrPresched || opt == DumpOption::SchedulerVerbose ||
          opt == DumpOption::SchedulerParams || opt == DumpOption::FusionIrScheduled ||
-         opt == DumpOption::FecCache || opt == DumpOption::PassFusionIr;
+         opt == DumpOption::FecCache || opt == DumpOption::PassFusionIr ||
+         opt == DumpOption::FusionIrConcretized;
 }
 
 std::vector<DumpOption> kernelDumpOptions() {
