@@ -12,13 +12,15 @@
 #include "passes/pipeline.h"
 #include "reference/reference_evaluator.h"
 #include "scheduler/registry.h"
+#include "segmenter/alias_analysis.h"
 #include "segmenter/segment_candidate_finder.h"
 #include "support/options.h"
 #include "tensor/arguments.h"
 
 namespace mf {
 
-// One segment: its standalone fusion, the scheduled copy and its kernel (none for NoOp).
+// One segment: its standalone fusion, the scheduled copy and its kernel (none for NoOp and
+// ExprEval).
 struct FusionKernelRuntime::Group {
   const SegmentedGroup* segment = nullptr;
   std::unique_ptr<Fusion> fusion;     // makeFusion: unscheduled (NoOp outputs, reuse checks)
@@ -28,6 +30,9 @@ struct FusionKernelRuntime::Group {
   std::vector<size_t> input_slots;   // per segment input
   std::vector<size_t> output_slots;  // per segment output
   std::vector<size_t> release;       // slots whose last reader this group is
+
+  // Outputs that are views of inputs: made on the host, sharing the inputs' storage.
+  bool makesViews() const { return segment->schedulerType() == SchedulerType::ExprEval; }
 };
 
 namespace {
@@ -74,7 +79,7 @@ FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, const std::vector
       dumpStream() << "=== scheduler_params (group " << segment->id() << ", " << toString(type)
                    << ") ===\n"
                    << group->params->toString() << "\n";
-    if (type != SchedulerType::NoOp) {
+    if (type != SchedulerType::NoOp && type != SchedulerType::ExprEval) {
       group->scheduled = std::make_unique<Fusion>(*group->fusion);
       if (isDumpEnabled(DumpOption::FusionIrPresched))
         dumpStream() << "=== fusion_ir_presched (" << toString(type) << ") ===\n"
@@ -233,6 +238,7 @@ std::vector<Tensor> FusionKernelRuntime::run(const std::vector<Tensor>& inputs,
   MF_ASSERT(launch_params.empty() || launch_params.size() == groups_.size(),
             "{} launch parameters for {} groups", launch_params.size(), groups_.size());
   auto runGroup = [&](const Group& g, size_t i, const std::vector<Tensor>& group_inputs) {
+    if (g.makesViews()) return evaluateViews(*g.fusion, group_inputs);
     if (!g.executor) return runNoOp(*g.fusion, group_inputs);
     return g.executor->run(group_inputs, options,
                            launch_params.empty() ? nullptr : &launch_params[i]);
@@ -251,7 +257,9 @@ std::vector<Tensor> FusionKernelRuntime::run(const std::vector<Tensor>& inputs,
   for (size_t i = 0; i < groups_.size(); ++i) {
     const Group& g = *groups_[i];
     group_inputs.clear();
-    for (size_t s : g.input_slots) group_inputs.push_back(*values[s]);
+    // Views share the caller's storage, not the staged copy's (a view group reads inputs).
+    for (size_t s : g.input_slots)
+      group_inputs.push_back(g.makesViews() && s < inputs.size() ? inputs[s] : *values[s]);
     std::vector<Tensor> outs = runGroup(g, i, group_inputs);
     for (size_t k = 0; k < outs.size(); ++k) values[g.output_slots[k]] = std::move(outs[k]);
     // Intermediates go back to the caching allocator after their last reader.
@@ -287,6 +295,7 @@ std::vector<Tensor> FusionKernelRuntime::runGroupsOnHost(const std::vector<Tenso
 std::vector<Tensor> FusionKernelRuntime::runOnReference(
     const std::vector<Tensor>& inputs, std::span<const LaunchParams> launch_params) {
   return runGroupsOnHost(inputs, [&](size_t i, Group& g, const std::vector<Tensor>& group_inputs) {
+    if (g.makesViews()) return evaluateViews(*g.fusion, group_inputs);
     if (g.executor)
       g.executor->prepareLaunch(group_inputs, launch_params.empty() ? nullptr : &launch_params[i]);
     return ReferenceEvaluator(g.fusion.get()).run(group_inputs);
@@ -296,6 +305,7 @@ std::vector<Tensor> FusionKernelRuntime::runOnReference(
 std::vector<Tensor> FusionKernelRuntime::runOnHost(const std::vector<Tensor>& inputs,
                                                    const HostKernelRunner& run_kernel) {
   return runGroupsOnHost(inputs, [&](size_t, Group& g, const std::vector<Tensor>& group_inputs) {
+    if (g.makesViews()) return evaluateViews(*g.fusion, group_inputs);
     if (!g.executor) return ReferenceEvaluator(g.fusion.get()).run(group_inputs);
     g.executor->prepareLaunch(group_inputs);
     return run_kernel(g.executor->kernel(), group_inputs);

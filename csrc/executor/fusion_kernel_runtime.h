@@ -48,8 +48,10 @@ class FusionKernelRuntime {
   //! True when `params` (heuristicsFor) schedule every group as this runtime does.
   bool canReuse(const std::vector<std::unique_ptr<HeuristicParams>>& params) const;
 
-  //! Runs the groups in order (host or device tensors, as KernelExecutor::run). With host
-  //! inputs on a GPU the inputs go to the device once, intermediates stay there (freed after
+  //! Runs the groups in order (host or device tensors, as KernelExecutor::run). An ExprEval
+  //! group launches nothing: its outputs are views sharing its inputs' storage (the
+  //! caller's tensors, host or device; segmenter/alias_analysis.h), on every path below too. With
+  //! host inputs on a GPU the inputs go to the device once, intermediates stay there (freed after
   //! their last use) and only the fusion's outputs come back. `launch_params`: one per group
   //! (in run order), the launch parameters of heuristics computed for these inputs
   //! (heuristicsFor, or heuristics() for the inputs this runtime was made with); each
@@ -79,7 +81,7 @@ class FusionKernelRuntime {
   std::string code() const;
   //! The scheduled fusion of each group.
   std::string scheduledIr() const;
-  //! Kernels this runtime compiled (NoOp groups have none).
+  //! Kernels this runtime compiled (NoOp and ExprEval groups have none).
   int64_t kernelCount() const;
   //! The kernel executor of the first kernel (benchmarks of one-kernel fusions); null if none.
   KernelExecutor* executor();

@@ -20,6 +20,7 @@ std::unique_ptr<SchedulerEntry> SchedulerEntry::makeSchedulerInstance(SchedulerT
     case SchedulerType::InnerPersistent:
       return std::make_unique<InnerPersistentScheduler>();
     case SchedulerType::None:
+    case SchedulerType::ExprEval:  // views, made by the runtime (segmenter/alias_analysis.h)
       return nullptr;
   }
   return nullptr;

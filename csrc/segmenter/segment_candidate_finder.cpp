@@ -14,6 +14,7 @@
 #include "ir/subgraph.h"
 #include "passes/passes.h"
 #include "scheduler/registry.h"
+#include "segmenter/alias_analysis.h"
 #include "support/hash.h"
 #include "support/options.h"
 #include "tensor/arguments.h"
@@ -53,25 +54,91 @@ class Finder {
         exprs_(complete_.exprs()) {
     MF_CHECK(info.fusion() == &fusion, "{}: the run-time info is of another fusion", kWho);
     for (size_t i = 0; i < exprs_.size(); ++i) index_[exprs_[i]] = static_cast<int64_t>(i);
+    findViews();
     findForwarded();
   }
 
   std::unique_ptr<SegmentedFusion> run() {
+    // The outputs that are views of inputs first: one group, no kernel, reading only inputs.
+    if (!aliased_.empty()) addViewGroup();
     // With a custom_should_merge_groups hook every merge asks it, taking the whole fusion
     // at once included: the shortcut would merge every expr without asking.
-    if (options_.custom_should_merge_groups || !wholeFusionAccepted()) {
+    if (std::find(in_rest_.begin(), in_rest_.end(), true) != in_rest_.end() &&
+        (options_.custom_should_merge_groups || !wholeFusionAccepted())) {
       buildInitialGroups();
       mergeHintsWithProducers();
       mergeNeighbours();
       if (options_.run_final_merge) finalMerge();
       emitInRunOrder();
     }
+    segmented_->finalize(exprsOf(forwardedIndices()));
     dump();
     return std::move(segmented_);
   }
 
  private:
   bool logging() const { return isDumpEnabled(DumpOption::SegmenterLogging); }
+
+  // The outputs that are views of inputs at these strides (segmenter/alias_analysis.h), and
+  // the exprs the other outputs need ("the rest", segmented as usual). A view's chain the
+  // rest needs too is copied into the rest's groups.
+  void findViews() {
+    for (const AliasedOutput& a : findAliasedOutputs(complete_, info_)) {
+      aliased_.push_back(a.output);
+      for (Expr* e : a.chain)
+        if (std::find(view_exprs_.begin(), view_exprs_.end(), e) == view_exprs_.end())
+          view_exprs_.push_back(e);
+    }
+    std::sort(view_exprs_.begin(), view_exprs_.end(),
+              [&](Expr* a, Expr* b) { return index_.at(a) < index_.at(b); });
+    in_rest_.assign(exprs_.size(), aliased_.empty());
+    if (aliased_.empty()) return;
+    std::vector<Val*> work;
+    for (Val* out : complete_.outputs())
+      if (!isAliased(out)) work.push_back(out);
+    while (!work.empty()) {
+      Expr* def = work.back()->definition();
+      work.pop_back();
+      if (def == nullptr || !index_.count(def) || in_rest_[index_.at(def)]) continue;
+      in_rest_[index_.at(def)] = true;
+      work.insert(work.end(), def->inputs().begin(), def->inputs().end());
+    }
+  }
+
+  bool isAliased(const Val* v) const {
+    return std::find(aliased_.begin(), aliased_.end(), v) != aliased_.end();
+  }
+
+  void addViewGroup() {
+    if (logging())
+      for (Val* out : aliased_)
+        dumpStream() << fmt::format("segmenter: {} is a view of an input; no kernel\n",
+                                    out->toInlineString());
+    segmented_->addGroup(view_exprs_, SchedulerType::ExprEval, aliased_);
+  }
+
+  // The outputs of a group of the rest with `exprs`: nullopt (subgraphOutputs decides)
+  // without views; with views, what the rest needs of it, not the views' tensors.
+  std::optional<std::vector<Val*>> restOutputs(const std::vector<Expr*>& exprs) const {
+    if (aliased_.empty()) return std::nullopt;
+    std::vector<Val*> outputs;
+    for (Val* out : subgraphOutputs(exprs)) {
+      if (forwarded_[index_.at(out->definition())]) continue;
+      bool needed = out->isFusionOutput() && !isAliased(out);
+      for (Expr* use : out->uses())
+        needed = needed || (index_.count(use) && in_rest_[index_.at(use)] &&
+                            std::find(exprs.begin(), exprs.end(), use) == exprs.end());
+      if (needed) outputs.push_back(out);
+    }
+    return outputs;
+  }
+
+  std::vector<int64_t> forwardedIndices() const {
+    std::vector<int64_t> forwarded;
+    for (size_t i = 0; i < exprs_.size(); ++i)
+      if (forwarded_[i]) forwarded.push_back(static_cast<int64_t>(i));
+    return forwarded;
+  }
 
   // Unary chains hanging off fusion inputs (a cast, a neg): an expr is forwarded when it is
   // a UnaryOp whose operand is a fusion input or a forwarded output used only by it, and
@@ -97,23 +164,29 @@ class Finder {
       if (logging()) dumpStream() << "segmenter: the fusion holds a segment_set; segmenting\n";
       return false;
     }
-    HeuristicsProposal proposal = proposeHeuristics(&complete_, info_);
+    // Beside views, the whole rest: the segment its exprs would form.
+    std::vector<int64_t> rest;
+    for (size_t i = 0; i < exprs_.size(); ++i)
+      if (in_rest_[i] && !forwarded_[i]) rest.push_back(static_cast<int64_t>(i));
+    HeuristicsProposal proposal =
+        aliased_.empty() ? proposeHeuristics(&complete_, info_) : propose(rest);
+    const char* whole = aliased_.empty() ? "the whole fusion" : "the rest beside the views";
     if (logging())
       dumpStream() << (proposal.accepted()
-                           ? fmt::format("segmenter: the whole fusion is taken by {}\n",
-                                         proposal.type)
-                           : fmt::format("segmenter: no scheduler takes the whole fusion:\n{}",
+                           ? fmt::format("segmenter: {} is taken by {}\n", whole, proposal.type)
+                           : fmt::format("segmenter: no scheduler takes {}:\n{}", whole,
                                          indent(proposal.rejectionsString())));
     if (!proposal.accepted()) return false;
-    segmented_->addGroup(exprs_, proposal.type);
-    segmented_->finalize({});
+    std::vector<Expr*> exprs = aliased_.empty() ? exprs_ : withForwarded(rest);
+    std::optional<std::vector<Val*>> outputs = restOutputs(exprs);
+    segmented_->addGroup(std::move(exprs), proposal.type, std::move(outputs));
     return true;
   }
 
   void buildInitialGroups() {
     group_of_.assign(exprs_.size(), -1);
     for (size_t i = 0; i < exprs_.size(); ++i) {
-      if (forwarded_[i]) continue;
+      if (forwarded_[i] || !in_rest_[i]) continue;
       Candidate c;
       c.exprs = {static_cast<int64_t>(i)};
       HeuristicsProposal proposal = propose(c.exprs);
@@ -296,9 +369,13 @@ class Finder {
   HeuristicsProposal propose(const std::vector<int64_t>& own) {
     std::vector<Expr*> exprs = withForwarded(own);
     std::vector<Val*> outputs;
-    for (Val* out : subgraphOutputs(exprs)) {
-      Expr* def = out->definition();
-      if (!forwarded_[index_.at(def)]) outputs.push_back(out);
+    if (std::optional<std::vector<Val*>> rest = restOutputs(exprs)) {
+      outputs = std::move(*rest);
+    } else {
+      for (Val* out : subgraphOutputs(exprs)) {
+        Expr* def = out->definition();
+        if (!forwarded_[index_.at(def)]) outputs.push_back(out);
+      }
     }
     SegmentSubfusion segment =
         makeSegmentSubfusion(complete_, exprs, subgraphInputs(exprs), outputs);
@@ -327,11 +404,11 @@ class Finder {
       }
       MF_ASSERT(progressed, "segmenter: the groups form a cycle");
     }
-    for (int64_t g : order) segmented_->addGroup(withForwarded(groups_[g].exprs), groups_[g].type);
-    std::vector<int64_t> forwarded;
-    for (size_t i = 0; i < exprs_.size(); ++i)
-      if (forwarded_[i]) forwarded.push_back(static_cast<int64_t>(i));
-    segmented_->finalize(exprsOf(forwarded));
+    for (int64_t g : order) {
+      std::vector<Expr*> exprs = withForwarded(groups_[g].exprs);
+      std::optional<std::vector<Val*>> outputs = restOutputs(exprs);
+      segmented_->addGroup(std::move(exprs), groups_[g].type, std::move(outputs));
+    }
   }
 
   void dump() const {
@@ -358,6 +435,9 @@ class Finder {
   std::vector<Expr*> exprs_;  // the complete fusion's tensor exprs, topological
   std::unordered_map<const Expr*, int64_t> index_;
   std::vector<bool> forwarded_;
+  std::vector<Val*> aliased_;      // outputs that are views of inputs, in output order
+  std::vector<Expr*> view_exprs_;  // their chains, topological
+  std::vector<bool> in_rest_;      // expr index -> needed by an output that is not a view
   std::vector<Candidate> groups_;
   std::vector<int64_t> group_of_;  // expr index -> group (-1: forwarded)
   // Merges refused once stay refused: the oracle and the hook see only the exprs, and a

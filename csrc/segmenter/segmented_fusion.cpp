@@ -11,6 +11,7 @@
 #include "ir/op_traits.h"
 #include "ir/subgraph.h"
 #include "scheduler/registry.h"
+#include "segmenter/alias_analysis.h"
 
 namespace mf {
 namespace {
@@ -79,9 +80,18 @@ std::vector<TensorMetadata> segmentInputsMetadata(const std::vector<Val*>& value
 }
 
 std::string SegmentedGroup::toString() const {
-  std::string s = fmt::format("group {} ({})\n", id_, scheduler_type_);
+  const bool views = scheduler_type_ == SchedulerType::ExprEval;
+  std::string s = fmt::format("group {} ({}{})\n", id_, scheduler_type_, views ? ", view" : "");
   s += fmt::format("  inputs: {}\n", joinNames(inputs_));
   s += fmt::format("  outputs: {}\n", joinNames(outputs_));
+  // A view's chain of single-operand exprs leads back to the input whose storage it shares.
+  for (Val* out : views ? outputs_ : std::vector<Val*>{}) {
+    Val* in = out;
+    while (std::find(inputs_.begin(), inputs_.end(), in) == inputs_.end() &&
+           in->definition() != nullptr)
+      in = in->definition()->input(0);
+    s += fmt::format("  view: {} of {} (no kernel)\n", out->toInlineString(), in->toInlineString());
+  }
   for (Expr* e : exprs_) s += fmt::format("  {}\n", e->toString());
   return s;
 }
@@ -105,11 +115,13 @@ std::vector<SegmentedEdge*> SegmentedFusion::edges() const {
   return out;
 }
 
-void SegmentedFusion::addGroup(std::vector<Expr*> exprs, SchedulerType type) {
+void SegmentedFusion::addGroup(std::vector<Expr*> exprs, SchedulerType type,
+                               std::optional<std::vector<Val*>> outputs) {
   auto group = std::make_unique<SegmentedGroup>();
   group->id_ = static_cast<int64_t>(groups_.size());
   group->scheduler_type_ = type;
   group->exprs_ = std::move(exprs);
+  group->given_outputs_ = std::move(outputs);
   groups_.push_back(std::move(group));
 }
 
@@ -118,8 +130,12 @@ void SegmentedFusion::finalize(const std::vector<Expr*>& forwarded) {
   for (Expr* e : forwarded) replicated.insert(e->outputs().begin(), e->outputs().end());
   std::unordered_map<const Val*, SegmentedGroup*> producer;
   for (const auto& g : groups_) {
-    for (Val* out : subgraphOutputs(g->exprs_))
-      if (!replicated.count(out)) g->outputs_.push_back(out);
+    if (g->given_outputs_) {
+      g->outputs_ = *g->given_outputs_;
+    } else {
+      for (Val* out : subgraphOutputs(g->exprs_))
+        if (!replicated.count(out)) g->outputs_.push_back(out);
+    }
     for (Val* out : g->outputs_) producer[out] = g.get();
     // The copy's inputs, in its order: the derived boundary, then the scalar fusion inputs
     // the copy reached.
@@ -174,6 +190,13 @@ std::unique_ptr<SchedulerRuntimeInfo> SegmentedFusion::groupRuntimeInfo(
 
 std::unique_ptr<HeuristicParams> SegmentedFusion::computeHeuristics(
     const SegmentedGroup* group, Fusion* group_fusion, SchedulerRuntimeInfo& group_info) const {
+  if (group->schedulerType() == SchedulerType::ExprEval) {
+    if (findAliasedOutputs(*group_fusion, group_info).size() != group_fusion->outputs().size())
+      return nullptr;
+    auto params = std::make_unique<HeuristicParams>(SchedulerType::ExprEval);
+    params->index_type = group_info.indexType();
+    return params;
+  }
   std::unique_ptr<SchedulerEntry> scheduler =
       SchedulerEntry::makeSchedulerInstance(group->schedulerType());
   MF_ASSERT(scheduler != nullptr, "group {} has no scheduler ({})", group->id_,

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,8 @@ class SegmentedGroup {
   //! by consumer group, then in that group's input order.
   const std::vector<SegmentedEdge*>& producerEdges() const { return producer_edges_; }
   const std::vector<SegmentedEdge*>& consumerEdges() const { return consumer_edges_; }
-  //! `group 1 (pointwise)`, its inputs, outputs and exprs, one per line.
+  //! `group 1 (pointwise)`, its inputs, outputs and exprs, one per line; an ExprEval group
+  //! reads `group 0 (expr_eval, view)` and lists `view: T2 of T0` per output.
   std::string toString() const;
 
  private:
@@ -57,6 +59,7 @@ class SegmentedGroup {
   int64_t id_ = 0;
   SchedulerType scheduler_type_ = SchedulerType::None;
   std::vector<Expr*> exprs_;
+  std::optional<std::vector<Val*>> given_outputs_;  // addGroup's
   std::vector<Val*> inputs_;
   std::vector<Val*> outputs_;
   std::vector<SegmentedEdge*> producer_edges_;
@@ -100,7 +103,8 @@ class SegmentedFusion {
       const SchedulerRuntimeInfo& runtime_info) const;
   //! The heuristics of `group`'s scheduler for `group_fusion` at the sizes of `group_info`
   //! (groupRuntimeInfo); nullptr when the scheduler refuses at these sizes (the runtime then
-  //! segments again for them).
+  //! segments again for them). An ExprEval group gets base HeuristicParams while every
+  //! output is still a view of an input at these sizes and strides (findAliasedOutputs).
   std::unique_ptr<HeuristicParams> computeHeuristics(const SegmentedGroup* group,
                                                      Fusion* group_fusion,
                                                      SchedulerRuntimeInfo& group_info) const;
@@ -112,10 +116,14 @@ class SegmentedFusion {
   std::string toDot() const;
 
   //! For SegmentCandidateFinder: appends a group of `exprs` (topological order) taken by
-  //! `type`; then finalize() once all are added, in run order.
-  void addGroup(std::vector<Expr*> exprs, SchedulerType type);
-  //! Computes each group's inputs, outputs and the edges. `forwarded` are the exprs
-  //! replicated into the groups that use them (their outputs are never edges).
+  //! `type`; then finalize() once all are added, in run order. `outputs`, when given, are
+  //! the group's outputs (an ExprEval group's views, and the groups beside one: a view's
+  //! chain may be copied into them, its tensors are not theirs to write).
+  void addGroup(std::vector<Expr*> exprs, SchedulerType type,
+                std::optional<std::vector<Val*>> outputs = std::nullopt);
+  //! Computes each group's inputs, outputs (those given to addGroup, else the tensors its
+  //! exprs compute for the fusion's outputs or for other groups) and the edges. `forwarded`
+  //! are the exprs replicated into the groups that use them (their outputs are never edges).
   void finalize(const std::vector<Expr*>& forwarded);
 
  private:

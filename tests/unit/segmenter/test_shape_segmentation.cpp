@@ -1,0 +1,107 @@
+// The segmenter cuts where the pointwise scheduler refuses a shape op (its reasons:
+// shapeOpsRejectReason, scheduler/pointwise_utils.h): each fusion below is refused whole, and
+// the segments are runnable, the cut tensor crossing in global memory (an edge: an output of
+// one segment, an input of a later one). Each runs through FusionExecutorCache (the CPU
+// reference here; on the device with poisoned outputs in test_segmenter_gpu) and through the
+// host interpreter of the lowered kernels, against the reference of the whole fusion.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "random/kernel_interpreter.h"
+#include "unit/segmenter/segmentation_test_utils.h"
+
+namespace mf {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Pointwise refuses the whole fusion with `reason`; the segmentation has an edge, every group
+// is taken by its scheduler at these sizes, and the groups reproduce the reference on every
+// path.
+void expectCutAndRunnable(Fusion& fusion, const std::vector<Tensor>& inputs,
+                          const std::string& reason) {
+  SchedulerRuntimeInfo info(&fusion, inputs);
+  HeuristicsProposal whole = proposeHeuristics(&fusion, info);
+  EXPECT_FALSE(whole.accepted());
+  EXPECT_THAT(whole.rejectionsString(), HasSubstr(reason));
+
+  auto sf = SegmentCandidateFinder::segment(fusion, inputs);
+  ASSERT_TRUE(sf->isSegmented()) << sf->toString();
+  ASSERT_FALSE(sf->edges().empty()) << sf->toString();
+  for (SegmentedEdge* edge : sf->edges()) {
+    const auto& outs = edge->from->outputs();
+    const auto& ins = edge->to->inputs();
+    EXPECT_NE(std::find(outs.begin(), outs.end(), edge->val), outs.end());
+    EXPECT_NE(std::find(ins.begin(), ins.end(), edge->val), ins.end());
+  }
+  SchedulerRuntimeInfo complete_info(sf->completeFusion(), inputs);
+  for (SegmentedGroup* group : sf->groups()) {
+    std::unique_ptr<Fusion> f = sf->makeFusion(group);
+    auto group_info = sf->groupRuntimeInfo(group, f.get(), complete_info);
+    EXPECT_NE(sf->computeHeuristics(group, f.get(), *group_info), nullptr) << group->toString();
+  }
+  const std::vector<Tensor> expected = ReferenceEvaluator(&fusion).run(inputs);
+  std::vector<Tensor> by_group = segtest::runGroupByGroup(*sf, inputs);
+  ASSERT_EQ(by_group.size(), expected.size());
+  for (size_t o = 0; o < expected.size(); ++o) segtest::expectSameTensor(by_group[o], expected[o]);
+  segtest::expectCacheMatchesReference(fusion, *sf, inputs);
+#ifndef MF_SEGMENTATION_ON_GPU
+  FusionExecutorCache fec(std::make_unique<Fusion>(fusion));
+  fec.runFusionWithInputs(inputs);
+  std::vector<Tensor> interpreted =
+      fec.getMostRecentKernelRuntime()->runOnHost(inputs, testing::interpretKernelOrThrow);
+  ASSERT_EQ(interpreted.size(), expected.size());
+  for (size_t o = 0; o < expected.size(); ++o)
+    segtest::expectSameTensor(interpreted[o], expected[o]);
+#endif
+}
+
+// Each reshaped to one axis: a squeeze of the size-1 axis and a merge of the others.
+const std::vector<std::vector<int64_t>> kSizes = {{2, 1, 7}, {5, 3, 13}, {1, 4, 3}};
+
+int64_t numel(const std::vector<int64_t>& sizes) {
+  return sizes[0] * sizes[1] * sizes[2];
+}
+
+// A tensor read by a reshape and by another expr: one loop nest cannot cover both. (A size-1
+// axis would make the reshape read a squeeze's output instead: no refusal, one kernel; the
+// next test has them.)
+TEST(ShapeSegmentation, TensorReadByReshapeAndAnotherExpr) {
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> reshapes = {
+      {{5, 13}, {65}}, {{2, 7}, {7, 2}}, {{3, 4}, {2, 6}}};
+  for (const auto& [from, to] : reshapes) {
+    SCOPED_TRACE(fmt::format("[{}, {}]", from[0], from[1]));
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* t0 = makeContigConcreteTensor(from);
+    fusion.addInput(t0);
+    TensorView* t1 = mul(t0, constFloat(3.0));  // a binary op: not copied into each reader
+    fusion.addOutput(mul(reshape(t1, from, to), constFloat(2.0)));
+    fusion.addOutput(add(t1, constFloat(1.0)));
+    expectCutAndRunnable(fusion, {Tensor::random(from, DataType::Float, 3)},
+                         "is read by the reshape");
+  }
+}
+
+// A broadcast after a reshape is a new axis in the middle of the fusion: the reshape's output
+// goes through global memory, and the broadcast then reads a segment input.
+TEST(ShapeSegmentation, BroadcastAfterReshape) {
+  for (const std::vector<int64_t>& mn : kSizes) {
+    SCOPED_TRACE(fmt::format("[{}, {}, {}]", mn[0], mn[1], mn[2]));
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* t0 = makeContigConcreteTensor(mn);
+    TensorView* t1 = makeContigConcreteTensor({numel(mn), 3});
+    fusion.addInput(t0);
+    fusion.addInput(t1);
+    TensorView* flat = reshape(exp(t0), mn, {numel(mn)});
+    fusion.addOutput(add(broadcast(flat, {false, true}), t1));
+    expectCutAndRunnable(fusion,
+                         {Tensor::random(mn, DataType::Float, 5),
+                          Tensor::random({numel(mn), 3}, DataType::Float, 6)},
+                         "follows the shape op");
+  }
+}
+
+}  // namespace
+}  // namespace mf
