@@ -12,6 +12,7 @@
 #include "ops/arith.h"
 #include "ops/layout.h"
 #include "ops/reduction.h"
+#include "ops/resize.h"
 #include "ops/tensor_factories.h"
 #include "passes/pipeline.h"
 #include "reference/reference_evaluator.h"

@@ -67,7 +67,10 @@ std::vector<size_t> vectorSpan(TensorView* tv) {
             collect(m->outer());
             collect(m->inner());
           },
-          [&](Split* s) { collect(s->in()); });
+          [&](Split* s) { collect(s->in()); },
+          // A resized copy (a producer replayed over its consumer's padded loop): its own
+          // axis, read where the vector stays inside it.
+          [&](Resize* r) { collect(r->in()); });
     }
   };
   if (IterDomain* axis = vectorAxis(copy)) collect(axis);

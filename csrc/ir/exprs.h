@@ -203,3 +203,6 @@ class PreprocessGroupedMatmulInputSf : public Expr {
 };
 
 }  // namespace mf
+
+// The resize ops' exprs (pad, slice, cat) live in their own header.
+#include "ir/resize_exprs.h"  // IWYU pragma: export

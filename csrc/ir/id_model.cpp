@@ -77,12 +77,14 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
   // same axis; each union can enable another, so repeat until nothing changes.
   std::vector<Split*> splits;
   std::vector<Merge*> merges;
+  std::vector<Resize*> resizes;
   std::unordered_set<Expr*> seen;
   for (IterDomain* id : ids_) {
     Expr* def = id->definition();
     if (def == nullptr || !seen.insert(def).second) continue;
     visitIdExpr(
-        def, [&](Split* s) { splits.push_back(s); }, [&](Merge* m) { merges.push_back(m); });
+        def, [&](Split* s) { splits.push_back(s); }, [&](Merge* m) { merges.push_back(m); },
+        [&](Resize* r) { resizes.push_back(r); });
   }
   if (forward_broadcast_merges)
     for (Merge* m : merges) {
@@ -107,6 +109,15 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
         Merge* b = merges[j];
         if (sets.find(a->outer()) == sets.find(b->outer()) &&
             sets.find(a->inner()) == sets.find(b->inner()))
+          changed |= sets.unite(a->out(), b->out());
+      }
+    // Equal widths on one axis give the same axis (a pad replayed onto its producer).
+    for (size_t i = 0; i < resizes.size(); ++i)
+      for (size_t j = i + 1; j < resizes.size(); ++j) {
+        Resize* a = resizes[i];
+        Resize* b = resizes[j];
+        if (sets.find(a->in()) == sets.find(b->in()) && sameFactor(a->left(), b->left()) &&
+            sameFactor(a->right(), b->right()))
           changed |= sets.unite(a->out(), b->out());
       }
   }

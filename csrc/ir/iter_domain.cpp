@@ -117,6 +117,33 @@ IterDomain* IterDomain::merge(IterDomain* outer, IterDomain* inner) {
   return out;
 }
 
+IterDomain* IterDomain::resize(IterDomain* in, Val* left, Val* right,
+                               std::optional<IterType> iter_type) {
+  for (auto [what, v] : {std::pair{"left", left}, std::pair{"right", right}}) {
+    MF_CHECK(v != nullptr, "resize of {}: the {} width is null", in->toString(), what);
+    MF_CHECK(v->fusion() == in->fusion(), "resize of {}: the {} width {} belongs to another fusion",
+             in->toString(), what, v->toString());
+    MF_CHECK(isIntegralType(v->dtype()), "resize of {}: the {} width must be an integer, got {}",
+             in->toString(), what, v->dtype());
+  }
+  MF_CHECK(!in->isReduction(), "resize of {}: a reduction axis cannot be resized", in->toString());
+  FusionGuard fg(in->fusion());
+  Val* extent = SimplifyingIrBuilder::add(SimplifyingIrBuilder::add(in->extent(), left), right);
+  IterType t = IterType::Symbolic;
+  if (iter_type) {
+    t = *iter_type;
+  } else if (std::optional<int64_t> e = extent->constInt()) {
+    MF_CHECK(*e >= 0, "resize of {}: widths {} and {} give a negative extent {}", in->toString(),
+             left->toInlineString(), right->toInlineString(), *e);
+    t = *e == 1 ? IterType::Broadcast : IterType::Iteration;
+  } else if (left->constInt() && right->constInt() && *left->constInt() + *right->constInt() > 1) {
+    t = IterType::Iteration;  // in >= 0, so out > 1
+  }
+  IterDomain* out = IterDomainBuilder(extent).iterType(t).build();
+  IrBuilder::create<Resize>(std::vector<Val*>{in, left, right}, std::vector<Val*>{out});
+  return out;
+}
+
 Split::Split(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs, bool inner_split)
     : Expr(f, ExprKind::Split, std::move(inputs), std::move(outputs)), inner_split_(inner_split) {}
 
@@ -131,6 +158,13 @@ Expr* Merge::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs)
   return IrBuilder::createIn<Merge>(f, std::move(ins), std::move(outs));
 }
 
+Resize::Resize(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs)
+    : Expr(f, ExprKind::Resize, std::move(inputs), std::move(outputs)) {}
+
+Expr* Resize::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs) const {
+  return IrBuilder::createIn<Resize>(f, std::move(ins), std::move(outs));
+}
+
 namespace detail {
 void unhandledIdExpr(const Expr* e) {
   MF_ASSERT(false, "unhandled IterDomain expr {}: {}", e == nullptr ? "(null)" : e->opName(),
@@ -143,7 +177,9 @@ bool runsAlong(IterDomain* id, IterDomain* target) {
   if (id->definition() == nullptr) return false;
   return visitIdExpr(
       id->definition(), [&](Split* s) { return s->inner() == id && runsAlong(s->in(), target); },
-      [&](Merge* m) { return runsAlong(m->inner(), target); });
+      [&](Merge* m) { return runsAlong(m->inner(), target); },
+      // Consecutive out indices are consecutive in indices, but the run may leave `in`.
+      [&](Resize*) { return false; });
 }
 
 }  // namespace mf

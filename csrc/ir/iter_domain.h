@@ -1,8 +1,9 @@
 //! IterDomain: one axis of a tensor (extent, iteration type, parallelization), the builder
-//! every IterDomain is made with, the Split and Merge exprs that derive new axes from old
-//! ones (so a schedule is plain IR), and visitIdExpr, the one dispatch over those exprs.
+//! every IterDomain is made with, the Split, Merge and Resize exprs that derive new axes from
+//! old ones (so a schedule is plain IR), and visitIdExpr, the one dispatch over those exprs.
 #pragma once
 
+#include <optional>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -80,6 +81,13 @@ class IterDomain : public Val {
   static std::pair<IterDomain*, IterDomain*> split(IterDomain* in, Val* factor, bool inner_split);
   //! One axis of extent outer * inner; outer's index varies slowest.
   static IterDomain* merge(IterDomain* outer, IterDomain* inner);
+  //! `in` widened by `left` elements before and `right` after (negative widths crop): out's
+  //! extent is in + left + right and out's index i is in's index i - left. Without
+  //! `iter_type`, out is Broadcast when its extent is the constant 1, Iteration when it is
+  //! another constant or both widths are constants summing to more than 1 (out > 1 then),
+  //! and Symbolic otherwise (concretization decides). `in` must not be a reduction axis.
+  static IterDomain* resize(IterDomain* in, Val* left, Val* right,
+                            std::optional<IterType> iter_type = std::nullopt);
 
   std::string toString() const override;
   std::string toInlineString() const override { return toString(); }
@@ -113,6 +121,21 @@ class Merge : public Expr {
   MF_DECLARE_EXPR(Merge)
   IterDomain* outer() const { return input(0)->as<IterDomain>(); }
   IterDomain* inner() const { return input(1)->as<IterDomain>(); }
+  IterDomain* out() const { return output(0)->as<IterDomain>(); }
+  std::string toString() const override;
+};
+
+//! in -> out: out is `in` widened by left() elements before it and right() after it (pad,
+//! slice and cat make these; negative widths crop). Inputs: {in, left, right}; outputs:
+//! {out}. Index math: in = out - left (backward), out = in + left (forward); an out index
+//! whose in index falls outside [0, in's extent) is padding.
+class Resize : public Expr {
+ public:
+  Resize(Fusion* fusion, std::vector<Val*> inputs, std::vector<Val*> outputs);
+  MF_DECLARE_EXPR(Resize)
+  IterDomain* in() const { return input(0)->as<IterDomain>(); }
+  Val* left() const { return input(1); }
+  Val* right() const { return input(2); }
   IterDomain* out() const { return output(0)->as<IterDomain>(); }
   std::string toString() const override;
 };

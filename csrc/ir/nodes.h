@@ -14,9 +14,11 @@
 // error at every place that must handle it.
 #define MF_FOR_ALL_ID_EXPRS(X) \
   X(Split)                     \
-  X(Merge)
+  X(Merge)                     \
+  X(Resize)
 
-// Fusion expressions: tensor and scalar math, and IterDomain transforms.
+// Fusion expressions: tensor and scalar math, the resize ops (ir/resize_exprs.h), and
+// IterDomain transforms.
 #define MF_FOR_ALL_FUSION_EXPRS(X)  \
   X(UnaryOp)                        \
   X(BinaryOp)                       \
@@ -25,6 +27,9 @@
   X(BroadcastOp)                    \
   X(ReductionOp)                    \
   X(PreprocessGroupedMatmulInputSf) \
+  X(PadOp)                          \
+  X(SliceOp)                        \
+  X(CatOp)                          \
   MF_FOR_ALL_ID_EXPRS(X)
 
 // Kernel IR (ir/kernel_ir.h), made by lowering only: an indexed tensor element, the

@@ -34,7 +34,9 @@ std::string readOfRuntimeFunctionOutputMessage(const Expr* e, const Expr* use) {
 
 OperandExtentRule operandExtentRule(const Expr* e) {
   OperandExtentRule rule;
-  if (e->isA<BroadcastOp>()) return rule;
+  // A pad's or slice's output axes are resized: no axis agrees with its input's by position.
+  // A cat's operands are its inputs padded to its extents: they align (ir/resize_exprs.h).
+  if (e->isA<BroadcastOp>() || e->isA<PadOp>() || e->isA<SliceOp>()) return rule;
   auto* out = e->output(0)->as<TensorView>();
   if (auto* layout = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(e)) {
     rule.aligned.push_back(layout->in()->as<TensorView>());

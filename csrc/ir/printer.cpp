@@ -140,6 +140,11 @@ std::string Merge::toString() const {
                      out()->toString());
 }
 
+std::string Resize::toString() const {
+  return fmt::format("Resize: {} by {} and {} -> {}", in()->toString(), operand(left()),
+                     operand(right()), out()->toString());
+}
+
 std::string UnaryOp::toString() const {
   return assignment(out(), unaryRhs(this));
 }

@@ -59,6 +59,11 @@ void replayExpr(Expr* e, IdToId& map, TypeOf&& typeOf) {
       [&](Merge* merge) {
         IrBuilder::createIn<Merge>(
             f, std::vector<Val*>{map.at(merge->outer()), map.at(merge->inner())}, std::move(outs));
+      },
+      [&](Resize* resize) {
+        IrBuilder::createIn<Resize>(
+            f, std::vector<Val*>{map.at(resize->in()), resize->left(), resize->right()},
+            std::move(outs));
       });
 }
 
@@ -75,7 +80,8 @@ void applyToFrontier(const Expr* e, std::vector<IterDomain*>& ids) {
       [&](const Merge* merge) {
         ids[pos(merge->outer())] = merge->out();
         ids.erase(ids.begin() + pos(merge->inner()));
-      });
+      },
+      [&](const Resize* resize) { ids[pos(resize->in())] = resize->out(); });
 }
 
 }  // namespace

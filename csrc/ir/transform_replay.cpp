@@ -87,6 +87,16 @@ int64_t TransformReplay::replay(TensorView* target, const TensorView* reference,
             // merge's output is the one input the target has.
             ids[m->out()] = (outer != ids.end() ? outer : inner)->second;
           }
+        },
+        [&](Resize* r) {
+          // The same widths on the target's axis: a producer replayed over its consumer's
+          // padded (or sliced) loop; lowering predicates its reads by its own extent.
+          auto in = ids.find(r->in());
+          if (in == ids.end()) return;
+          IterDomain* out =
+              IterDomain::resize(in->second, r->left(), r->right(), r->out()->iterType());
+          frontier.replace(in->second, {out});
+          ids[r->out()] = out;
         });
   }
 

@@ -172,7 +172,11 @@ void checkInt32(const Fusion& ir) {
     for (Expr* t : tv->domain()->allTransforms())
       visitIdExpr(
           t, [&](Split* split) { check(tv, split->factor(), "the split factor"); },
-          [](Merge*) {});  // a merge has no scalar operand
+          [](Merge*) {},  // a merge has no scalar operand
+          [&](Resize* resize) {
+            check(tv, resize->left(), "the resize width");
+            check(tv, resize->right(), "the resize width");
+          });
     int64_t numel = 1;
     bool constant = true;
     for (IterDomain* id : tv->getMaybeAllocationDomain()) {

@@ -52,7 +52,9 @@ Val* promotedExtent(IterDomain* id, const IdModel* model) {
           if (!isPromoted(s->in(), *model) || (id == s->inner()) == s->innerSplit())
             return id->extent();
           return SimplifyingIrBuilder::ceilDiv(promotedExtent(s->in(), model), s->factor());
-        });
+        },
+        // A resized axis runs over its own extent (a resize of a broadcast is no broadcast).
+        [&](Resize*) { return id->extent(); });
   if (!id->isBroadcast()) return id->extent();
   for (IterDomain* other : model->group(id, IdMappingMode::Permissive))
     if (!other->isBroadcast() && !other->isReduction() && other->definition() == nullptr)
@@ -83,6 +85,11 @@ IndexMap indexMapFromLoop(TensorView* tv, const std::vector<Val*>& loop_indices,
           Val* inner_extent = promotedExtent(m->inner(), model);
           idx[m->outer()] = SimplifyingIrBuilder::div(idx[m->out()], inner_extent);
           idx[m->inner()] = SimplifyingIrBuilder::mod(idx[m->out()], inner_extent);
+        },
+        [&](Resize* r) {
+          // A broadcast out axis (a slice to one element) has no loop: its index is 0.
+          Val* out = idx.count(r->out()) ? idx[r->out()] : constInt(0);
+          idx[r->in()] = SimplifyingIrBuilder::sub(out, r->left());
         });
   }
   return idx;
@@ -115,6 +122,10 @@ std::vector<Val*> indicesFromLogical(TensorView* tv, const std::vector<Val*>& lo
           if (!idx.count(m->outer()) || !idx.count(m->inner())) return;
           idx[m->out()] = SimplifyingIrBuilder::add(
               SimplifyingIrBuilder::mul(idx[m->outer()], m->inner()->extent()), idx[m->inner()]);
+        },
+        [&](Resize* r) {
+          if (!idx.count(r->in())) return;
+          idx[r->out()] = SimplifyingIrBuilder::add(idx[r->in()], r->left());
         });
   }
   std::vector<Val*> out;
@@ -132,7 +143,8 @@ namespace {
 Merge* mergeOf(IterDomain* id) {
   if (id->definition() == nullptr) return nullptr;
   return visitIdExpr(
-      id->definition(), [](Split*) -> Merge* { return nullptr; }, [](Merge* m) { return m; });
+      id->definition(), [](Split*) -> Merge* { return nullptr; }, [](Merge* m) { return m; },
+      [](Resize*) -> Merge* { return nullptr; });
 }
 
 }  // namespace

@@ -43,7 +43,8 @@ class DivisibleSplits {
                          ? nullptr
                          : visitIdExpr(
                                vector->definition(), [](Split* s) { return s; },
-                               [](Merge*) -> Split* { return nullptr; });
+                               [](Merge*) -> Split* { return nullptr; },
+                               [](Resize*) -> Split* { return nullptr; });
       if (!checked || vector->parallelType() != ParallelType::Vectorize || split == nullptr ||
           split->inner() != vector || !mergedFromLogical(out, split->in()))
         continue;
@@ -96,7 +97,9 @@ std::unordered_map<IterDomain*, bool> mayOverrun(TensorView* tv, const Divisible
           if (!over.count(m->out())) return;
           over[m->outer()] = over[m->out()];
           over[m->inner()] = false;
-        });
+        },
+        // in = out - left leaves [0, in's extent) wherever out is padding.
+        [&](Resize* r) { over[r->in()] = true; });
   }
   return over;
 }
@@ -127,7 +130,8 @@ std::pair<IterDomain*, Val*> hoistedBound(IterDomain* id, const IdModel& model,
           if (!splits.divisible(s) || inner == over.end() || inner->second) return nullptr;
           extent = SimplifyingIrBuilder::div(extent, s->factor());
           return s->outer();
-        });
+        },
+        [](Resize*) -> IterDomain* { return nullptr; });  // the check needs in's own index
     if (next == nullptr) break;
     id = next;
   }

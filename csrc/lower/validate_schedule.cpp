@@ -277,7 +277,11 @@ void checkScalarsBound(const Fusion& ir) {
     for (Expr* t : tv->domain()->allTransforms())
       visitIdExpr(
           t, [&](Split* split) { scalars.check(split->factor(), tv->toString()); },
-          [](Merge*) {});  // a merge has no scalar operand
+          [](Merge*) {},  // a merge has no scalar operand
+          [&](Resize* resize) {
+            scalars.check(resize->left(), tv->toString());
+            scalars.check(resize->right(), tv->toString());
+          });
   }
 }
 

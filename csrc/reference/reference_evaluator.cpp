@@ -14,6 +14,7 @@
 #include "ir/tensor_view.h"
 #include "reference/layout_reference.h"
 #include "reference/reduction_reference.h"
+#include "reference/resize_reference.h"
 #include "tensor/arguments.h"
 
 namespace mf {
@@ -116,6 +117,8 @@ class ReferenceRun {
   Tensor select(const Expr* e);
   Tensor evalLayout(const PreprocessGroupedMatmulInputSf* op);
   Tensor evalReduction(const ReductionOp* op);
+  // pad, slice and cat (reference/resize_reference.h), their widths evaluated here.
+  Tensor evalResize(const Expr* e);
 
   Fusion* fusion_;
   const ReferenceOptions& options_;
@@ -282,6 +285,45 @@ Tensor ReferenceRun::evalReduction(const ReductionOp* op) {
                             *op->init()->constValue());
 }
 
+Tensor ReferenceRun::evalResize(const Expr* e) {
+  auto integer = [&](Val* v) {
+    return ee_.evaluateInt(v, fmt::format("{}: {}", kWho, e->toString()));
+  };
+  if (auto* cat = dynamic_cast<const CatOp*>(e)) {
+    std::vector<const Tensor*> ins;
+    std::vector<int64_t> offsets, extents;
+    for (size_t k = 0; k < e->inputs().size(); ++k) {
+      ins.push_back(&valueOf(e->input(k), e));
+      offsets.push_back(integer(cat->offset(k)));
+      extents.push_back(integer(cat->extent(k)));
+    }
+    return referenceCat(ins, offsets, extents, cat->dim());
+  }
+  const Tensor& in = valueOf(e->input(0), e);
+  std::vector<int64_t> left, right;
+  ScalarValue value = int64_t{0};
+  if (auto* pad = dynamic_cast<const PadOp*>(e)) {
+    for (int64_t a = 0; a < in.dim(); ++a) {
+      auto [l, r] = pad->widths(static_cast<size_t>(a));
+      left.push_back(integer(l));
+      right.push_back(integer(r));
+    }
+    std::optional<ScalarValue> v = ee_.evaluate(pad->value());
+    MF_CHECK(v.has_value(), "{}: cannot evaluate the pad value {} of {}", kWho,
+             pad->value()->toInlineString(), e->toString());
+    value = *v;
+  } else {
+    auto* slice = e->as<SliceOp>();
+    for (int64_t a = 0; a < in.dim(); ++a) {
+      const int64_t start = integer(slice->start(static_cast<size_t>(a)));
+      const int64_t stop = integer(slice->stop(static_cast<size_t>(a)));
+      left.push_back(-start);
+      right.push_back(stop - in.sizes()[static_cast<size_t>(a)]);
+    }
+  }
+  return referenceResize(in, left, right, value);
+}
+
 void ReferenceRun::evaluate(Expr* e) {
   // Each case below computes the one output; a multi-output op adds its own outputs here.
   MF_CHECK(e->outputs().size() == 1,
@@ -333,6 +375,8 @@ void ReferenceRun::evaluate(Expr* e) {
     out = evalReduction(red);
   } else if (auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) {
     out = evalLayout(layout);
+  } else if (e->isA<PadOp>() || e->isA<SliceOp>() || e->isA<CatOp>()) {
+    out = evalResize(e);
   } else {
     MF_THROW("{}: {} is not supported by the CPU reference: {}", kWho, e->opName(), e->toString());
   }

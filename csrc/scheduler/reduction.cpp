@@ -134,7 +134,8 @@ bool endsInVector(TensorView* out, int64_t vect) {
   Split* split = last->definition() == nullptr ? nullptr
                                                : visitIdExpr(
                                                      last->definition(), [](Split* s) { return s; },
-                                                     [](Merge*) -> Split* { return nullptr; });
+                                                     [](Merge*) -> Split* { return nullptr; },
+                                                     [](Resize*) -> Split* { return nullptr; });
   if (split == nullptr || split->inner() != last || last->isReduction() || last->isBroadcast() ||
       last->extent()->constInt() != vect)
     return false;

@@ -189,7 +189,8 @@ TensorLayout layoutOf(TensorView* tv, ExpressionEvaluator& ee) {
                        ? nullptr
                        : visitIdExpr(
                              id->uses()[0], [](Split* s) { return s; },
-                             [](Merge*) -> Split* { return nullptr; });  // not looked through
+                             [](Merge*) -> Split* { return nullptr; },  // not looked through
+                             [](Resize*) -> Split* { return nullptr; });
     if (split != nullptr) {
       it = std::find(alloc.begin(), alloc.end(), split->inner());
       MF_CHECK(it != alloc.end() && it != alloc.begin() && *(it - 1) == split->outer(),

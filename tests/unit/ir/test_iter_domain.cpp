@@ -102,7 +102,8 @@ TEST(VisitIdExpr, CallsTheHandlerOfEachClass) {
   auto name = [](Expr* e) {
     return visitIdExpr(
         e, [](Split* s) { return "split of " + s->in()->toString(); },
-        [](Merge* m) { return "merge into " + m->out()->toString(); });
+        [](Merge* m) { return "merge into " + m->out()->toString(); },
+        [](Resize* r) { return "resize of " + r->in()->toString(); });
   };
   std::vector<Expr*> transforms = tv->domain()->allTransforms();
   ASSERT_EQ(transforms.size(), 2u);
@@ -111,7 +112,7 @@ TEST(VisitIdExpr, CallsTheHandlerOfEachClass) {
   const Expr* split = transforms[1];
   int64_t outputs = visitIdExpr(
       split, [](const Split* s) { return static_cast<int64_t>(s->outputs().size()); },
-      [](const Merge*) { return int64_t{1}; });
+      [](const Merge*) { return int64_t{1}; }, [](const Resize*) { return int64_t{1}; });
   EXPECT_EQ(outputs, 2);
 }
 
@@ -126,14 +127,14 @@ TEST(VisitIdExpr, OtherExprIsAnInternalError) {
   EXPECT_THAT(
       [&] {
         visitIdExpr(
-            add, [](Split*) {}, [](Merge*) {});
+            add, [](Split*) {}, [](Merge*) {}, [](Resize*) {});
       },
       ThrowsMessage<InternalError>(
           AllOf(HasSubstr("unhandled IterDomain expr BinaryOp"), HasSubstr("i2 = i1 + i0"))));
   EXPECT_THAT(
       [&] {
         visitIdExpr(
-            static_cast<Expr*>(nullptr), [](Split*) {}, [](Merge*) {});
+            static_cast<Expr*>(nullptr), [](Split*) {}, [](Merge*) {}, [](Resize*) {});
       },
       ThrowsMessage<InternalError>(HasSubstr("unhandled IterDomain expr (null)")));
 }
