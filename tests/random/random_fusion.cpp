@@ -9,16 +9,23 @@
 #include <random>
 #include <set>
 
-// The shape ops (ops/shape.h, ops/resize.h) and dynamic transforms (ir/dynamic_transform.h),
-// when this build has them: RandomFusionOptions::shape_ops draws them.
-#if __has_include("ops/shape.h") && __has_include("ops/resize.h")
-#define MF_RANDOM_SHAPE_OPS 1
-#include "ops/resize.h"
+// The shape ops, when this build has them: RandomFusionOptions::shape_ops draws the view ops
+// (ops/shape.h: reshape, squeeze, expand, permute) and the resize ops (ops/resize.h: pad,
+// slice, cat) it has, and dynamic expands with ir/dynamic_transform.h.
+#if __has_include("ops/shape.h")
+#define MF_RANDOM_VIEW_OPS 1
 #include "ops/shape.h"
 #else
-#define MF_RANDOM_SHAPE_OPS 0
+#define MF_RANDOM_VIEW_OPS 0
 #endif
-#if MF_RANDOM_SHAPE_OPS && __has_include("ir/dynamic_transform.h")
+#if __has_include("ops/resize.h")
+#define MF_RANDOM_RESIZE_OPS 1
+#include "ops/resize.h"
+#else
+#define MF_RANDOM_RESIZE_OPS 0
+#endif
+#define MF_RANDOM_SHAPE_OPS (MF_RANDOM_VIEW_OPS || MF_RANDOM_RESIZE_OPS)
+#if MF_RANDOM_VIEW_OPS && __has_include("ir/dynamic_transform.h")
 #define MF_RANDOM_DYNAMIC_SHAPES 1
 #else
 #define MF_RANDOM_DYNAMIC_SHAPES 0
@@ -423,6 +430,7 @@ std::vector<int64_t> Generator::randomReshape(const std::vector<int64_t>& sizes)
   return to;
 }
 
+#if MF_RANDOM_VIEW_OPS
 // expand of some broadcast axes of `a` to the fusion's extents (the other axes kept: -1).
 bool Generator::tryExpand(Value& a) {
   const std::vector<IterDomain*> logical = TensorDomain::noReductions(a.tv->getLogicalDomain());
@@ -448,6 +456,11 @@ bool Generator::tryExpand(Value& a) {
   pool_.push_back({expand(a.tv, sizes), a.exact});
   return true;
 }
+#else
+bool Generator::tryExpand(Value&) {
+  return false;
+}
+#endif
 #endif
 
 // A round trip through shape ops that gives a value of the fusion's shape again: `a`'s
@@ -474,6 +487,9 @@ bool Generator::tryShapeOp(Value& a) {
   const int64_t r = static_cast<int64_t>(s.size());
   if (r == 0) return false;
   const int64_t kind = pick(5), ax = pick(r), n = s[ax];
+  // A build without one family of ops draws the other only.
+  if ((!MF_RANDOM_VIEW_OPS && (kind < 2 || !dims.empty())) || (!MF_RANDOM_RESIZE_OPS && kind >= 2))
+    return false;
   std::vector<int64_t> to, perm(r);
   std::iota(perm.begin(), perm.end(), 0);
   if (kind == 0) {
@@ -495,9 +511,14 @@ bool Generator::tryShapeOp(Value& a) {
   std::vector<int64_t> starts(r, 0), stops = s;
   const DataType dtype = a.tv->dtype();
 
+#if MF_RANDOM_VIEW_OPS
   TensorView* t = dims.empty() ? a.tv : squeeze(a.tv, dims);
+#else
+  TensorView* t = a.tv;
+#endif
   TensorView* back = nullptr;
   switch (kind) {
+#if MF_RANDOM_VIEW_OPS
     case 0: {
       TensorView* f = reshape(t, s, to);
       maybeOutput(f);
@@ -512,6 +533,8 @@ bool Generator::tryShapeOp(Value& a) {
       back = permute(midOp(f), inverse);
       break;
     }
+#endif
+#if MF_RANDOM_RESIZE_OPS
     case 2: {
       const int64_t left = pick(4), right = left == 0 ? 1 + pick(3) : pick(4);
       TensorView* f = pad(t, widths(left, right), padValue(dtype));
@@ -524,7 +547,8 @@ bool Generator::tryShapeOp(Value& a) {
     case 3: {
       // Crop (to empty when left + right == n: the pad back is all pad value), pad back.
       const int64_t left = pick(std::min<int64_t>(n, 2) + 1);
-      const int64_t right = pick(std::min<int64_t>(n - left, 2) + 1);
+      int64_t right = pick(std::min<int64_t>(n - left, 2) + 1);
+      if (left + right == 0 && n > 0) right = 1;
       TensorView* f = nullptr;
       if (chance(50)) {
         f = pad(t, widths(-left, -right));
@@ -537,7 +561,7 @@ bool Generator::tryShapeOp(Value& a) {
       back = pad(midOp(f), widths(left, right), padValue(dtype));
       break;
     }
-    default: {
+    case 4: {
       // Two or three parts, empty where the cuts coincide.
       const int64_t k1 = pick(n + 1), k2 = k1 + pick(n - k1 + 1);
       std::vector<int64_t> cuts = {0, k1};
@@ -553,6 +577,7 @@ bool Generator::tryShapeOp(Value& a) {
       maybeOutput(back);
       break;
     }
+#endif
   }
   if (!dims.empty()) back = broadcast(back, bcast);
   pool_.push_back({back, a.exact});
@@ -688,7 +713,7 @@ std::vector<uint64_t> seedRange(uint64_t first, uint64_t count) {
 }
 
 bool randomShapeOpsAvailable() {
-  return MF_RANDOM_SHAPE_OPS;
+  return MF_RANDOM_VIEW_OPS && MF_RANDOM_RESIZE_OPS;
 }
 
 bool closeToReference(double got, double ref, DataType dtype, double slack) {
