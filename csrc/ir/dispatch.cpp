@@ -2,6 +2,7 @@
 
 #include "ir/exprs.h"
 #include "ir/kernel_ir.h"
+#include "ir/shape_exprs.h"
 #include "ir/tensor_view.h"
 
 namespace mf {

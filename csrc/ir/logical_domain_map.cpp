@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/exprs.h"
+#include "ir/shape_exprs.h"
 
 namespace mf {
 PairwiseLogicalDomainMap::PairwiseLogicalDomainMap(const TensorView* producer,
@@ -20,7 +21,15 @@ std::vector<std::pair<IterDomain*, IterDomain*>> PairwiseLogicalDomainMap::pairs
       layout != nullptr && layout->in() != producer_)
     return {};  // the offsets are read whole; none of their axes is a loop of the output
   std::vector<IterDomain*> p_ids = TensorDomain::noReductions(producer_->getLogicalDomain());
-  // Positional onto the consumer's root: a ReductionOp maps each input axis to the output axis
+  if (auto* sq = dynamic_cast<SqueezeOp*>(def)) {
+    // The squeezed producer axes have no image; the rest map in order.
+    std::vector<IterDomain*> kept;
+    for (size_t i = 0; i < p_ids.size(); ++i)
+      if (!sq->isSqueezeDims().at(i)) kept.push_back(p_ids[i]);
+    p_ids = std::move(kept);
+  }
+  // Positional onto the consumer's root (a reshape's and a permute's root is a copy of the
+  // producer's logical domain): a ReductionOp maps each input axis to the output axis
   // at its position, Reduction axes included; after rFactor the rfactor tensor's root is a
   // copy of the input's logical domain and the final reduction's root lists the rfactor
   // tensor's non-reduction logical axes in order, so the rule holds for both halves.

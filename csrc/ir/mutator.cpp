@@ -4,6 +4,7 @@
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
+#include "ir/shape_exprs.h"
 #include "ir/tensor_view.h"
 #include "ir/traversal.h"
 

@@ -30,6 +30,9 @@
   X(PadOp)                          \
   X(SliceOp)                        \
   X(CatOp)                          \
+  X(ViewOp)                         \
+  X(SqueezeOp)                      \
+  X(ExpandOp)                       \
   MF_FOR_ALL_ID_EXPRS(X)
 
 // Kernel IR (ir/kernel_ir.h), made by lowering only: an indexed tensor element, the

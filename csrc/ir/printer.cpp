@@ -156,6 +156,14 @@ std::string TernaryOp::toString() const {
 }
 std::string LoadStoreOp::toString() const {
   const char* name = op_ == LoadStoreOpType::SegmentSet ? "segment_set" : "set";
+  if (const TensorDomain* td = out()->as<TensorView>()->domain(); td->hasRoot()) {
+    std::string order;  // a permute (ops/shape.h): logical axis i is root axis order[i]
+    for (IterDomain* id : td->logical())
+      order +=
+          fmt::format("{}{}", order.empty() ? "" : ", ",
+                      std::find(td->root().begin(), td->root().end(), id) - td->root().begin());
+    return assignment(out(), fmt::format("permute({}, {{{}}})", operand(in()), order));
+  }
   return assignment(out(), fmt::format("{}({})", name, operand(in())));
 }
 

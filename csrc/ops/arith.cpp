@@ -35,7 +35,9 @@ TensorView* newPointwiseOutput(std::string_view op, const std::vector<Val*>& ope
     for (TensorView* tv : tvs) {
       IterDomain* id = logicalNoReductions(tv)[i];
       if (id->isBroadcast()) continue;
-      if (pick == nullptr) {
+      // An Iteration axis wins over a Symbolic one (nvFuser): the consumer of a dynamic
+      // reshape and a concrete tensor is concrete.
+      if (pick == nullptr || (pick->isSymbolic() && !id->isSymbolic())) {
         pick = id;
         continue;
       }

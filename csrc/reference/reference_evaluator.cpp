@@ -2,6 +2,7 @@
 
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <unordered_map>
@@ -11,10 +12,12 @@
 #include "ir/fusion.h"
 #include "ir/logical_domain_map.h"
 #include "ir/scalar_ops.h"
+#include "ir/shape_exprs.h"
 #include "ir/tensor_view.h"
 #include "reference/layout_reference.h"
 #include "reference/reduction_reference.h"
 #include "reference/resize_reference.h"
+#include "reference/shape_reference.h"
 #include "tensor/arguments.h"
 
 namespace mf {
@@ -119,6 +122,11 @@ class ReferenceRun {
   Tensor evalReduction(const ReductionOp* op);
   // pad, slice and cat (reference/resize_reference.h), their widths evaluated here.
   Tensor evalResize(const Expr* e);
+  // The shape ops (reference/shape_reference.h), sizes from the IR's extents.
+  Tensor evalView(const ViewOp* op);
+  Tensor evalPermute(const LoadStoreOp* op);
+  Tensor evalExpand(const ExpandOp* op);
+  int64_t evaluateSize(Val* v, const Expr* e);
 
   Fusion* fusion_;
   const ReferenceOptions& options_;
@@ -324,6 +332,53 @@ Tensor ReferenceRun::evalResize(const Expr* e) {
   return referenceResize(in, left, right, value);
 }
 
+int64_t ReferenceRun::evaluateSize(Val* v, const Expr* e) {
+  std::optional<ScalarValue> s = ee_.evaluate(v);
+  MF_CHECK(
+      s.has_value(),
+      "{}: cannot evaluate the size {} of {}: it depends on a value that is not a fusion input",
+      kWho, v->toInlineString(), e->toString());
+  return asInt(*s);
+}
+
+Tensor ReferenceRun::evalView(const ViewOp* op) {
+  std::vector<int64_t> sizes;
+  for (IterDomain* id : op->out()->as<TensorView>()->getLogicalDomain()) {
+    int64_t s = evaluateSize(id->extent(), op);
+    MF_CHECK(s != -1 || !op->isDynamic(),
+             "Values of -1 passed to reshape must be constant at definition: {}: the size {} "
+             "evaluates to -1",
+             op->toString(), id->extent()->toInlineString());
+    MF_CHECK(s >= 0, "{}: {}: the size {} evaluates to {}", kWho, op->toString(),
+             id->extent()->toInlineString(), s);
+    sizes.push_back(s);
+  }
+  return referenceReshape(valueOf(op->in(), op), sizes, op->toString());
+}
+
+Tensor ReferenceRun::evalPermute(const LoadStoreOp* op) {
+  const TensorDomain* td = op->out()->as<TensorView>()->domain();
+  std::vector<int64_t> new2old;
+  for (IterDomain* id : td->logical()) {
+    auto it = std::find(td->root().begin(), td->root().end(), id);
+    MF_ASSERT(it != td->root().end(), "{}: logical axis {} is not a root axis", op->toString(),
+              id->toString());
+    new2old.push_back(it - td->root().begin());
+  }
+  return referencePermute(valueOf(op->in(), op), new2old);
+}
+
+Tensor ReferenceRun::evalExpand(const ExpandOp* op) {
+  std::vector<int64_t> sizes;
+  std::vector<bool> expandable;
+  const auto in_ids = TensorDomain::noReductions(op->in()->as<TensorView>()->getLogicalDomain());
+  for (size_t i = 0; i < in_ids.size(); ++i) {
+    sizes.push_back(evaluateSize(op->expandedSizes().at(i), op));
+    expandable.push_back(in_ids[i]->isBroadcast());
+  }
+  return referenceExpand(valueOf(op->in(), op), sizes, expandable, op->toString());
+}
+
 void ReferenceRun::evaluate(Expr* e) {
   // Each case below computes the one output; a multi-output op adds its own outputs here.
   MF_CHECK(e->outputs().size() == 1,
@@ -351,6 +406,8 @@ void ReferenceRun::evaluate(Expr* e) {
     const TernaryOpType type = t->opType();
     out = pointwise(
         e, [&](const ScalarValue* v) { return evalTernary(type, dtype, v[0], v[1], v[2]); });
+  } else if (isPermute(e)) {
+    out = evalPermute(e->as<LoadStoreOp>());
   } else if (e->isA<LoadStoreOp>()) {
     std::vector<int64_t> sizes;
     std::vector<Operand> operands = alignOperands(e, sizes);
@@ -377,6 +434,12 @@ void ReferenceRun::evaluate(Expr* e) {
     out = evalLayout(layout);
   } else if (e->isA<PadOp>() || e->isA<SliceOp>() || e->isA<CatOp>()) {
     out = evalResize(e);
+  } else if (auto* view = dynamic_cast<ViewOp*>(e)) {
+    out = evalView(view);
+  } else if (auto* sq = dynamic_cast<SqueezeOp*>(e)) {
+    out = referenceSqueeze(valueOf(sq->in(), e), sq->isSqueezeDims(), e->toString());
+  } else if (auto* ex = dynamic_cast<ExpandOp*>(e)) {
+    out = evalExpand(ex);
   } else {
     MF_THROW("{}: {} is not supported by the CPU reference: {}", kWho, e->opName(), e->toString());
   }
