@@ -6,6 +6,7 @@
 
 #include "ir/block_scaling_factor_layout.h"
 #include "ir/exprs.h"
+#include "ir/shape_exprs.h"
 #include "ir/tensor_view.h"
 
 namespace mf {
@@ -34,9 +35,13 @@ std::string readOfRuntimeFunctionOutputMessage(const Expr* e, const Expr* use) {
 
 OperandExtentRule operandExtentRule(const Expr* e) {
   OperandExtentRule rule;
+  // A broadcast and the shape ops (reshape, squeeze, expand, permute) relate their extents
+  // through their IR (root/logical transforms, flags): nothing is compared position by position.
   // A pad's or slice's output axes are resized: no axis agrees with its input's by position.
   // A cat's operands are its inputs padded to its extents: they align (ir/resize_exprs.h).
-  if (e->isA<BroadcastOp>() || e->isA<PadOp>() || e->isA<SliceOp>()) return rule;
+  if (e->isA<BroadcastOp>() || e->isA<ViewOp>() || e->isA<SqueezeOp>() || e->isA<ExpandOp>() ||
+      isPermute(e) || e->isA<PadOp>() || e->isA<SliceOp>())
+    return rule;
   auto* out = e->output(0)->as<TensorView>();
   if (auto* layout = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(e)) {
     rule.aligned.push_back(layout->in()->as<TensorView>());

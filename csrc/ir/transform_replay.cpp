@@ -5,15 +5,16 @@
 #include <unordered_set>
 
 #include "ir/fusion.h"
+#include "ir/shape_exprs.h"
 
 namespace mf {
 namespace {
 
-// The Split/Merge exprs between `tv`'s logical domain and its first `pos` loop axes, producers
-// first.
-std::vector<Expr*> loopTransforms(const TensorView* tv, int64_t pos) {
-  const auto& logical = tv->getLogicalDomain();
-  std::unordered_set<IterDomain*> stop(logical.begin(), logical.end());
+// The Split/Merge exprs between `from` (tv's logical or root domain) and its first `pos` loop
+// axes, producers first.
+std::vector<Expr*> loopTransforms(const TensorView* tv, int64_t pos,
+                                  const std::vector<IterDomain*>& from) {
+  std::unordered_set<IterDomain*> stop(from.begin(), from.end());
   std::unordered_set<Expr*> seen;
   std::vector<Expr*> order;
   std::function<void(IterDomain*)> visit = [&](IterDomain* id) {
@@ -63,7 +64,16 @@ int64_t TransformReplay::replay(TensorView* target, const TensorView* reference,
   FusionGuard fg(target->fusion());
   IdMap ids = reference_to_target;
   Frontier frontier(target->getLogicalDomain());
-  for (Expr* e : loopTransforms(reference, pos)) {
+  // A reshape's output replayed onto its producer (the map's keys are its root axes): the
+  // root -> logical splits and merges first, so the producer's loop covers the reshaped
+  // index space. Other root domains (rfactor tensors) replay their loop from logical only.
+  const bool through_view =
+      reference->definition() != nullptr && reference->definition()->isA<ViewOp>() &&
+      std::any_of(reference->getMaybeRootDomain().begin(), reference->getMaybeRootDomain().end(),
+                  [&](IterDomain* id) { return reference_to_target.count(id) > 0; });
+  const std::vector<IterDomain*>& from =
+      through_view ? reference->getMaybeRootDomain() : reference->getLogicalDomain();
+  for (Expr* e : loopTransforms(reference, pos, from)) {
     visitIdExpr(
         e,
         [&](Split* s) {

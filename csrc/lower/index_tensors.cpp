@@ -7,6 +7,7 @@
 #include "ir/id_model.h"
 #include "ir/logical_domain_map.h"
 #include "ir/op_traits.h"
+#include "ir/shape_exprs.h"
 #include "lower/index_compute.h"
 #include "lower/nan_bits.h"
 #include "lower/passes.h"
@@ -204,6 +205,12 @@ Expr* lowerLayoutOp(Fusion& ir, PreprocessGroupedMatmulInputSf* layout,
       "mf_preprocessGroupedMatmulInputSf", RuntimeCall::Params{});
 }
 
+// A reshape, squeeze or expand moves one element per index: a copy once indexed (the
+// relation between the two index spaces is in the indices).
+bool isShapeCopy(const Expr* e) {
+  return e->isA<ViewOp>() || e->isA<SqueezeOp>() || e->isA<ExpandOp>();
+}
+
 }  // namespace
 
 void indexTensors(Kernel& kernel) {
@@ -267,7 +274,8 @@ void indexTensors(Kernel& kernel) {
       lowered =
           across != ParallelType::Serial
               ? lowerCrossThreadReduction(ir, red, across, grid, ins[0], outs[0]->as<TensorIndex>())
-              : e->newObject(&ir, ins, outs);
+          : isShapeCopy(e) ? IrBuilder::createIn<LoadStoreOp>(&ir, std::vector<Val*>{ins[0]}, outs)
+                           : e->newObject(&ir, ins, outs);
     }
     for (size_t i = 0; i < lowered->outputs().size(); ++i) {
       auto* ti = lowered->output(i)->as<TensorIndex>();

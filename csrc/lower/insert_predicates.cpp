@@ -128,7 +128,10 @@ std::pair<IterDomain*, Val*> hoistedBound(IterDomain* id, const IdModel& model,
         [&](Split* s) -> IterDomain* {
           auto inner = over.find(s->inner());
           if (!splits.divisible(s) || inner == over.end() || inner->second) return nullptr;
-          extent = SimplifyingIrBuilder::div(extent, s->factor());
+          // The inner extent divides: the factor of an inner split, the rest of an outer one
+          // (a reshape's splits are outer splits by the output size).
+          extent = SimplifyingIrBuilder::div(extent,
+                                             s->innerSplit() ? s->factor() : s->inner()->extent());
           return s->outer();
         },
         [](Resize*) -> IterDomain* { return nullptr; });  // the check needs in's own index

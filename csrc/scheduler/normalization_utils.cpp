@@ -7,6 +7,7 @@
 #include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "ir/id_model.h"
+#include "ir/shape_exprs.h"
 
 namespace mf {
 namespace {
@@ -30,8 +31,9 @@ std::unordered_set<const Val*> upstreamOfReductions(const std::vector<Expr*>& ex
 }
 
 bool isSupportedExpr(const Expr* e) {
-  return e->isA<UnaryOp>() || e->isA<BinaryOp>() || e->isA<TernaryOp>() || e->isA<LoadStoreOp>() ||
-         e->isA<BroadcastOp>() || e->isA<ReductionOp>();
+  // Not the shape ops (reshape, squeeze, expand, permute): this schedule does not replay them.
+  return e->isA<UnaryOp>() || e->isA<BinaryOp>() || e->isA<TernaryOp>() ||
+         (e->isA<LoadStoreOp>() && !isPermute(e)) || e->isA<BroadcastOp>() || e->isA<ReductionOp>();
 }
 
 }  // namespace

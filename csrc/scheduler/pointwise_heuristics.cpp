@@ -150,9 +150,12 @@ bool PointWiseScheduler::canScheduleCompileTime(Fusion* fusion) {
         return reject(
             fmt::format("no support for reduction ops: {} has a reduction axis", tv->toString()));
   if (std::optional<std::string> why = commonScheduleRejectReason(fusion)) return reject(*why);
+  if (std::optional<std::string> why = symbolicAxisRejectReason(fusion)) return reject(*why);
   PointwiseDomainMap map(fusion);
   std::string why_not;
-  if (findReferenceTensor(fusion, map, &why_not) == nullptr) return reject(why_not);
+  TensorView* reference = findReferenceTensor(fusion, map, &why_not);
+  if (reference == nullptr) return reject(why_not);
+  if (std::optional<std::string> why = shapeOpsRejectReason(fusion, reference)) return reject(*why);
   return true;
 }
 

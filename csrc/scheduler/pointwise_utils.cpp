@@ -4,13 +4,39 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "ir/op_traits.h"
+#include "ir/shape_exprs.h"
+#include "scheduler/tools/transform_propagator.h"
 
 namespace mf {
 namespace {
+
+// Whether `id` is derived from `source` through the splits and merges above `root`.
+bool dependsOn(IterDomain* id, IterDomain* source, const std::vector<IterDomain*>& root) {
+  if (id == source) return true;
+  if (std::find(root.begin(), root.end(), id) != root.end() || id->definition() == nullptr)
+    return false;
+  for (Val* v : id->definition()->inputs())
+    if (auto* in = dynamic_cast<IterDomain*>(v); in && dependsOn(in, source, root)) return true;
+  return false;
+}
+
+// The first shape op (reshape, squeeze, expand, permute) `v` is computed from through
+// pointwise ops and broadcasts, or null.
+const Expr* shapeOpAbove(const Val* v, std::unordered_set<const Val*>& seen) {
+  const Expr* def = v->definition();
+  if (def == nullptr || !seen.insert(v).second) return nullptr;
+  if (def->isA<ViewOp>() || def->isA<SqueezeOp>() || def->isA<ExpandOp>() || isPermute(def))
+    return def;
+  for (Val* in : def->inputs())
+    if (in->kind() == ValKind::TensorView)
+      if (const Expr* shape = shapeOpAbove(in, seen)) return shape;
+  return nullptr;
+}
 
 int64_t concreteAxes(const TensorView* tv) {
   const std::vector<IterDomain*> ids = TensorDomain::noReductions(tv->getLogicalDomain());
@@ -29,12 +55,44 @@ PointwiseDomainMap::PointwiseDomainMap(Fusion* fusion) : model_(*fusion) {
       add(tv);
   for (Val* v : fusion->outputs())
     if (auto* tv = dynamic_cast<TensorView*>(v)) add(tv);
+  for (TensorView* tv : fusion->allTvs())
+    if (tv->definition() != nullptr && tv->definition()->isA<ViewOp>()) views_.push_back(tv);
+}
+
+std::vector<IterDomain*> PointwiseDomainMap::coveredThroughViews(
+    std::vector<IterDomain*> have) const {
+  auto covered = [&](IterDomain* id) {
+    return std::any_of(have.begin(), have.end(), [&](IterDomain* h) { return areMapped(h, id); });
+  };
+  // A root axis of a reshape is covered when every concrete logical axis derived from it is:
+  // a schedule of the reshape's output replays onto its producer (chains repeat the step).
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const TensorView* view : views_) {
+      const TensorDomain* td = view->domain();
+      for (IterDomain* r : td->root()) {
+        if (r->isBroadcast() || covered(r)) continue;
+        bool all = true, any = false;
+        for (IterDomain* l : td->logical()) {
+          if (l->isBroadcast() || !dependsOn(l, r, td->root())) continue;
+          any = true;
+          all = all && covered(l);
+        }
+        if (any && all) {
+          have.push_back(r);
+          changed = true;
+        }
+      }
+    }
+  }
+  return have;
 }
 
 bool PointwiseDomainMap::covers(const TensorView* tv, std::string* missing) const {
   std::vector<IterDomain*> have;
   for (IterDomain* id : TensorDomain::noReductions(tv->getLogicalDomain()))
     if (!id->isBroadcast()) have.push_back(id);
+  have = coveredThroughViews(std::move(have));
   for (const TensorView* other : inputs_outputs_)
     for (IterDomain* id : TensorDomain::noReductions(other->getLogicalDomain())) {
       if (id->isBroadcast() ||
@@ -69,6 +127,68 @@ TensorView* findReferenceTensor(Fusion* fusion, const PointwiseDomainMap& map,
     *why_not =
         fmt::format("no output covers every input and output axis ({})", fmt::join(lacks, "; "));
   return best;
+}
+
+std::optional<std::string> symbolicAxisRejectReason(Fusion* fusion) {
+  for (TensorView* tv : fusion->allTvs())
+    for (IterDomain* id : tv->getLogicalDomain())
+      if (id->isSymbolic())
+        return fmt::format(
+            "{} has the Symbolic axis {} (a dynamic reshape or expand): concretize the fusion "
+            "first",
+            tv->toString(), id->toString());
+  return std::nullopt;
+}
+
+std::optional<std::string> shapeOpsRejectReason(Fusion* fusion, TensorView* reference) {
+  const std::vector<TensorView*> tvs = fusion->allTvs();
+  std::vector<TensorView*> views;
+  for (TensorView* tv : tvs) {
+    Expr* def = tv->definition();
+    if (def == nullptr) continue;
+    if ((def->isA<ViewOp>() || isPermute(def)) && tv->domain()->hasAllocation())
+      return fmt::format("`{}`: the output of a reshape or permute has an allocation domain",
+                         def->toString());
+    if (!def->isA<ViewOp>()) continue;
+    views.push_back(tv);
+    auto* in = def->input(0)->as<TensorView>();
+    if (in->uses().size() > 1)
+      return fmt::format(
+          "{} is read by the reshape `{}` and by {} other expr(s); a pointwise schedule has one "
+          "loop nest per element of the reshaped index space",
+          in->toString(), def->toString(), in->uses().size() - 1);
+  }
+  // A broadcast the scheduler cannot move up to an input (it follows a shape op) is a new
+  // axis in the middle of the fusion, which a replay onto its producer cannot reproduce.
+  for (Expr* e : fusion->exprs()) {
+    auto* bcast = dynamic_cast<BroadcastOp*>(e);
+    if (bcast == nullptr) continue;
+    std::unordered_set<const Val*> seen;
+    if (const Expr* shape = shapeOpAbove(bcast->in(), seen))
+      return fmt::format(
+          "the broadcast `{}` follows the shape op `{}`; a broadcast axis inserted after a "
+          "reshape, squeeze, expand or permute is not scheduled in one kernel",
+          e->toString(), shape->toString());
+  }
+  if (views.empty()) return std::nullopt;
+  const auto parents = propagationParents(reference);
+  for (TensorView* tv : tvs) {
+    if (parents.count(tv)) continue;
+    return fmt::format(
+        "the reference {} does not reach {} except through a reshape's producer (the reference "
+        "is upstream of a reshape); transforms are replayed from a reshape onto its producer "
+        "only",
+        reference->toString(), tv->toString());
+  }
+  for (TensorView* view : views) {
+    auto* in = view->definition()->input(0)->as<TensorView>();
+    if (in->isFusionInput() || parents.at(in) == view) continue;
+    return fmt::format(
+        "the reference {} reaches {} other than through the reshape `{}` it feeds; its loop would "
+        "not follow the reshape",
+        reference->toString(), in->toString(), view->definition()->toString());
+  }
+  return std::nullopt;
 }
 
 }  // namespace mf

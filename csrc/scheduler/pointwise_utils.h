@@ -8,6 +8,7 @@
 //! one broadcast concretized to two different axes leaves them distinct.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,13 +31,19 @@ class PointwiseDomainMap {
   //! the layout op's offsets (read by index, not per element). Deduplicated, inputs first.
   const std::vector<TensorView*>& inputsAndOutputs() const { return inputs_outputs_; }
   //! True when every concrete axis of inputsAndOutputs() maps to a concrete logical axis
-  //! of `tv`; otherwise `missing` (if given) gets the first axis it lacks, e.g.
-  //! `iS2{i1} of T1`.
+  //! of `tv` (or to a reshape's root axis whose derived axes do: coveredThroughViews); otherwise
+  //! `missing` (if given) gets the first axis it lacks, e.g. `iS2{i1} of T1`.
   bool covers(const TensorView* tv, std::string* missing = nullptr) const;
+
+  //! `have` and the root axes of the fusion's reshapes whose derived logical axes `have`
+  //! covers (transitively): what a schedule of a tensor with the axes `have` reaches through
+  //! replay onto the reshapes' producers.
+  std::vector<IterDomain*> coveredThroughViews(std::vector<IterDomain*> have) const;
 
  private:
   IdModel model_;
   std::vector<TensorView*> inputs_outputs_;
+  std::vector<TensorView*> views_;  // the outputs of ViewOps
 };
 
 //! The output a pointwise schedule starts from: one whose logical domain covers every axis
@@ -45,5 +52,20 @@ class PointwiseDomainMap {
 //! covers; then `why_not` (if given) says what each output lacks.
 TensorView* findReferenceTensor(Fusion* fusion, const PointwiseDomainMap& map,
                                 std::string* why_not = nullptr);
+
+//! Why the pointwise schedule built around `reference` cannot take the fusion's shape ops
+//! (docs/shape_ops.md), or nullopt. It replays the reference's schedule onto a reshape's
+//! producer through the reshape (root -> logical, then the loop), never from a producer onto
+//! a reshape, so it refuses: a tensor a reshape
+//! reads that another expr reads too (two index spaces for one loop); a tensor the
+//! propagation reaches other than from its reshape, or not at all (the reference upstream of a
+//! reshape); a reshape or permute output with an allocation domain; a broadcast computed from
+//! a shape op (moveBroadcastsToInputs cannot lift it to an input, and a replay onto its
+//! producer cannot reproduce the new axis: a reshape to size-1 axes followed by more ops).
+std::optional<std::string> shapeOpsRejectReason(Fusion* fusion, TensorView* reference);
+
+//! The first Symbolic axis of the fusion (a dynamic reshape or expand not concretized), as a
+//! reason to refuse: no scheduler takes one.
+std::optional<std::string> symbolicAxisRejectReason(Fusion* fusion);
 
 }  // namespace mf

@@ -8,6 +8,7 @@
 #include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "ir/id_model.h"
+#include "ir/shape_exprs.h"
 #include "ir/traversal.h"
 #include "scheduler/tools/transform_propagator.h"
 
@@ -15,8 +16,9 @@ namespace mf {
 namespace {
 
 bool isPointwiseOrBroadcast(const Expr* e) {
-  return e->isA<UnaryOp>() || e->isA<BinaryOp>() || e->isA<TernaryOp>() || e->isA<LoadStoreOp>() ||
-         e->isA<BroadcastOp>();
+  // Not the shape ops (reshape, squeeze, expand, permute): this schedule does not replay them.
+  return e->isA<UnaryOp>() || e->isA<BinaryOp>() || e->isA<TernaryOp>() ||
+         (e->isA<LoadStoreOp>() && !isPermute(e)) || e->isA<BroadcastOp>();
 }
 
 // The logical positions of `red`'s reduction axes.

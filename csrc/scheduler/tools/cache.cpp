@@ -7,6 +7,7 @@
 #include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "ir/op_traits.h"
+#include "ir/shape_exprs.h"
 #include "ops/arith.h"
 
 namespace mf {
@@ -32,8 +33,10 @@ void addCopy(TensorView* from, TensorView* to) {
   IrBuilder::createIn<LoadStoreOp>(from->fusion(), std::vector<Val*>{from}, std::vector<Val*>{to});
 }
 
+// A permute is a LoadStoreOp too, but its output's axes are not its input's in order.
 bool isPointwise(const Expr* e) {
-  return e->isA<UnaryOp>() || e->isA<BinaryOp>() || e->isA<TernaryOp>() || e->isA<LoadStoreOp>();
+  return e->isA<UnaryOp>() || e->isA<BinaryOp>() || e->isA<TernaryOp>() ||
+         (e->isA<LoadStoreOp>() && !isPermute(e));
 }
 
 }  // namespace
@@ -147,6 +150,20 @@ TensorView* TensorView::cacheAfter(std::vector<Expr*> cached_uses) {
 TensorView* TensorView::cacheBefore() {
   Expr* def = definition();
   MF_CHECK(def != nullptr, "cacheBefore: {} has no definition (a fusion input?)", toString());
+  if (domain()->hasRoot() && !hasReductionAxis(this)) {
+    // A reshape or permute: the cache takes the domain (root, logical and the transforms
+    // between them) with the definition, and this tensor becomes a plain copy of its
+    // logical axes.
+    TensorDomain* td = domain();
+    std::vector<IterDomain*> ids;
+    for (IterDomain* id : getLogicalDomain()) ids.push_back(id->freshCopy());
+    setDomain(IrBuilder::createIn<TensorDomain>(fusion(), ids));
+    TensorView* cache = IrBuilder::createIn<TensorView>(fusion(), td, dtype());
+    def->newObject(fusion(), def->inputs(), {cache});
+    fusion()->removeExpr(def);
+    addCopy(cache, this);
+    return cache;
+  }
   TensorView* cache = freshLike(this);
   // The definition now computes the cache; this tensor becomes its copy. Consumers keep
   // reading this tensor.

@@ -7,6 +7,7 @@
 #include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "ir/id_model.h"
+#include "ir/shape_exprs.h"
 #include "ir/transform_replay.h"
 
 namespace mf {
@@ -70,8 +71,11 @@ std::vector<Edge> spanningTree(TensorView* reference) {
     if (tv->domain()->loopFromAllocation()) return;  // its loop maps to nothing
     for (TensorView* p : producerTvsOf(tv))
       if (!visited.count(p)) frontier.push_back(makeEdge(preserved[tv], tv, p, true, order++));
+    // A reshape's output is reached from its consumers only: a producer's loop transforms
+    // cannot be replayed onto its logical domain (they apply to its root).
     for (TensorView* c : consumerTvsOf(tv))
-      if (!visited.count(c)) frontier.push_back(makeEdge(preserved[tv], tv, c, false, order++));
+      if (!visited.count(c) && !(c->definition() && c->definition()->isA<ViewOp>()))
+        frontier.push_back(makeEdge(preserved[tv], tv, c, false, order++));
   };
   expand(reference);
   // Prim's algorithm for a maximum spanning tree, the weight being the preserved axes.
@@ -99,6 +103,13 @@ std::unordered_map<const TensorView*, IdMap> propagatedAxes(TensorView* referenc
   for (IterDomain* id : reference->getLogicalDomain()) axes[reference].emplace(id, id);
   for (Edge& edge : spanningTree(reference)) axes[edge.to] = std::move(edge.axes);
   return axes;
+}
+
+std::unordered_map<const TensorView*, const TensorView*> propagationParents(TensorView* reference) {
+  std::unordered_map<const TensorView*, const TensorView*> parents;
+  parents[reference] = nullptr;
+  for (const Edge& edge : spanningTree(reference)) parents[edge.to] = edge.from;
+  return parents;
 }
 
 void propagateTransforms(TensorView* reference) {

@@ -19,7 +19,9 @@ namespace mf {
 //! parent (TransformReplay::replayPasC / replayCasP, all positions), so its previous loop
 //! transforms and compute-at position are replaced. A tensor whose loop domain runs over a
 //! declared allocation domain (the layout op's gather form) keeps its loop domain and ends
-//! the walk.
+//! the walk. A reshape's output (ViewOp) is reached from a consumer only, its producer then
+//! replayed through the reshape's root -> logical transforms; a tensor reachable otherwise
+//! only is left alone (propagatedAxes lacks it: schedulers refuse such a fusion).
 void propagateTransforms(TensorView* reference);
 
 //! The spanning tree propagateTransforms walks, without replaying anything: for `reference`
@@ -28,6 +30,10 @@ void propagateTransforms(TensorView* reference);
 //! transform like the reference (a second reduction) gets the transforms of the axes that
 //! matter (its reduction axes) before it schedules.
 std::unordered_map<const TensorView*, IdMap> propagatedAxes(TensorView* reference);
+
+//! The same walk as tree edges: each reached tensor -> the tensor it is replayed from (null
+//! for `reference`).
+std::unordered_map<const TensorView*, const TensorView*> propagationParents(TensorView* reference);
 
 //! Copies the parallel types of `reference`'s loop axes onto the permissively mapped loop
 //! axes (ir/id_model.h) of `tvs` (empty: every TensorView of the fusion), only the `types`
