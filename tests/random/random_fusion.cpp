@@ -9,9 +9,9 @@
 #include <random>
 #include <set>
 
-// The shape ops, when this build has them: RandomFusionOptions::shape_ops draws the view ops
-// (ops/shape.h: reshape, squeeze, expand, permute) and the resize ops (ops/resize.h: pad,
-// slice, cat) it has, and dynamic expands with ir/dynamic_transform.h.
+// The shape ops, when this build has them: RandomFusionOptions::view_ops draws the view ops
+// (ops/shape.h: reshape, squeeze, expand, permute), resize_ops the resize ops (ops/resize.h:
+// pad, slice, cat), and dynamic expands with ir/dynamic_transform.h.
 #if __has_include("ops/shape.h")
 #define MF_RANDOM_VIEW_OPS 1
 #include "ops/shape.h"
@@ -123,7 +123,7 @@ void Generator::chooseShape() {
       *it = std::max<int64_t>(*it / 7, 1);
     }
     if (chance(5)) sizes_[pick(rank_)] = 0;
-    if (options_.shape_ops && chance(10)) sizes_[pick(rank_)] = 0;
+    if ((options_.view_ops || options_.resize_ops) && chance(10)) sizes_[pick(rank_)] = 0;
   }
   rank_ = static_cast<int64_t>(sizes_.size());
 }
@@ -473,7 +473,7 @@ bool Generator::tryExpand(Value&) {
 // built (no dead ops).
 bool Generator::tryShapeOp(Value& a) {
 #if MF_RANDOM_SHAPE_OPS
-  if (chance(20)) return tryExpand(a);
+  if (chance(20)) return options_.view_ops && tryExpand(a);
   const std::vector<IterDomain*> logical = TensorDomain::noReductions(a.tv->getLogicalDomain());
   std::vector<bool> bcast;
   std::vector<int64_t> dims, s;
@@ -487,12 +487,16 @@ bool Generator::tryShapeOp(Value& a) {
   const int64_t r = static_cast<int64_t>(s.size());
   if (r == 0) return false;
   const int64_t kind = pick(5), ax = pick(r), n = s[ax];
-  // A build without one family of ops draws the other only.
-  if ((!MF_RANDOM_VIEW_OPS && (kind < 2 || !dims.empty())) || (!MF_RANDOM_RESIZE_OPS && kind >= 2))
-    return false;
+  // Only the families asked for (and built: a build without one draws the other only).
+  const bool view = options_.view_ops && MF_RANDOM_VIEW_OPS;
+  const bool resize = options_.resize_ops && MF_RANDOM_RESIZE_OPS;
+  if ((!view && (kind < 2 || !dims.empty())) || (!resize && kind >= 2)) return false;
   std::vector<int64_t> to, perm(r);
   std::iota(perm.begin(), perm.end(), 0);
   if (kind == 0) {
+    // A static reshape of an empty shape is a UserError at definition (analyzeView: remove
+    // empty tensors first, or the dynamic form).
+    if (std::find(s.begin(), s.end(), 0) != s.end()) return false;
     to = randomReshape(s);
     if (to == s) return false;
   } else if (kind == 1) {
@@ -592,7 +596,7 @@ void Generator::addOp() {
   // Retry until an op fits its operands' dtypes (each try draws fresh operands).
   for (int attempt = 0; attempt < 20; ++attempt) {
     if (options_.reductions && chance(15) && tryReduction(operand())) return;
-    if (options_.shape_ops && chance(30) && tryShapeOp(operand())) return;
+    if ((options_.view_ops || options_.resize_ops) && chance(30) && tryShapeOp(operand())) return;
     const int64_t r = pick(100);
     bool ok = false;
     if (r < 25)

@@ -54,11 +54,13 @@ struct RandomFusion {
 struct RandomFusionOptions {
   //! Also draw reductions (sum, max, min) among the ops.
   bool reductions = false;
-  //! Also draw shape ops (random_fusion.cpp, tryShapeOp): reshape, squeeze, broadcast,
-  //! expand, permute, pad, slice and cat, each a round trip back to the fusion's shape
-  //! (values in between sometimes also outputs, of other shapes), and more size-0 axes and
-  //! empty slices. Off, the generator draws exactly what it drew before (pinned seeds).
-  bool shape_ops = false;
+  //! Also draw shape ops (random_fusion.cpp, tryShapeOp), each a round trip back to the
+  //! fusion's shape (values in between sometimes also outputs, of other shapes), with more
+  //! size-0 axes and empty slices: the view ops (reshape, squeeze, broadcast, expand,
+  //! permute) and the resize ops (pad, slice, cat). Both off, every seed draws exactly what
+  //! it drew before (pinned seeds).
+  bool view_ops = false;
+  bool resize_ops = false;
   //! At most kSmallNumel elements per input and no large fusions: cases the host kernel
   //! interpreter runs in seconds (CI). Off: the GPU run's sizes.
   bool small = false;
@@ -100,7 +102,7 @@ std::vector<uint64_t> interpretedSeeds(const std::vector<uint64_t>& seeds,
 std::vector<uint64_t> seedRange(uint64_t first, uint64_t count);
 
 //! Whether this build has the shape ops (ops/shape.h and ops/resize.h): without them
-//! RandomFusionOptions::shape_ops draws nothing more.
+//! RandomFusionOptions::view_ops and resize_ops draw nothing more.
 bool randomShapeOpsAvailable();
 
 //! Elementwise agreement of a computed output element with the reference's: integers and

@@ -1,7 +1,8 @@
 // random_fusions [--reductions] [--shape-ops] [--small] [count [first_seed]]: runs `count`
 // (default 10000) random fusions (tests/random/random_fusion.h; pointwise, with --reductions
 // also sum/max/min, with --shape-ops also reshape, squeeze, expand, permute, pad, slice, cat
-// and more size-0 axes; --small: at most 4096 elements per input, test_random_shape_ops' size)
+// and more size-0 axes (--view-ops: the first four only, --resize-ops: the last three);
+// --small: at most 4096 elements per input, test_random_shape_ops' size)
 // through FusionExecutorCache on the GPU, device inputs, with poisoned outputs, and compares
 // every output with the CPU reference. Prints each mismatch (with the seed, which reproduces
 // it) and a last line
@@ -45,7 +46,11 @@ int main(int argc, char** argv) {
     } else if (flag == "--reductions") {
       options.reductions = true;
     } else if (flag == "--shape-ops") {
-      options.shape_ops = true;
+      options.view_ops = options.resize_ops = true;
+    } else if (flag == "--view-ops") {
+      options.view_ops = true;
+    } else if (flag == "--resize-ops") {
+      options.resize_ops = true;
     } else if (flag == "--small") {
       options.small = true;
     } else {

@@ -176,7 +176,7 @@ TEST(RandomPointwiseGenerator, ShapeWithoutBuildingTheFusion) {
   for (uint64_t seed = 0; seed < 40; ++seed)
     for (RandomFusionOptions options :
          {RandomFusionOptions{}, RandomFusionOptions{.reductions = true},
-          RandomFusionOptions{.shape_ops = true, .small = true}})
+          RandomFusionOptions{.view_ops = true, .resize_ops = true, .small = true}})
       EXPECT_EQ(randomFusionShape(seed, options), makeRandomFusion(seed, options).inputs[0].sizes())
           << "seed " << seed;
   EXPECT_EQ(interpretedSeeds({42, 44}).size(),
