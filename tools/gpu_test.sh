@@ -3,9 +3,11 @@
 # MINIFUSER_GPU_STEPS (default "ctest sanitizer random bench"):
 #   ctest      the GPU tests (ctest label `gpu`), summary and skipped count
 #   sanitizer  compute-sanitizer memcheck and racecheck over the reduction tests
-#   random     10,000 random pointwise fusions, then 10,000 with reductions, on the GPU
-#              against the CPU reference (MINIFUSER_RANDOM_FUSIONS,
-#              MINIFUSER_RANDOM_REDUCTION_FUSIONS set the counts)
+#   random     10,000 random pointwise fusions, then 10,000 with reductions, then 10,000
+#              with shape ops (reshape, squeeze, expand, permute, pad, slice, cat, size-0
+#              axes), on the GPU against the CPU reference (MINIFUSER_RANDOM_FUSIONS,
+#              MINIFUSER_RANDOM_REDUCTION_FUSIONS, MINIFUSER_RANDOM_SHAPE_FUSIONS set the
+#              counts; each prints its fusion, mismatch and error counts)
 #   bench      tools/bench/run_benchmarks.sh (the tables against copy, eager, torch.compile)
 # Each step's log goes to the build folder. Usage (from anywhere): tools/gpu_test.sh
 set -euo pipefail
@@ -62,6 +64,7 @@ random_fusions() {
 step_random() {
   random_fusions random_fusions "${MINIFUSER_RANDOM_FUSIONS:-10000}"
   random_fusions random_fusions_reductions "${MINIFUSER_RANDOM_REDUCTION_FUSIONS:-10000}" --reductions
+  random_fusions random_fusions_shape_ops "${MINIFUSER_RANDOM_SHAPE_FUSIONS:-10000}" --shape-ops
 }
 
 step_bench() {

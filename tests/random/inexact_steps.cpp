@@ -1,5 +1,7 @@
 #include "random/inexact_steps.h"
 
+#include <fmt/ranges.h>
+
 #include <cmath>
 #include <unordered_map>
 #include <unordered_set>
@@ -171,6 +173,9 @@ std::optional<std::string> firstMismatch(const RandomFusion& rf, const std::vect
   const std::vector<bool> inexact = inexactOutputs(rf.fusion.get());
   for (size_t o = 0; o < ref.size(); ++o) {
     const Tensor out = got.at(o).toHost();
+    if (out.sizes() != ref[o].sizes())
+      return fmt::format("seed {}: output {}: sizes [{}], reference [{}]", rf.seed, o,
+                         fmt::join(out.sizes(), ", "), fmt::join(ref[o].sizes(), ", "));
     for (int64_t i = 0; i < ref[o].numel(); ++i) {
       const double g = out.item(i), r = ref[o].item(i);
       if (!inexact[o]) {

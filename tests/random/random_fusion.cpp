@@ -7,6 +7,29 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <set>
+
+// The shape ops, when this build has them: RandomFusionOptions::view_ops draws the view ops
+// (ops/shape.h: reshape, squeeze, expand, permute), resize_ops the resize ops (ops/resize.h:
+// pad, slice, cat), and dynamic expands with ir/dynamic_transform.h.
+#if __has_include("ops/shape.h")
+#define MF_RANDOM_VIEW_OPS 1
+#include "ops/shape.h"
+#else
+#define MF_RANDOM_VIEW_OPS 0
+#endif
+#if __has_include("ops/resize.h")
+#define MF_RANDOM_RESIZE_OPS 1
+#include "ops/resize.h"
+#else
+#define MF_RANDOM_RESIZE_OPS 0
+#endif
+#define MF_RANDOM_SHAPE_OPS (MF_RANDOM_VIEW_OPS || MF_RANDOM_RESIZE_OPS)
+#if MF_RANDOM_VIEW_OPS && __has_include("ir/dynamic_transform.h")
+#define MF_RANDOM_DYNAMIC_SHAPES 1
+#else
+#define MF_RANDOM_DYNAMIC_SHAPES 0
+#endif
 
 namespace mf::testing {
 namespace {
@@ -37,6 +60,10 @@ class Generator {
   }
 
   RandomFusion run();
+  std::vector<int64_t> shape() {
+    chooseShape();
+    return sizes_;
+  }
 
  private:
   int64_t pick(int64_t n) { return static_cast<int64_t>(rng_() % static_cast<uint64_t>(n)); }
@@ -58,19 +85,28 @@ class Generator {
   bool tryWhere();
   bool tryCast(Value& a);
   bool tryReduction(Value& a);
+  bool tryShapeOp(Value& a);
+#if MF_RANDOM_SHAPE_OPS
+  bool tryExpand(Value& a);
+  std::vector<int64_t> randomReshape(const std::vector<int64_t>& sizes);
+  TensorView* midOp(TensorView* t);
+  Val* padValue(DataType dtype);
+  void maybeOutput(TensorView* tv);
+#endif
   TensorView* combineSinks();
 
   std::mt19937_64 rng_;
   RandomFusionOptions options_;
   RandomFusion result_;
   std::vector<TensorView*> reduced_outputs_;  // reductions without keep_dim, outputs
+  std::vector<TensorView*> shaped_outputs_;   // values of other shapes (shape ops), outputs
   int64_t rank_ = 1;
   std::vector<int64_t> sizes_;
   std::vector<Value> pool_;
 };
 
 void Generator::chooseShape() {
-  if (chance(10)) {
+  if (!options_.small && chance(10)) {
     const auto& shape = pickOf(kLargeShapes);
     sizes_ =
         shape[1] == 0 ? std::vector<int64_t>{shape[0]} : std::vector<int64_t>{shape[0], shape[1]};
@@ -82,11 +118,12 @@ void Generator::chooseShape() {
     auto numel = [&] {
       return std::accumulate(sizes_.begin(), sizes_.end(), int64_t{1}, std::multiplies<>());
     };
-    while (numel() > kMaxNumel) {
+    while (numel() > (options_.small ? kSmallNumel : kMaxNumel)) {
       auto it = std::max_element(sizes_.begin(), sizes_.end());
       *it = std::max<int64_t>(*it / 7, 1);
     }
     if (chance(5)) sizes_[pick(rank_)] = 0;
+    if ((options_.view_ops || options_.resize_ops) && chance(10)) sizes_[pick(rank_)] = 0;
   }
   rank_ = static_cast<int64_t>(sizes_.size());
 }
@@ -342,10 +379,224 @@ bool Generator::tryReduction(Value& a) {
   return true;
 }
 
+#if MF_RANDOM_SHAPE_OPS
+// An exact op in a transformed space (after a reshape, permute, pad...), half of the time, so
+// that the scheduler carries the transform through a computation. Keeps the dtype (cat's
+// parts must agree).
+TensorView* Generator::midOp(TensorView* t) {
+  if (chance(50)) return t;
+  if (t->dtype() == DataType::Bool) return logicalNot(t);
+  return chance(50) ? neg(t) : abs(t);
+}
+
+// A pad value of `dtype`'s kind, or nullptr (pad's default, zero).
+Val* Generator::padValue(DataType dtype) {
+  if (chance(50)) return nullptr;
+  if (dtype == DataType::Bool) return constBool(true);
+  if (isIntegralType(dtype)) return constInt(pick(7) - 3, DataType::Int64);
+  static const double kValues[] = {1.5, -2.0, 0.25};
+  return constFloat(pickOf(kValues), DataType::Double);
+}
+
+// A value of another shape is sometimes also an output (outputs of several shapes: the
+// segmenter cuts where no scheduler covers them all).
+void Generator::maybeOutput(TensorView* tv) {
+  if (chance(15)) shaped_outputs_.push_back(tv);
+}
+
+// New sizes of the same element count: one or two merges of adjacent axes, splits of an
+// axis by a divisor, or inserted 1s.
+std::vector<int64_t> Generator::randomReshape(const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> to = sizes;
+  for (int64_t step = 1 + pick(2); step > 0; --step) {
+    const int64_t r = static_cast<int64_t>(to.size()), kind = pick(3);
+    if (kind == 0 && r >= 2) {
+      const int64_t i = pick(r - 1);
+      to[i] *= to[i + 1];
+      to.erase(to.begin() + i + 1);
+    } else if (kind == 1) {
+      const int64_t i = pick(r), n = to[i];
+      std::vector<int64_t> divisors;
+      for (int64_t d = 2; d < n; ++d)
+        if (n % d == 0) divisors.push_back(d);
+      if (divisors.empty()) continue;
+      const int64_t d = divisors[pick(static_cast<int64_t>(divisors.size()))];
+      to[i] = d;
+      to.insert(to.begin() + i + 1, n / d);
+    } else if (to.size() < 6) {
+      to.insert(to.begin() + pick(r + 1), 1);
+    }
+  }
+  return to;
+}
+
+#if MF_RANDOM_VIEW_OPS
+// expand of some broadcast axes of `a` to the fusion's extents (the other axes kept: -1).
+bool Generator::tryExpand(Value& a) {
+  const std::vector<IterDomain*> logical = TensorDomain::noReductions(a.tv->getLogicalDomain());
+  std::vector<Val*> sizes;
+  bool any = false;
+  for (int64_t i = 0; i < rank_; ++i) {
+    if (logical[i]->isBroadcast() && sizes_[i] != 1 && chance(70)) {
+      any = true;
+#if MF_RANDOM_DYNAMIC_SHAPES
+      // Input 0 has every axis: its extent is the symbolic size (a dynamic expand).
+      if (chance(50)) {
+        sizes.push_back(
+            result_.fusion->inputs()[0]->as<TensorView>()->getLogicalDomain()[i]->extent());
+        continue;
+      }
+#endif
+      sizes.push_back(constInt(sizes_[i], DataType::Int64));
+    } else {
+      sizes.push_back(constInt(-1, DataType::Int64));
+    }
+  }
+  if (!any) return false;
+  pool_.push_back({expand(a.tv, sizes), a.exact});
+  return true;
+}
+#else
+bool Generator::tryExpand(Value&) {
+  return false;
+}
+#endif
+#endif
+
+// A round trip through shape ops that gives a value of the fusion's shape again: `a`'s
+// broadcast axes squeezed, then one of
+//   reshape to random sizes and back;            permute and back;
+//   pad (positive widths), then slice back;      crop (negative pad or slice), pad back;
+//   slices (some empty) cat back together;
+// with an op between (midOp) and the intermediate sometimes an output, then the broadcast
+// axes restored. Or an expand of broadcast axes. Every parameter is drawn before an op is
+// built (no dead ops).
+bool Generator::tryShapeOp(Value& a) {
+#if MF_RANDOM_SHAPE_OPS
+  if (chance(20)) return options_.view_ops && tryExpand(a);
+  const std::vector<IterDomain*> logical = TensorDomain::noReductions(a.tv->getLogicalDomain());
+  std::vector<bool> bcast;
+  std::vector<int64_t> dims, s;
+  for (int64_t i = 0; i < rank_; ++i) {
+    bcast.push_back(logical[i]->isBroadcast());
+    if (bcast.back())
+      dims.push_back(i);
+    else
+      s.push_back(sizes_[i]);
+  }
+  const int64_t r = static_cast<int64_t>(s.size());
+  if (r == 0) return false;
+  const int64_t kind = pick(5), ax = pick(r), n = s[ax];
+  // Only the families asked for (and built: a build without one draws the other only).
+  const bool view = options_.view_ops && MF_RANDOM_VIEW_OPS;
+  const bool resize = options_.resize_ops && MF_RANDOM_RESIZE_OPS;
+  if ((!view && (kind < 2 || !dims.empty())) || (!resize && kind >= 2)) return false;
+  std::vector<int64_t> to, perm(r);
+  std::iota(perm.begin(), perm.end(), 0);
+  if (kind == 0) {
+    // A static reshape of an empty shape is a UserError at definition (analyzeView: remove
+    // empty tensors first, or the dynamic form).
+    if (std::find(s.begin(), s.end(), 0) != s.end()) return false;
+    to = randomReshape(s);
+    if (to == s) return false;
+  } else if (kind == 1) {
+    if (r < 2) return false;
+    while (std::is_sorted(perm.begin(), perm.end())) std::shuffle(perm.begin(), perm.end(), rng_);
+  }
+  // Pad widths in PyTorch order (innermost axis first) for axis `ax`.
+  auto widths = [&](int64_t left, int64_t right) {
+    std::vector<Val*> w;
+    for (int64_t d = r - 1; d >= ax; --d) {
+      w.push_back(constInt(d == ax ? left : 0));
+      w.push_back(constInt(d == ax ? right : 0));
+    }
+    return w;
+  };
+  std::vector<int64_t> starts(r, 0), stops = s;
+  const DataType dtype = a.tv->dtype();
+
+#if MF_RANDOM_VIEW_OPS
+  TensorView* t = dims.empty() ? a.tv : squeeze(a.tv, dims);
+#else
+  TensorView* t = a.tv;
+#endif
+  TensorView* back = nullptr;
+  switch (kind) {
+#if MF_RANDOM_VIEW_OPS
+    case 0: {
+      TensorView* f = reshape(t, s, to);
+      maybeOutput(f);
+      back = reshape(midOp(f), to, s);
+      break;
+    }
+    case 1: {
+      std::vector<int64_t> inverse(r);
+      for (int64_t i = 0; i < r; ++i) inverse[perm[i]] = i;
+      TensorView* f = permute(t, perm);
+      maybeOutput(f);
+      back = permute(midOp(f), inverse);
+      break;
+    }
+#endif
+#if MF_RANDOM_RESIZE_OPS
+    case 2: {
+      const int64_t left = pick(4), right = left == 0 ? 1 + pick(3) : pick(4);
+      TensorView* f = pad(t, widths(left, right), padValue(dtype));
+      maybeOutput(f);
+      starts[ax] = left;
+      stops[ax] = left + n;
+      back = slice(midOp(f), starts, stops);
+      break;
+    }
+    case 3: {
+      // Crop (to empty when left + right == n: the pad back is all pad value), pad back.
+      const int64_t left = pick(std::min<int64_t>(n, 2) + 1);
+      int64_t right = pick(std::min<int64_t>(n - left, 2) + 1);
+      if (left + right == 0 && n > 0) right = 1;
+      TensorView* f = nullptr;
+      if (chance(50)) {
+        f = pad(t, widths(-left, -right));
+      } else {
+        starts[ax] = left;
+        stops[ax] = n - right;
+        f = slice(t, starts, stops);
+      }
+      maybeOutput(f);
+      back = pad(midOp(f), widths(left, right), padValue(dtype));
+      break;
+    }
+    case 4: {
+      // Two or three parts, empty where the cuts coincide.
+      const int64_t k1 = pick(n + 1), k2 = k1 + pick(n - k1 + 1);
+      std::vector<int64_t> cuts = {0, k1};
+      if (chance(50)) cuts.push_back(k2);
+      cuts.push_back(n);
+      std::vector<TensorView*> parts;
+      for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+        starts[ax] = cuts[i];
+        stops[ax] = cuts[i + 1];
+        parts.push_back(midOp(slice(t, starts, stops)));
+      }
+      back = cat(parts, ax);
+      maybeOutput(back);
+      break;
+    }
+#endif
+  }
+  if (!dims.empty()) back = broadcast(back, bcast);
+  pool_.push_back({back, a.exact});
+  return true;
+#else
+  (void)a;
+  return false;
+#endif
+}
+
 void Generator::addOp() {
   // Retry until an op fits its operands' dtypes (each try draws fresh operands).
   for (int attempt = 0; attempt < 20; ++attempt) {
     if (options_.reductions && chance(15) && tryReduction(operand())) return;
+    if ((options_.view_ops || options_.resize_ops) && chance(30) && tryShapeOp(operand())) return;
     const int64_t r = pick(100);
     bool ok = false;
     if (r < 25)
@@ -394,6 +645,10 @@ RandomFusion Generator::run() {
   for (TensorView* tv : extra)
     if (tv != out0) result_.fusion->addOutput(tv);
   for (TensorView* tv : reduced_outputs_) result_.fusion->addOutput(tv);
+  std::set<TensorView*> outputs(extra.begin(), extra.end());
+  outputs.insert(out0);
+  for (TensorView* tv : shaped_outputs_)
+    if (outputs.insert(tv).second) result_.fusion->addOutput(tv);
 
   // One fusion in ten also computes something unrelated to the rest.
   if (chance(10)) {
@@ -436,6 +691,33 @@ RandomFusion makeRandomFusion(uint64_t seed, RandomFusionOptions options) {
 
 RandomFusion makeRandomPointwiseFusion(uint64_t seed) {
   return makeRandomFusion(seed, {});
+}
+
+std::vector<int64_t> randomFusionShape(uint64_t seed, RandomFusionOptions options) {
+  return Generator(seed, options).shape();
+}
+
+std::vector<uint64_t> interpretedSeeds(const std::vector<uint64_t>& seeds,
+                                       RandomFusionOptions options, int64_t max_numel) {
+  if (!kSanitizerBuild) return seeds;
+  std::vector<uint64_t> kept;
+  for (uint64_t seed : seeds) {
+    const std::vector<int64_t> shape = randomFusionShape(seed, options);
+    const int64_t numel =
+        std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+    if (numel <= max_numel) kept.push_back(seed);
+  }
+  return kept;
+}
+
+std::vector<uint64_t> seedRange(uint64_t first, uint64_t count) {
+  std::vector<uint64_t> seeds(count);
+  std::iota(seeds.begin(), seeds.end(), first);
+  return seeds;
+}
+
+bool randomShapeOpsAvailable() {
+  return MF_RANDOM_VIEW_OPS && MF_RANDOM_RESIZE_OPS;
 }
 
 bool closeToReference(double got, double ref, DataType dtype, double slack) {

@@ -54,13 +54,56 @@ struct RandomFusion {
 struct RandomFusionOptions {
   //! Also draw reductions (sum, max, min) among the ops.
   bool reductions = false;
+  //! Also draw shape ops (random_fusion.cpp, tryShapeOp), each a round trip back to the
+  //! fusion's shape (values in between sometimes also outputs, of other shapes), with more
+  //! size-0 axes and empty slices: the view ops (reshape, squeeze, broadcast, expand,
+  //! permute) and the resize ops (pad, slice, cat). Both off, every seed draws exactly what
+  //! it drew before (pinned seeds).
+  bool view_ops = false;
+  bool resize_ops = false;
+  //! At most kSmallNumel elements per input and no large fusions: cases the host kernel
+  //! interpreter runs in seconds (CI). Off: the GPU run's sizes.
+  bool small = false;
 };
+
+//! The element bound of RandomFusionOptions::small.
+constexpr int64_t kSmallNumel = 4096;
 
 //! The fusion of `seed`; the same seed (and options) always gives the same fusion and inputs.
 RandomFusion makeRandomFusion(uint64_t seed, RandomFusionOptions options = {});
 
 //! makeRandomFusion without reductions.
 RandomFusion makeRandomPointwiseFusion(uint64_t seed);
+
+//! The full shape of `seed`'s fusion (the sizes of input 0, which has every axis), drawn as
+//! makeRandomFusion draws it but without building anything: cheap enough to pick seeds by size.
+std::vector<int64_t> randomFusionShape(uint64_t seed, RandomFusionOptions options = {});
+
+//! A sanitizer build (MINIFUSER_SANITIZE: CI's second leg; CMake defines MF_SANITIZER_BUILD
+//! for the tests) runs the host kernel interpreter 5-10 times slower, and the interpreter's
+//! cost grows with the fusion's elements (a seed past 1Mi elements takes minutes there):
+//! its interpreter tests take only the seeds of at most kSanitizerInterpretedNumel elements.
+//! The normal leg interprets every seed, and the sanitizer leg still segments, schedules,
+//! lowers and compiles every seed in the tests beside them.
+#ifdef MF_SANITIZER_BUILD
+constexpr bool kSanitizerBuild = true;
+#else
+constexpr bool kSanitizerBuild = false;
+#endif
+constexpr int64_t kSanitizerInterpretedNumel = 16384;
+
+//! The seeds of `seeds` this build's interpreter tests run: all of them, or in a sanitizer
+//! build those whose shape (randomFusionShape) has at most `max_numel` elements.
+std::vector<uint64_t> interpretedSeeds(const std::vector<uint64_t>& seeds,
+                                       RandomFusionOptions options = {},
+                                       int64_t max_numel = kSanitizerInterpretedNumel);
+
+//! first, first + 1, ..., first + count - 1.
+std::vector<uint64_t> seedRange(uint64_t first, uint64_t count);
+
+//! Whether this build has the shape ops (ops/shape.h and ops/resize.h): without them
+//! RandomFusionOptions::view_ops and resize_ops draw nothing more.
+bool randomShapeOpsAvailable();
 
 //! Elementwise agreement of a computed output element with the reference's: integers and
 //! Bool exactly; floats within a tolerance that covers the transcendental functions'

@@ -1,5 +1,8 @@
-// random_fusions [--reductions] [count [first_seed]]: runs `count` (default 10000) random
-// fusions (tests/random/random_fusion.h; pointwise, or with --reductions also sum/max/min)
+// random_fusions [--reductions] [--shape-ops] [--small] [count [first_seed]]: runs `count`
+// (default 10000) random fusions (tests/random/random_fusion.h; pointwise, with --reductions
+// also sum/max/min, with --shape-ops also reshape, squeeze, expand, permute, pad, slice, cat
+// and more size-0 axes (--view-ops: the first four only, --resize-ops: the last three);
+// --small: at most 4096 elements per input, test_random_shape_ops' size)
 // through FusionExecutorCache on the GPU, device inputs, with poisoned outputs, and compares
 // every output with the CPU reference. Prints each mismatch (with the seed, which reproduces
 // it) and a last line
@@ -35,14 +38,25 @@
 int main(int argc, char** argv) {
   mf::testing::RandomFusionOptions options;
   bool cpu = false, interpret = false;
-  if (argc > 1 && (std::string(argv[1]) == "--cpu" || std::string(argv[1]) == "--interpret")) {
-    cpu = true;
-    interpret = std::string(argv[1]) == "--interpret";
-    --argc, ++argv;
-  }
-  if (argc > 1 && std::string(argv[1]) == "--reductions") {
-    options.reductions = true;
-    --argc, ++argv;
+  for (; argc > 1 && std::string(argv[1]).starts_with("--"); --argc, ++argv) {
+    const std::string flag = argv[1];
+    if (flag == "--cpu" || flag == "--interpret") {
+      cpu = true;
+      interpret = flag == "--interpret";
+    } else if (flag == "--reductions") {
+      options.reductions = true;
+    } else if (flag == "--shape-ops") {
+      options.view_ops = options.resize_ops = true;
+    } else if (flag == "--view-ops") {
+      options.view_ops = true;
+    } else if (flag == "--resize-ops") {
+      options.resize_ops = true;
+    } else if (flag == "--small") {
+      options.small = true;
+    } else {
+      fmt::print(stderr, "random_fusions: unknown flag {}\n", flag);
+      return 2;
+    }
   }
   if (argc == 6 && std::string(argv[1]) == "explain") {
     mf::testing::RandomFusion rf =

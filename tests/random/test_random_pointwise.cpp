@@ -107,12 +107,19 @@ TEST_P(RandomPointwise, SchedulesOrRefusesWithReason) {
   EXPECT_EQ(dims.block_y, lparams[0].getDimOrOne(ParallelType::TIDy));
 }
 
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomPointwise, ::testing::Range<uint64_t>(0, kFusions),
+                         [](const auto& info) { return fmt::format("seed{}", info.param); });
+
+// The same seeds on the host kernel interpreter (in a sanitizer build only the small ones:
+// random_fusion.h, interpretedSeeds).
+class RandomPointwiseInterpreted : public ::testing::TestWithParam<uint64_t> {};
+
 // The kernel lowering makes of the pointwise schedule, run on the host by the kernel
 // interpreter (every launch position, guards, register arrays, vector copies), computes what
 // the reference computes: indexing (merged contiguous indices, strided and permuted layouts,
 // broadcasts, size-0/1 extents) and predicates (vector guards, unguarded register math) are
 // checked without a GPU. An access outside a buffer fails.
-TEST_P(RandomPointwise, LoweredKernelMatchesReference) {
+TEST_P(RandomPointwiseInterpreted, LoweredKernelMatchesReference) {
   RandomFusion rf = makeRandomPointwiseFusion(GetParam());
   SCOPED_TRACE(rf.toString());
   std::vector<Tensor> reference = ReferenceEvaluator(rf.fusion.get()).run(rf.inputs);
@@ -148,7 +155,8 @@ TEST_P(RandomPointwise, LoweredKernelMatchesReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, RandomPointwise, ::testing::Range<uint64_t>(0, kFusions),
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomPointwiseInterpreted,
+                         ::testing::ValuesIn(interpretedSeeds(seedRange(0, kFusions))),
                          [](const auto& info) { return fmt::format("seed{}", info.param); });
 
 // A seed is a reproducible fusion.
@@ -160,6 +168,19 @@ TEST(RandomPointwiseGenerator, Deterministic) {
     for (size_t i = 0; i < a.inputs.size(); ++i)
       EXPECT_EQ(a.inputs[i].toString(), b.inputs[i].toString());
   }
+}
+
+// randomFusionShape, which picks the sanitizer build's interpreted seeds, draws the shape
+// makeRandomFusion draws: input 0's sizes.
+TEST(RandomPointwiseGenerator, ShapeWithoutBuildingTheFusion) {
+  for (uint64_t seed = 0; seed < 40; ++seed)
+    for (RandomFusionOptions options :
+         {RandomFusionOptions{}, RandomFusionOptions{.reductions = true},
+          RandomFusionOptions{.view_ops = true, .resize_ops = true, .small = true}})
+      EXPECT_EQ(randomFusionShape(seed, options), makeRandomFusion(seed, options).inputs[0].sizes())
+          << "seed " << seed;
+  EXPECT_EQ(interpretedSeeds({42, 44}).size(),
+            kSanitizerBuild ? 1u : 2u);  // 42: 1100009 elements, 44: 1
 }
 
 // The 200 fusions exercise what the generator promises (every op kind, every layout, every
