@@ -156,7 +156,8 @@ std::string TernaryOp::toString() const {
 }
 std::string LoadStoreOp::toString() const {
   const char* name = op_ == LoadStoreOpType::SegmentSet ? "segment_set" : "set";
-  if (const TensorDomain* td = out()->as<TensorView>()->domain(); td->hasRoot()) {
+  if (auto* tv = dynamic_cast<const TensorView*>(out()); tv && tv->domain()->hasRoot()) {
+    const TensorDomain* td = tv->domain();
     std::string order;  // a permute (ops/shape.h): logical axis i is root axis order[i]
     for (IterDomain* id : td->logical())
       order +=

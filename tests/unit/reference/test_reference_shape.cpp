@@ -1,6 +1,7 @@
 // The CPU reference of the shape ops: reshape (static, dynamic from its size Vals, of any
 // input layout), squeeze, permute, expand and their chains, on random data with sizes 1,
 // primes and non-divisible extents, and the errors only a run can find.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 
 #include "reference_helpers.h"
@@ -67,7 +68,8 @@ INSTANTIATE_TEST_SUITE_P(Chains, ReferenceReshapeChain,
                                            ReshapeCase{{4, 3}, {1, 2, 1, 3, 2}, {3, 4}},
                                            ReshapeCase{{7, 5}, {5, 7}, {35}},
                                            ReshapeCase{{1, 11}, {11, 1}, {1, 1, 11}},
-                                           ReshapeCase{{6, 10}, {4, 15}, {3, 20}}));
+                                           ReshapeCase{{6, 10}, {4, 15}, {3, 20}}),
+                         [](const auto& info) { return fmt::format("case{}", info.index); });
 
 // Reshape is a contiguous copy of the logical elements whatever the input's strides.
 TEST(ReferenceShape, ReshapeOfStridedInput) {
@@ -191,7 +193,8 @@ INSTANTIATE_TEST_SUITE_P(Orders, ReferencePermute,
                          ::testing::Values(std::vector<int64_t>{3, 2, 1, 0},
                                            std::vector<int64_t>{0, 2, 1, 3},
                                            std::vector<int64_t>{1, 3, 0, 2},
-                                           std::vector<int64_t>{2, 0, 3, 1}));
+                                           std::vector<int64_t>{2, 0, 3, 1}),
+                         [](const auto& info) { return fmt::format("order{}", info.index); });
 
 TEST(ReferenceShape, TransposeThenReshape) {
   Fusion fusion;
