@@ -39,10 +39,13 @@ TEST_P(ShapeOpsGpu, MatchesReference) {
   for (bool device : {false, true}) {
     std::vector<Tensor> in = randomInputs(c, device ? 11 : 3);
     std::vector<Tensor> want = ReferenceEvaluator(fec.fusion()).run(in);
-    if (device)
+    if (device) {
       for (Tensor& t : in) t = t.toDevice();
+    }
     expectSame(fec.runFusionWithInputs(in, {.poison_outputs = true}), want);
-    if (c.refused.empty()) EXPECT_FALSE(fec.getMostRecentKernelRuntime()->isSegmented());
+    if (c.refused.empty()) {
+      EXPECT_FALSE(fec.getMostRecentKernelRuntime()->isSegmented());
+    }
   }
 }
 

@@ -19,7 +19,7 @@ std::string kernelCode(const Fusion& fusion) {
 }
 
 // [all axes merged] -> [BIDx, TIDx{128}].
-void flatten(TensorView* tv) {
+void flattenLoop(TensorView* tv) {
   while (tv->nDims() > 1) tv->merge(0);
   tv->split(0, 128);
   tv->axis(0)->parallelize(ParallelType::BIDx);
@@ -34,7 +34,7 @@ std::string negFlattened(int64_t rank, const std::function<TensorView*(int64_t)>
   fusion.addInput(t0);
   TensorView* t1 = neg(t0);
   fusion.addOutput(t1);
-  flatten(t1);
+  flattenLoop(t1);
   return kernelCode(fusion);
 }
 
@@ -82,7 +82,7 @@ TEST(PointwiseIndexing, PermutedAllocationKeepsDivMod) {
   TensorView* t1 = neg(t0);
   fusion.addOutput(t1);
   t1->setAllocationDomain({t1->axis(1), t1->axis(0)}, true);
-  flatten(t1);
+  flattenLoop(t1);
   std::string code = kernelCode(fusion);
   EXPECT_THAT(code, HasSubstr("T1[(((i8 % T0.size[1]) * T1.stride[0]) + (i8 / T0.size[1]))] = "
                               "mf_neg(T0[i8]);"))

@@ -136,6 +136,38 @@ inline std::vector<ShapeCase> shapeCases() {
                      f.addOutput(add(y, broadcast(bias, {true, false})));
                    },
                    {{64, 32}, {16}}});
+  cases.push_back({"reshape_is_output",
+                   [](Fusion& f) {
+                     TensorView* t0 = makeContigConcreteTensor({5, 6});
+                     f.addInput(t0);
+                     f.addOutput(reshape(neg(t0), {5, 6}, {2, 15}));
+                   },
+                   {{5, 6}}});
+  cases.push_back({"reshape_and_its_input_are_outputs",
+                   [](Fusion& f) {
+                     TensorView* t0 = makeContigConcreteTensor({5, 6});
+                     f.addInput(t0);
+                     TensorView* t1 = neg(t0);
+                     f.addOutput(t1);
+                     f.addOutput(reshape(t1, {5, 6}, {3, 10}));
+                   },
+                   {{5, 6}}});
+  cases.push_back({"permute_is_output",
+                   [](Fusion& f) {
+                     TensorView* t0 = makeContigTensor(3);
+                     f.addInput(t0);
+                     f.addOutput(permute(neg(t0), {1, 2, 0}));
+                   },
+                   {{2, 7, 3}},
+                   false});
+  cases.push_back(
+      {"reshape_of_permute",
+       [](Fusion& f) {
+         TensorView* t0 = makeContigConcreteTensor({6, 5});
+         f.addInput(t0);
+         f.addOutput(add(reshape(transpose(t0, 0, 1), {5, 6}, {3, 10}), constFloat(0.5)));
+       },
+       {{6, 5}}});
   return cases;
 }
 
