@@ -50,18 +50,25 @@ std::vector<Expr*> allocationTransforms(const TensorDomain* td) {
   return order;
 }
 
-// A boundary tensor as a segment input: fresh logical axes with the same extents, the same
-// allocation domain (replayed from the new axes) and contiguity; no producer history. The
-// reduction axes of a reduction's result hold no data and are left out: the segment reads a
-// tensor of the result's data axes (as the segment's input metadata describes it).
+// A boundary tensor as a segment input: fresh logical axes, the same allocation domain
+// (replayed from the new axes) and contiguity; no producer history. An extent the producer
+// computed (a reshape's `( i0 * i1 )`) becomes a fresh symbolic scalar, bound from the
+// input's size like any input extent; every use of that extent in the copy maps to it
+// (nvFuser's convertInputRfactorsToRoots). Without this the copy would hold the expression
+// over extents of tensors it does not have. The reduction axes of a reduction's result hold
+// no data and are left out: the segment reads a tensor of the result's data axes (as the
+// segment's input metadata describes it).
 TensorView* copyBoundaryTensor(IrCloner& cloner, const TensorView* tv) {
   Fusion* to = cloner.to();
   const TensorDomain* td = tv->domain();
   std::vector<IterDomain*> logical;
   for (IterDomain* id : td->logical()) {
     if (id->isReduction()) continue;
+    Val* extent = id->extent();
+    if (extent->definition() != nullptr && !cloner.map().count(extent))
+      cloner.registerClone(extent, IrBuilder::createIn<Scalar>(to, extent->dtype()));
     IterDomain* c = IterDomainBuilder(id)
-                        .extent(cloner.clone(id->extent()))
+                        .extent(cloner.clone(extent))
                         .parallelType(ParallelType::Serial)
                         .build(to);
     cloner.registerClone(id, c);

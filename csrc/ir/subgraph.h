@@ -25,7 +25,9 @@ struct SubgraphCopy {
 //! Copies `exprs` (fusion exprs of `fusion`, any order) into a new Fusion whose inputs are
 //! `inputs` and whose outputs are `outputs`. Every tensor operand not computed by `exprs`
 //! must be among `inputs`; a boundary input tensor gets its logical domain only (no producer
-//! history), its allocation domain and contiguity. Scalars come along with their whole
+//! history), its allocation domain and contiguity, and a fresh symbolic extent for each
+//! extent its producer computed (`( i0 * i1 )` after a reshape), which the copy's other
+//! uses of that extent share. Scalars come along with their whole
 //! definition (extents, split factors, the layout op's `M + 127*G`); a scalar that is an
 //! input of `fusion` and is reached becomes an input of the copy too (after `inputs`).
 //! Throws mf::UserError on an expr of another fusion or a boundary that does not close.
