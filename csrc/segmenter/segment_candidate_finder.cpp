@@ -190,8 +190,14 @@ class Finder {
       Candidate c;
       c.exprs = {static_cast<int64_t>(i)};
       HeuristicsProposal proposal = propose(c.exprs);
-      MF_CHECK(proposal.accepted(), "segmenter: no scheduler takes `{}` alone:\n{}",
-               exprs_[i]->toString(), proposal.rejectionsString());
+      if (!proposal.accepted() && isViewExpr(exprs_[i]) && aliasesAlone(c.exprs)) {
+        // A shape op no kernel takes alone (a squeeze of a size-1 Iteration axis): a view
+        // of its input (no kernel) unless a merge gives it a scheduler.
+        proposal.type = SchedulerType::ExprEval;
+      } else {
+        MF_CHECK(proposal.accepted(), "segmenter: no scheduler takes `{}` alone:\n{}",
+                 exprs_[i]->toString(), proposal.rejectionsString());
+      }
       c.type = proposal.type;
       group_of_[i] = static_cast<int64_t>(groups_.size());
       groups_.push_back(std::move(c));
@@ -383,6 +389,22 @@ class Finder {
                               segmentInputsMetadata(segment.original_inputs, info_),
                               info_.device());
     return proposeHeuristics(segment.fusion.get(), info);
+  }
+
+  // Whether the segment of `own` (one view expr) makes each of its outputs a view of its
+  // input (alias_analysis.h), as an ExprEval group does.
+  bool aliasesAlone(const std::vector<int64_t>& own) {
+    std::vector<Expr*> exprs = withForwarded(own);
+    std::vector<Val*> outputs;
+    for (Val* out : subgraphOutputs(exprs))
+      if (!forwarded_[index_.at(out->definition())]) outputs.push_back(out);
+    SegmentSubfusion segment =
+        makeSegmentSubfusion(complete_, exprs, subgraphInputs(exprs), outputs);
+    SchedulerRuntimeInfo info(segment.fusion.get(),
+                              segmentInputsMetadata(segment.original_inputs, info_),
+                              info_.device());
+    return !outputs.empty() &&
+           findAliasedOutputs(*segment.fusion, info).size() == segment.fusion->outputs().size();
   }
 
   // Kahn's algorithm, the smallest key first among the ready groups.
