@@ -25,12 +25,13 @@ bool dependsOn(IterDomain* id, IterDomain* source, const std::vector<IterDomain*
   return false;
 }
 
-// The first shape op (reshape, squeeze, expand, permute) `v` is computed from through
-// pointwise ops and broadcasts, or null.
+// The first shape op (reshape, squeeze, expand, permute, pad, slice, cat) `v` is computed
+// from through pointwise ops and broadcasts, or null.
 const Expr* shapeOpAbove(const Val* v, std::unordered_set<const Val*>& seen) {
   const Expr* def = v->definition();
   if (def == nullptr || !seen.insert(v).second) return nullptr;
-  if (def->isA<ViewOp>() || def->isA<SqueezeOp>() || def->isA<ExpandOp>() || isPermute(def))
+  if (def->isA<ViewOp>() || def->isA<SqueezeOp>() || def->isA<ExpandOp>() || isPermute(def) ||
+      def->isA<PadOp>() || def->isA<SliceOp>() || def->isA<CatOp>())
     return def;
   for (Val* in : def->inputs())
     if (in->kind() == ValKind::TensorView)
@@ -226,7 +227,7 @@ std::optional<std::string> shapeOpsRejectReason(Fusion* fusion, TensorView* refe
     if (const Expr* shape = shapeOpAbove(bcast->in(), seen))
       return fmt::format(
           "the broadcast `{}` follows the shape op `{}`; a broadcast axis inserted after a "
-          "reshape, squeeze, expand or permute is not scheduled in one kernel",
+          "reshape, squeeze, expand, permute, pad, slice or cat is not scheduled in one kernel",
           e->toString(), shape->toString());
   }
   if (views.empty()) return std::nullopt;

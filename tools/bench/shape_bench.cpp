@@ -30,14 +30,6 @@
 #include "cuda/driver.h"
 #include "minifuser/minifuser.h"
 
-// The dynamic reshape needs scalar inputs and concretization (ir/dynamic_transform.h);
-// without them the static cases run alone. TODO(#16): drop the switch once main has both.
-#if __has_include("ir/dynamic_transform.h")
-#define MF_SHAPE_BENCH_DYNAMIC 1
-#else
-#define MF_SHAPE_BENCH_DYNAMIC 0
-#endif
-
 namespace {
 
 using mf::DataType;
@@ -87,7 +79,6 @@ std::unique_ptr<mf::Fusion> catTimesTwo(int64_t) {
   return fusion;
 }
 
-#if MF_SHAPE_BENCH_DYNAMIC
 // reshape(x, {s0, s1}) * 2 with the sizes scalar inputs: one fusion for every size.
 std::unique_ptr<mf::Fusion> dynamicReshape() {
   auto fusion = std::make_unique<mf::Fusion>();
@@ -116,7 +107,6 @@ std::vector<Tensor> dynamicInputs(int64_t rows, bool device) {
   Tensor x = Tensor::random({rows, 256}, DataType::Float, 11);
   return {device ? x.toDevice() : x, scalarInput(2 * rows), scalarInput(128)};
 }
-#endif
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> kCases = {
@@ -162,7 +152,6 @@ int dryRun() {
     if (!matches(c.name, c.fusion(kSmallRows), c.inputs(kSmallRows))) return 1;
     fmt::print("dry {}: rows {}: ok\n", c.name, kSmallRows);
   }
-#if MF_SHAPE_BENCH_DYNAMIC
   mf::FusionExecutorCache fec(dynamicReshape());
   for (int64_t rows : {1000, 4097}) {
     const std::vector<Tensor> inputs = dynamicInputs(rows, false);
@@ -182,9 +171,6 @@ int dryRun() {
                fec.countConcretizations());
     return 1;
   }
-#else
-  fmt::print("dry dynamic_reshape: not built (no ir/dynamic_transform.h)\n");
-#endif
   return 0;
 }
 
@@ -221,7 +207,6 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
 
-#if MF_SHAPE_BENCH_DYNAMIC
   mf::FusionExecutorCache dyn(dynamicReshape());
   for (int64_t rows : {int64_t{1000}, int64_t{4097}, int64_t{65536}, int64_t{1} << 20}) {
     const std::vector<Tensor> inputs = dynamicInputs(rows, true);
@@ -239,6 +224,5 @@ int main(int argc, char** argv) {
                stat_us, dyn.countKernelsCompiled(), dyn.countConcretizations());
     std::fflush(stdout);
   }
-#endif
   return 0;
 }

@@ -103,5 +103,38 @@ TEST(ShapeSegmentation, BroadcastAfterReshape) {
   }
 }
 
+// The cut after a reshape of symbolic sizes: the next segment reads the reshape's output,
+// whose extent ( i0 * i1 ) the producer computed; there it is a plain input of a fresh
+// extent (copySubgraph), bound from the tensor's size.
+TEST(ShapeSegmentation, CutAfterReshapeOfSymbolicSizes) {
+  for (const std::vector<int64_t>& mn :
+       std::vector<std::vector<int64_t>>{{5, 13}, {1, 7}, {3, 1}}) {
+    SCOPED_TRACE(fmt::format("[{}, {}]", mn[0], mn[1]));
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* t0 = makeContigTensor(2);
+    TensorView* t1 = makeContigTensor(2);
+    fusion.addInput(t0);
+    fusion.addInput(t1);
+    TensorView* flat = flatten(exp(t0));
+    fusion.addOutput(mul(flat, constFloat(2.0)));
+    fusion.addOutput(add(broadcast(flat, {false, true}), t1));
+    const int64_t n = mn[0] * mn[1];
+    const std::vector<Tensor> inputs = {Tensor::random(mn, DataType::Float, 7),
+                                        Tensor::random({n, 3}, DataType::Float, 8)};
+    auto sf = SegmentCandidateFinder::segment(fusion, inputs);
+    for (SegmentedGroup* group : sf->groups()) {
+      std::unique_ptr<Fusion> f = sf->makeFusion(group);
+      for (Val* in : f->inputs()) {
+        auto* tv = dynamic_cast<TensorView*>(in);
+        if (tv == nullptr) continue;
+        for (IterDomain* id : tv->getLogicalDomain())
+          EXPECT_EQ(id->extent()->definition(), nullptr) << group->toString();
+      }
+    }
+    expectCutAndRunnable(fusion, inputs, "follows the shape op");
+  }
+}
+
 }  // namespace
 }  // namespace mf
