@@ -136,5 +136,27 @@ TEST(ShapeSegmentation, CutAfterReshapeOfSymbolicSizes) {
   }
 }
 
+// A broadcast after a pad is refused like one after a reshape: the pad's loop is the
+// schedule's only where the pad leads to the reference, and a broadcast axis inserted after
+// it is not (seed 135 of test_random_shape_ops bound such a tensor to blockIdx.x unlike its
+// consumer).
+TEST(ShapeSegmentation, BroadcastAfterPadIsRefused) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeContigConcreteTensor({5});
+  TensorView* t1 = makeContigConcreteTensor({7, 3});
+  fusion.addInput(t0);
+  fusion.addInput(t1);
+  TensorView* padded = pad(exp(t0), {constInt(1), constInt(1)});
+  fusion.addOutput(add(broadcast(padded, {false, true}), t1));
+  const std::vector<Tensor> inputs = {Tensor::random({5}, DataType::Float, 10),
+                                      Tensor::random({7, 3}, DataType::Float, 11)};
+  SchedulerRuntimeInfo info(&fusion, inputs);
+  HeuristicsProposal whole = proposeHeuristics(&fusion, info);
+  EXPECT_FALSE(whole.accepted());
+  EXPECT_THAT(whole.rejectionsString(), HasSubstr("follows the shape op"));
+  EXPECT_THAT(whole.rejectionsString(), HasSubstr("pad, slice or cat is not scheduled"));
+}
+
 }  // namespace
 }  // namespace mf
