@@ -178,8 +178,10 @@ bool runsAlong(IterDomain* id, IterDomain* target) {
   return visitIdExpr(
       id->definition(), [&](Split* s) { return s->inner() == id && runsAlong(s->in(), target); },
       [&](Merge* m) { return runsAlong(m->inner(), target); },
-      // Consecutive out indices are consecutive in indices, but the run may leave `in`.
-      [&](Resize*) { return false; });
+      // Consecutive out indices are consecutive in indices (shifted by the left width); the
+      // pointwise heuristics vectorize a resized axis only when every width and extent keeps
+      // vectors whole, so a vector is all inside `in` or all in the padding.
+      [&](Resize* r) { return runsAlong(r->in(), target); });
 }
 
 }  // namespace mf

@@ -8,6 +8,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include <iostream>
 #include <map>
 
@@ -49,7 +51,13 @@ TEST_P(RandomReductions, SegmentsCompilesAndRuns) {
   for (SegmentedGroup* g : sf->groups()) EXPECT_NE(g->schedulerType(), SchedulerType::None);
   FusionExecutorCache fec(std::make_unique<Fusion>(*rf.fusion));
   std::vector<Tensor> actual = fec.runFusionWithInputs(rf.inputs);
-  EXPECT_EQ(fec.getMostRecentKernelRuntime()->fusionSegments()->toString(), sf->toString());
+  // The same groups, schedulers and exprs; axis numbers may differ (the cache segments its
+  // concretized copy, which substitutes zero for empty extents and so makes new axes).
+  auto noAxisNumbers = [](const std::string& text) {
+    return std::regex_replace(text, std::regex("([a-zA-Z?]S)[0-9]+\\{"), "$1{");
+  };
+  EXPECT_EQ(noAxisNumbers(fec.getMostRecentKernelRuntime()->fusionSegments()->toString()),
+            noAxisNumbers(sf->toString()));
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t o = 0; o < expected.size(); ++o)
     EXPECT_EQ(actual[o].toString(), expected[o].toString()) << "output " << o;

@@ -13,6 +13,8 @@
 #include "cuda/nvrtc.h"
 #include "cuda/runtime_sources.h"
 #include "ir/builder.h"
+#include "ir/dynamic_transform.h"
+#include "ir/expr_evaluator.h"
 #include "ir/fusion.h"
 #include "lower/pipeline.h"
 #include "ops/arith.h"
@@ -23,6 +25,7 @@
 #include "reference/reference_evaluator.h"
 #include "scheduler/pointwise.h"
 #include "scheduler/registry.h"
+#include "tensor/arguments.h"
 
 using ::testing::HasSubstr;
 
@@ -31,8 +34,21 @@ namespace {
 
 using Build = std::function<void(Fusion&)>;
 
-// Schedules `fusion` for `inputs` with the scheduler registry; the proposal is returned.
+// Schedules `fusion` for `inputs` with the scheduler registry, after concretizing it for them
+// (a pad by a symbolic width has a Symbolic axis, as FusionExecutorCache would concretize it);
+// the proposal is returned.
+void concretizeFor(Fusion& fusion, const std::vector<Tensor>& inputs) {
+  if (DynamicTransformInitialInfo initial = DynamicTransform::getInitialInfo(&fusion);
+      initial.isDynamic()) {
+    ExpressionEvaluator ee;
+    bindFusionInputs(fusion, inputs, ee, "test");
+    DynamicTransformConcretizationInfo info(&initial, &ee);
+    DynamicTransform::concretizeFusion(&fusion, &info);
+  }
+}
+
 HeuristicsProposal autoSchedule(Fusion& fusion, const std::vector<Tensor>& inputs) {
+  concretizeFor(fusion, inputs);
   SchedulerRuntimeInfo info(&fusion, inputs);
   HeuristicsProposal p = proposeHeuristics(&fusion, info);
   EXPECT_EQ(p.type, SchedulerType::PointWise) << p.rejectionsString();
@@ -272,7 +288,9 @@ TEST(ResizeLowering, SchedulersRefuseWithReason) {
     TensorView* y = add(x, constFloat(1.0));
     fusion.addOutput(mul(pad(y, {constInt(1), constInt(1)}), constFloat(2.0)));
     fusion.addOutput(slice(y, {Slice{}, Slice{constInt(1), nullptr}}));
-    SchedulerRuntimeInfo info(&fusion, {Tensor::random({4, 8}, DataType::Float, 1)});
+    const std::vector<Tensor> inputs = {Tensor::random({4, 8}, DataType::Float, 1)};
+    concretizeFor(fusion, inputs);
+    SchedulerRuntimeInfo info(&fusion, inputs);
     HeuristicsProposal p = proposeHeuristics(&fusion, info);
     EXPECT_FALSE(p.accepted());
     EXPECT_THAT(p.rejectionsString(), HasSubstr("pointwise: the resize op"));
