@@ -62,9 +62,9 @@ size_t AnalyzeViewResult::hash() const {
   mixFlags(squeeze_axes);
   h = hashCombine(h, steps.size());
   for (const ViewStep& s : steps)
-    h = hashCombine(hashCombine(hashCombine(h, static_cast<uint64_t>(s.kind)),
-                                static_cast<uint64_t>(s.axis)),
-                    static_cast<uint64_t>(s.factor));
+    h = hashCombine(
+        hashCombine(hashCombine(h, static_cast<uint64_t>(s.kind)), static_cast<uint64_t>(s.axis)),
+        static_cast<uint64_t>(s.factor));
   mixFlags(broadcast_axes);
   return static_cast<size_t>(h);
 }
