@@ -146,53 +146,6 @@ std::vector<int64_t> evaluateExtents(ExpressionEvaluator& ee, const TensorView* 
   return sizes;
 }
 
-// The view analysis of a dynamic reshape of `in` (nvFuser's rule for size-1 axes): only a
-// size-1 axis that is a Broadcast, or Symbolic (it concretizes to one), is squeezed. An
-// Iteration axis that is 1 in this run (a symbolic input extent) is merged into a neighbour
-// instead: a squeeze of an Iteration axis is no pointwise op (the scheduler refuses it).
-AnalyzeViewResult analyzeReshape(const TensorView* in, const std::vector<int64_t>& in_sizes,
-                                 const std::vector<int64_t>& out_sizes) {
-  const std::vector<IterDomain*> ids = TensorDomain::noReductions(in->getLogicalDomain());
-  std::vector<bool> kept_one(ids.size(), false);
-  size_t kept = 0;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    kept_one[i] = in_sizes[i] == 1 && ids[i]->iterType() == IterType::Iteration;
-    kept += in_sizes[i] != 1 || kept_one[i];
-  }
-  const bool any_target =
-      std::any_of(out_sizes.begin(), out_sizes.end(), [](int64_t s) { return s != 1; });
-  AnalyzeViewResult r = analyzeView(in_sizes, out_sizes);
-  if (std::find(kept_one.begin(), kept_one.end(), true) == kept_one.end() || !any_target ||
-      kept < 2)
-    return r;
-  // Keep the size-1 Iteration axes, merge each into its left neighbour (the right one when
-  // it is first), then analyze the remaining sizes as analyzeView does.
-  std::vector<int64_t> cur;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    r.squeeze_axes[i] = in_sizes[i] == 1 && !kept_one[i];
-    if (!r.squeeze_axes[i]) cur.push_back(in_sizes[i]);
-  }
-  std::vector<ViewStep> merges;
-  for (size_t j = 0; j < cur.size() && cur.size() > 1;) {
-    if (cur[j] != 1) {
-      ++j;
-      continue;
-    }
-    const size_t at = j == 0 ? 0 : j - 1;
-    merges.push_back({ViewStep::Kind::Merge, static_cast<int64_t>(at), 0});
-    cur[at] *= cur[at + 1];
-    cur.erase(cur.begin() + static_cast<int64_t>(at) + 1);
-    j = at;
-  }
-  std::vector<int64_t> target;
-  for (int64_t s : out_sizes)
-    if (s != 1) target.push_back(s);
-  AnalyzeViewResult rest = analyzeView(cur, target);
-  r.steps = merges;
-  r.steps.insert(r.steps.end(), rest.steps.begin(), rest.steps.end());
-  return r;
-}
-
 }  // namespace
 
 DynamicTransformConcretizationInfo::DynamicTransformConcretizationInfo(
@@ -228,7 +181,7 @@ DynamicTransformConcretizationInfo::DynamicTransformConcretizationInfo(
       empty_reshapes_.emplace_back(static_cast<int64_t>(i), std::move(structure));
     } else {
       reshape_transforms_.emplace_back(static_cast<int64_t>(i),
-                                       analyzeReshape(in, in_sizes, out_sizes));
+                                       analyzeView(in, in_sizes, out_sizes));
     }
   }
 

@@ -166,6 +166,26 @@ SubgraphCopy copySubgraph(const Fusion& fusion, const std::vector<Expr*>& exprs,
       if (auto* tv = dynamic_cast<TensorView*>(out))
         for (Expr* t : tv->domain()->allTransforms()) cloner.clone(t);
   }
+  // An extent of a fusion input the copy reached without the input (a cat's pad widened by
+  // the extent of another input's slice, `i0 - 2`): the input joins the copy, unread, so
+  // that its sizes bind the extent (a kernel gets it as a parameter).
+  std::unordered_set<const Val*> bound;
+  for (Val* in : inputs)
+    if (auto* tv = dynamic_cast<TensorView*>(in))
+      for (IterDomain* id : tv->getLogicalDomain()) bound.insert(id->extent());
+  for (Val* in : fusion.inputs()) {
+    auto* tv = dynamic_cast<TensorView*>(in);
+    if (tv == nullptr || contains(inputs, tv)) continue;
+    const auto& logical = tv->getLogicalDomain();
+    const bool reached = std::any_of(logical.begin(), logical.end(), [&](IterDomain* id) {
+      Val* e = id->extent();
+      return e->definition() == nullptr && !e->isConst() && !bound.count(e) &&
+             cloner.map().count(e);
+    });
+    if (!reached) continue;
+    new_inputs.push_back(copyBoundaryTensor(cloner, tv));
+    for (IterDomain* id : logical) bound.insert(id->extent());
+  }
   // Scalar inputs of the original the copy reached (a split factor, an operand's chain).
   for (Val* in : fusion.inputs())
     if (in->kind() == ValKind::Scalar && cloner.map().count(in) && !contains(inputs, in))

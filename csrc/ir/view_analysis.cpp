@@ -219,4 +219,47 @@ TensorView* applyViewTransforms(TensorView* x, const AnalyzeViewResult& view,
   return tv;
 }
 
+AnalyzeViewResult analyzeView(const TensorView* in, const std::vector<int64_t>& in_sizes,
+                              const std::vector<int64_t>& out_sizes) {
+  const std::vector<IterDomain*> ids = TensorDomain::noReductions(in->getLogicalDomain());
+  std::vector<bool> kept_one(ids.size(), false);
+  size_t kept = 0;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    kept_one[i] = in_sizes[i] == 1 && ids[i]->iterType() == IterType::Iteration;
+    kept += in_sizes[i] != 1 || kept_one[i];
+  }
+  const bool any_target =
+      std::any_of(out_sizes.begin(), out_sizes.end(), [](int64_t s) { return s != 1; });
+  AnalyzeViewResult r = analyzeView(in_sizes, out_sizes);
+  if (std::find(kept_one.begin(), kept_one.end(), true) == kept_one.end() || !any_target ||
+      kept < 2)
+    return r;
+  // Keep the size-1 Iteration axes, merge each into its left neighbour (the right one when
+  // it is first), then analyze the remaining sizes as analyzeView does.
+  std::vector<int64_t> cur;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    r.squeeze_axes[i] = in_sizes[i] == 1 && !kept_one[i];
+    if (!r.squeeze_axes[i]) cur.push_back(in_sizes[i]);
+  }
+  std::vector<ViewStep> merges;
+  for (size_t j = 0; j < cur.size() && cur.size() > 1;) {
+    if (cur[j] != 1) {
+      ++j;
+      continue;
+    }
+    const size_t at = j == 0 ? 0 : j - 1;
+    merges.push_back({ViewStep::Kind::Merge, static_cast<int64_t>(at), 0});
+    cur[at] *= cur[at + 1];
+    cur.erase(cur.begin() + static_cast<int64_t>(at) + 1);
+    j = at;
+  }
+  std::vector<int64_t> target;
+  for (int64_t s : out_sizes)
+    if (s != 1) target.push_back(s);
+  AnalyzeViewResult rest = analyzeView(cur, target);
+  r.steps = merges;
+  r.steps.insert(r.steps.end(), rest.steps.begin(), rest.steps.end());
+  return r;
+}
+
 }  // namespace mf

@@ -64,6 +64,13 @@ std::vector<int64_t> inferViewShape(const std::vector<int64_t>& in_sizes,
 //! UserError: remove empty tensors first (RemoveEmpty) or keep the dynamic form.
 AnalyzeViewResult analyzeView(const std::vector<int64_t>& in_sizes,
                               const std::vector<int64_t>& out_sizes);
+//! analyzeView for a reshape of `in` (nvFuser's rule for size-1 axes): only a size-1 axis
+//! that is a Broadcast, or Symbolic (it concretizes to one), is squeezed. An Iteration axis
+//! that is 1 (a symbolic input extent that is 1 in this run, or that original_sizes says is
+//! 1) is merged into a neighbour instead: a squeeze of an Iteration axis is no pointwise op,
+//! and the concretizer requires a squeezed axis to be a Broadcast.
+AnalyzeViewResult analyzeView(const TensorView* in, const std::vector<int64_t>& in_sizes,
+                              const std::vector<int64_t>& out_sizes);
 
 //! The static form of a reshape of `x` as `view` says: a SqueezeOp (when an axis is
 //! squeezed), a ViewOp (when there is a step), a BroadcastOp (when an axis is inserted), or

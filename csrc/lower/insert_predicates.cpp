@@ -110,14 +110,16 @@ std::unordered_map<IterDomain*, bool> mayOverrun(TensorView* tv, const Divisible
 }
 
 // The axes of `tv` whose index can be negative: a Resize's input, in = out - left, unless
-// left is a constant <= 0 (a slice's crop). Loop indices, and the axes split and merge derive
-// from them, never are.
+// left is a constant <= 0 (a slice's crop) and out's index cannot be negative itself (a crop
+// inside a pad's loop: pad(crop(x)) reads x below 0). Loop indices, and the axes split and
+// merge derive from them, never are.
 std::unordered_set<IterDomain*> mayUnderrun(TensorView* tv) {
   std::unordered_set<IterDomain*> under;
-  for (Expr* t : tv->domain()->allTransforms())
-    if (auto* r = dynamic_cast<Resize*>(t)) {
+  std::vector<Expr*> transforms = tv->domain()->allTransforms();
+  for (auto it = transforms.rbegin(); it != transforms.rend(); ++it)
+    if (auto* r = dynamic_cast<Resize*>(*it)) {
       std::optional<int64_t> left = r->left()->constInt();
-      if (!left || *left > 0) under.insert(r->in());
+      if (!left || *left > 0 || under.count(r->out())) under.insert(r->in());
     }
   return under;
 }
@@ -245,11 +247,25 @@ void insertPredicates(Kernel& kernel) {
       // An init runs outside the reduction loops: it must happen even for an empty reduction.
       const bool is_init = ti->startsReduction();
       std::vector<IterDomain*> checked;
+      // The index the loops give `id`, a resized broadcast's included (indicesInMap reads
+      // every broadcast at 0, where the element is).
+      auto indexOf = [&](IterDomain* id) {
+        auto it = walk.find(id);
+        return id->isBroadcast() && it != walk.end() ? it->second
+                                                     : indicesInMap(walk, {id}).front();
+      };
       for (IterDomain* id : ids) {
-        if (id->isBroadcast() || (is_init && id->isReduction())) continue;
+        // A broadcast axis of a tensor in memory is guarded when the loops can move its
+        // index off its one element: the outer of a merge with a concrete axis (`i / 5` over
+        // a 128-thread loop), a slice to one element run over a pad's loop. Otherwise the
+        // loop's other positions overwrite the element with values of reads predicated off.
+        if (id->isBroadcast() &&
+            (out->getMemoryType() == MemoryType::Local || indexOf(id)->isConst()))
+          continue;
+        if (is_init && id->isReduction()) continue;
         // A producer run over its consumer's padded loop: its index starts below 0 there.
         if (under.count(id)) {
-          Val* index = indicesInMap(walk, {id}).front();
+          Val* index = indexOf(id);
           pred =
               SimplifyingIrBuilder::logicalAnd(pred, SimplifyingIrBuilder::le(constInt(0), index));
           if (collective && !id->isReduction())
@@ -263,7 +279,7 @@ void insertPredicates(Kernel& kernel) {
                                        : hoistedBound(id, model, over, splits, use);
         if (std::find(checked.begin(), checked.end(), bound) != checked.end()) continue;
         checked.push_back(bound);
-        Val* in_bounds = SimplifyingIrBuilder::lt(indicesInMap(walk, {bound}).front(), extent);
+        Val* in_bounds = SimplifyingIrBuilder::lt(indexOf(bound), extent);
         // Sibling outputs, indexed alike, repeat each other's checks.
         if (e->outputs().size() > 1) {
           const std::string printed = in_bounds->toInlineString();

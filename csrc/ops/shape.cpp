@@ -71,7 +71,15 @@ TensorView* reshape(TensorView* x, const std::vector<int64_t>& original_sizes,
              x->toString(), ids[i]->toString(), c.value_or(0), fmt::join(original_sizes, ", "),
              original_sizes[i]);
   }
-  return applyViewTransforms(x, analyzeView(original_sizes, new_sizes));
+  // A symbolic Iteration axis original_sizes says is 1 is merged, not squeezed (the
+  // concretizer accepts squeezes of Broadcast axes only); other shapes keep analyzeView's.
+  bool symbolic_one = false;
+  for (size_t i = 0; i < ids.size(); ++i)
+    symbolic_one =
+        symbolic_one || (original_sizes[i] == 1 && ids[i]->iterType() == IterType::Iteration &&
+                         !ids[i]->extent()->constInt());
+  return applyViewTransforms(x, symbolic_one ? analyzeView(x, original_sizes, new_sizes)
+                                             : analyzeView(original_sizes, new_sizes));
 }
 
 TensorView* reshape(TensorView* x, const std::vector<Val*>& new_sizes) {

@@ -8,6 +8,7 @@
 #include "ir/fusion.h"
 #include "ir/mutator.h"
 #include "ir/op_traits.h"
+#include "ir/resize_exprs.h"
 #include "ir/scalar_ops.h"
 #include "ir/tensor_view.h"
 #include "passes/passes.h"
@@ -94,6 +95,51 @@ void replaceByFull(Fusion& fusion, TensorView* tv, Val* fill) {
   if (tv->isFusionOutput()) fusion.replaceInputOrOutput(tv, full);
 }
 
+// The inputs of a cat whose pieces are not empty along its axis (each CatOp input is its
+// piece padded to the output's extent; the pieces are the pads' inputs).
+std::vector<PadOp*> nonEmptyInputs(const CatOp* cat_op, ExpressionEvaluator& ee) {
+  std::vector<PadOp*> kept;
+  for (Val* in : cat_op->inputs()) {
+    auto* padded = dynamic_cast<PadOp*>(in->definition());
+    MF_ASSERT(padded != nullptr, "{}: a cat input that is not a pad", cat_op->toString());
+    const auto ids = TensorDomain::noReductions(padded->in()->as<TensorView>()->getLogicalDomain());
+    if (!hasZeroExtent({ids.at(static_cast<size_t>(cat_op->dim()))}, ee)) kept.push_back(padded);
+  }
+  return kept;
+}
+
+bool hasEmptyCatInput(Fusion& fusion, ExpressionEvaluator& ee) {
+  for (Expr* e : fusion.exprs())
+    if (auto* c = dynamic_cast<CatOp*>(e); c && nonEmptyInputs(c, ee).size() < c->inputs().size())
+      return true;
+  return false;
+}
+
+// A cat with empty inputs becomes the cat of the others (nvFuser's RemoveEmptyPass): a CatOp
+// of their pads, whose widths already count the empty pieces as 0; with one left, a copy of
+// that piece. A cat of empty inputs only is empty itself (a full, above). The dropped pads
+// are dead then (removeDeadExprs).
+void dropEmptyCatInputs(Fusion& fusion, ExpressionEvaluator& ee) {
+  FusionGuard fg(&fusion);
+  for (Expr* e : fusion.exprs()) {
+    auto* cat_op = dynamic_cast<CatOp*>(e);
+    if (cat_op == nullptr) continue;
+    const std::vector<PadOp*> kept = nonEmptyInputs(cat_op, ee);
+    if (kept.size() == cat_op->inputs().size() || kept.empty()) continue;
+    Val* out = cat_op->out();
+    const int64_t dim = cat_op->dim();
+    fusion.removeExpr(cat_op);
+    if (kept.size() == 1) {
+      IrBuilder::create<LoadStoreOp>(std::vector<Val*>{kept[0]->in()}, std::vector<Val*>{out},
+                                     LoadStoreOpType::Set);
+    } else {
+      std::vector<Val*> inputs;
+      for (PadOp* p : kept) inputs.push_back(p->out());
+      IrBuilder::create<CatOp>(inputs, std::vector<Val*>{out}, dim);
+    }
+  }
+}
+
 }  // namespace
 
 void removeEmpty(Fusion& fusion, const FusionPassRequest& request) {
@@ -103,7 +149,7 @@ void removeEmpty(Fusion& fusion, const FusionPassRequest& request) {
   auto anyRewrite = [&] {
     for (TensorView* tv : fusion.allTvs())
       if (rewriteOf(tv, ee) != Rewrite::None) return true;
-    return false;
+    return hasEmptyCatInput(fusion, ee);
   };
   if (!anyRewrite()) return;
   specializeInputExtents(fusion, ee);
@@ -132,8 +178,7 @@ void removeEmpty(Fusion& fusion, const FusionPassRequest& request) {
     fusion.removeExpr(bcast);
     IrBuilder::create<FullOp>(std::vector<Val*>{fill}, std::vector<Val*>{tv});
   }
-  // The hook for cat (CatOp, ops/resize.h, another change of #16): a cat's empty inputs are
-  // to be dropped here, the cat of the others kept (a cat of one input is that input).
+  dropEmptyCatInputs(fusion, ee);
   removeDeadExprs(fusion, request);
 }
 

@@ -139,21 +139,63 @@ bool PointwiseDomainMap::covers(const TensorView* tv, std::string* missing) cons
   return true;
 }
 
-std::optional<std::string> resizeRejectReason(Fusion* fusion, TensorView* reference) {
-  std::vector<const Val*> upstream{reference};
+namespace {
+
+// `v` and the tensors it is computed from.
+std::vector<const Val*> upstreamOf(const Val* v) {
+  std::vector<const Val*> upstream{v};
   for (size_t i = 0; i < upstream.size(); ++i)
     if (Expr* def = upstream[i]->definition())
       for (Val* in : def->inputs())
         if (in->kind() == ValKind::TensorView &&
             std::find(upstream.begin(), upstream.end(), in) == upstream.end())
           upstream.push_back(in);
+  return upstream;
+}
+
+// Whether the resize op `e` may crop its input: a slice, or a pad by a width that is not a
+// constant >= 0. A cat's own pads (used by the CatOp only) widen by the other inputs'
+// extents.
+bool mayCrop(const Expr* e) {
+  if (e->isA<SliceOp>()) return true;
+  const auto* pad = dynamic_cast<const PadOp*>(e);
+  if (pad == nullptr) return false;
+  const auto& uses = pad->out()->uses();
+  if (!uses.empty() &&
+      std::all_of(uses.begin(), uses.end(), [](const Expr* u) { return u->isA<CatOp>(); }))
+    return false;
+  for (size_t axis : pad->paddedAxes()) {
+    auto [left, right] = pad->widths(axis);
+    for (Val* w : {left, right})
+      if (std::optional<int64_t> c = w->constInt(); !c || *c < 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<std::string> resizeRejectReason(Fusion* fusion, TensorView* reference) {
+  const std::vector<const Val*> upstream = upstreamOf(reference);
+  auto isUpstream = [&](const Val* v) {
+    return std::find(upstream.begin(), upstream.end(), v) != upstream.end();
+  };
   for (Expr* e : fusion->exprs()) {
     if (!e->isA<PadOp>() && !e->isA<SliceOp>() && !e->isA<CatOp>()) continue;
-    if (std::find(upstream.begin(), upstream.end(), e->output(0)) == upstream.end())
+    if (!isUpstream(e->output(0)))
       return fmt::format(
           "the resize op `{}` does not lead to the reference {}: its loop would not be the "
           "schedule's",
           e->toString(), reference->toInlineString());
+    // The loop is the reference's: mapped back through a crop it covers only the kept part
+    // of the input, so an output computed before the crop would have elements no thread
+    // writes (pad(x) an output and slice(pad(x)) the reference).
+    if (!mayCrop(e)) continue;
+    for (const Val* before : upstreamOf(e->input(0)))
+      if (before != reference && before->isFusionOutput())
+        return fmt::format(
+            "the output {} is computed before the crop `{}` that leads to the reference {}: "
+            "the reference's loop would not cover it",
+            before->toInlineString(), e->toString(), reference->toInlineString());
   }
   return std::nullopt;
 }

@@ -151,6 +151,48 @@ TEST(RemoveEmpty, LeavesNonEmptyFusionsAlone) {
 }
 
 // Exprs whose results reach no output are removed; the live ones and the inputs stay.
+// A cat with an empty input becomes the cat of the others (two left: a CatOp of two pads),
+// or a copy of the one left; the result still equals the reference's.
+TEST(RemoveEmpty, CatDropsEmptyInputs) {
+  for (int64_t empty_at : {0, 1, 2}) {
+    SCOPED_TRACE(empty_at);
+    Fusion f;
+    FusionGuard fg(&f);
+    std::vector<TensorView*> tvs;
+    for (int i = 0; i < 3; ++i) {
+      tvs.push_back(makeContigTensor(2));
+      f.addInput(tvs.back());
+    }
+    f.addOutput(mul(cat(tvs, 0), constFloat(2.0)));
+    std::vector<std::vector<int64_t>> shapes = {{2, 3}, {4, 3}, {1, 3}};
+    shapes[static_cast<size_t>(empty_at)][0] = 0;
+    const std::vector<Tensor> in = randoms(shapes);
+    const std::vector<Tensor> want = ReferenceEvaluator(&f).run(in);
+    removeEmptyFor(f, in);
+    int64_t cats = 0, pads = 0;
+    for (Expr* e : f.exprs()) {
+      cats += e->isA<CatOp>();
+      pads += e->isA<PadOp>();
+    }
+    EXPECT_EQ(cats, 1) << f.mathString();
+    EXPECT_EQ(pads, 2) << f.mathString();
+    const Tensor got = ReferenceEvaluator(&f).run(in).at(0);
+    ASSERT_EQ(got.sizes(), want[0].sizes());
+    for (int64_t i = 0; i < got.numel(); ++i) EXPECT_EQ(got.item(i), want[0].item(i));
+  }
+  // One input left: a copy of it, no resize op.
+  Fusion f;
+  FusionGuard fg(&f);
+  TensorView* a = makeContigTensor(1);
+  TensorView* b = makeContigTensor(1);
+  f.addInput(a);
+  f.addInput(b);
+  f.addOutput(neg(cat({a, b}, 0)));
+  removeEmptyFor(f, randoms({{0}, {5}}));
+  EXPECT_THAT(f.mathString(), HasSubstr("= set(T1)"));
+  EXPECT_THAT(f.mathString(), ::testing::Not(HasSubstr("cat(")));
+}
+
 TEST(RemoveDeadExprs, RemovesWhatReachesNoOutput) {
   Fusion f;
   FusionGuard fg(&f);
