@@ -113,8 +113,18 @@ int64_t TransformReplay::replay(TensorView* target, const TensorView* reference,
           // padded (or sliced) loop; lowering predicates its reads by its own extent.
           auto in = ids.find(r->in());
           if (in == ids.end()) return;
-          IterDomain* out =
-              IterDomain::resize(in->second, r->left(), r->right(), r->out()->iterType());
+          IterDomain* out = nullptr;
+          if (in->second->isBroadcast() && !r->in()->isBroadcast()) {
+            // A broadcast the consumer iterates stays a size-1 broadcast, resized: its loop
+            // runs over the promoted extent resized alike (promotedExtent), not over 1 plus
+            // the widths (`1 - 1` would make an empty loop that needs no guard).
+            FusionGuard fg(in->second->fusion());
+            out = IterDomainBuilder(in->second->extent()).iterType(IterType::Broadcast).build();
+            IrBuilder::create<Resize>(std::vector<Val*>{in->second, r->left(), r->right()},
+                                      std::vector<Val*>{out});
+          } else {
+            out = IterDomain::resize(in->second, r->left(), r->right(), r->out()->iterType());
+          }
           frontier.replace(in->second, {out});
           ids[r->out()] = out;
         });

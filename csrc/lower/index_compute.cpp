@@ -53,8 +53,14 @@ Val* promotedExtent(IterDomain* id, const IdModel* model) {
             return id->extent();
           return SimplifyingIrBuilder::ceilDiv(promotedExtent(s->in(), model), s->factor());
         },
-        // A resized axis runs over its own extent (a resize of a broadcast is no broadcast).
-        [&](Resize*) { return id->extent(); });
+        // A resized axis runs over its own extent, unless it resizes a promoted broadcast
+        // (a pad's Resize replayed onto a producer's broadcast axis, `x >= bcast(y)` padded):
+        // then over the promoted extent resized alike (`1 - 1 + 1` is not the loop's).
+        [&](Resize* r) {
+          if (!isPromoted(r->in(), *model)) return id->extent();
+          return SimplifyingIrBuilder::add(
+              SimplifyingIrBuilder::add(promotedExtent(r->in(), model), r->left()), r->right());
+        });
   if (!id->isBroadcast()) return id->extent();
   for (IterDomain* other : model->group(id, IdMappingMode::Permissive))
     if (!other->isBroadcast() && !other->isReduction() && other->definition() == nullptr)

@@ -228,6 +228,61 @@ TEST(ResizeThroughCache, CatWithAnEmptyInput) {
       {Tensor::random({0}, DataType::Float, 1), Tensor::random({13}, DataType::Float, 2)});
 }
 
+// A cat input padded by nothing along the cat's axis (the other inputs are constant-empty)
+// has no Resize there: its offset is a new constant 0, made without the caller's
+// FusionGuard (seed 3765 of `random_fusions --shape-ops` terminated the run).
+TEST(ResizeThroughCache, CatOffsetNeedsNoGuard) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* a = makeContigConcreteTensor({3, 4});
+    TensorView* b = makeContigConcreteTensor({0, 4});
+    fusion->addInput(a);
+    fusion->addInput(b);
+    fusion->addOutput(neg(cat({a, b}, 0)));
+  }
+  const std::vector<Tensor> in = {Tensor::random({3, 4}, DataType::Float, 1),
+                                  Tensor::random({0, 4}, DataType::Float, 2)};
+  const Tensor out = ReferenceEvaluator(fusion.get()).run(in).at(0);
+  ASSERT_EQ(out.sizes(), (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(out.item(5), -in[0].item(5));
+}
+
+// `x >= broadcast(y)` cropped then padded back: the pads' Resizes are replayed onto the
+// broadcast axis, which must run over the promoted extent resized alike (13 - 1 + 1), not
+// over 1 - 1 + 1 (the row index of y was the flat index: a wrong row) nor 1 - 1 = 0 (an empty
+// loop, unguarded: y read past its end). A reshape round trip of x puts the comparison in a
+// segment of its own, with y's broadcast as its input.
+TEST(ResizeThroughCache, PadReplayedOntoABroadcastRunsOverItsPromotedExtent) {
+  for (int64_t rows : {1, 5, 1023}) {
+    for (bool pad_back : {true, false}) {
+      SCOPED_TRACE(::testing::Message() << rows << (pad_back ? " padded back" : " sliced"));
+      expectMatchesReference(
+          [pad_back](Fusion& f) {
+            TensorView* x = makeContigTensor(2);
+            TensorView* y = makeContigTensor(1, DataType::Bool);
+            f.addInput(x);
+            f.addInput(y);
+            TensorView* b = broadcast(y, {false, true});
+            TensorView* ax = abs(x);
+            TensorView* acc =
+                add(ax, reshape(squeeze(broadcast(flatten(ax), {true, false}), {0}),
+                                std::vector<Val*>{x->axis(0)->extent(), x->axis(1)->extent()}));
+            TensorView* crop = pad(ge(x, b), {constInt(0), constInt(-1)}, constBool(false));
+            TensorView* bits = logicalNot(crop);
+            if (pad_back) {
+              bits = pad(bits, {constInt(0), constInt(1)}, constBool(false));
+            } else {
+              acc = slice(acc, {0, 0}, {1 << 20, 12});
+            }
+            f.addOutput(add(acc, castOp(DataType::Float, bits)));
+          },
+          {Tensor::random({rows, 13}, DataType::Float, 30),
+           Tensor::random({rows}, DataType::Bool, 31)});
+    }
+  }
+}
+
 // A static reshape whose original_sizes say a symbolic Iteration axis is 1 merges that axis
 // instead of squeezing it (a squeeze needs a Broadcast axis): [1, 18, 8] -> [144] runs.
 TEST(ResizeThroughCache, StaticReshapeOfASymbolicSizeOneAxis) {
