@@ -290,6 +290,19 @@ void insertPredicates(Kernel& kernel) {
         if (collective && !id->isReduction())
           write = SimplifyingIrBuilder::logicalAnd(write, in_bounds);
       }
+      // A split's inner that can overrun (the inner of a reshape's outer split, itself split
+      // by a 2-D schedule: `[4099, 65]` with 65 split by 32) aliases the next outer index
+      // (`in = outer * 65 + inner`), which no logical bound sees: a tensor in memory checks
+      // that inner itself, or threads past the 65th write the next row's elements.
+      if (out->getMemoryType() != MemoryType::Local && !collective)
+        for (Expr* t : out->domain()->allTransforms()) {
+          auto* s = dynamic_cast<Split*>(t);
+          if (s == nullptr || s->inner()->isBroadcast() || s->inner()->isReduction()) continue;
+          auto it = over.find(s->inner());
+          if (it == over.end() || !it->second) continue;
+          pred = SimplifyingIrBuilder::logicalAnd(
+              pred, SimplifyingIrBuilder::lt(indexOf(s->inner()), s->inner()->extent()));
+        }
     }
     for (ForLoop* loop : loops) {
       ParallelType p = loop->parallelType();
