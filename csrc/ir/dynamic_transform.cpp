@@ -112,8 +112,11 @@ DynamicTransformInitialInfo DynamicTransform::getInitialInfo(Fusion* fusion) {
     } else if (auto* squeeze = dynamic_cast<SqueezeOp*>(def)) {
       const std::vector<IterDomain*> in_ids =
           TensorDomain::noReductions(squeeze->in()->as<TensorView>()->getLogicalDomain());
+      // A squeezed Symbolic axis, or an Iteration axis of symbolic extent (a static reshape
+      // whose original_sizes say it is 1): each run checks that it is 1.
       for (size_t i = 0; i < in_ids.size(); ++i)
-        if (squeeze->isSqueezeDims().at(i) && in_ids[i]->isSymbolic()) {
+        if (squeeze->isSqueezeDims().at(i) && !in_ids[i]->isBroadcast() &&
+            !in_ids[i]->extent()->isConst()) {
           info.squeezed_tvs_.push_back(tv);
           break;
         }
@@ -225,7 +228,7 @@ DynamicTransformConcretizationInfo::DynamicTransformConcretizationInfo(
     auto* in = squeeze->in()->as<TensorView>();
     const std::vector<IterDomain*> in_ids = TensorDomain::noReductions(in->getLogicalDomain());
     for (size_t d = 0; d < in_ids.size(); ++d) {
-      if (!squeeze->isSqueezeDims().at(d) || !in_ids[d]->isSymbolic()) continue;
+      if (!squeeze->isSqueezeDims().at(d) || in_ids[d]->isBroadcast()) continue;
       const int64_t extent = evaluateSize(*ee, in_ids[d]->extent(), "a squeezed extent");
       MF_CHECK(extent == 1,
                "squeeze: axis {} ({}) of {} must concretize to IterType::Broadcast but found "

@@ -248,6 +248,16 @@ std::optional<std::string> shapeOpsRejectReason(Fusion* fusion, TensorView* refe
   for (TensorView* tv : tvs) {
     Expr* def = tv->definition();
     if (def == nullptr) continue;
+    // A squeeze of an Iteration axis (1 in this run: a static reshape's size-1 claim) drops
+    // an axis its producer iterates: a view of its input (the segmenter's), no pointwise op.
+    if (auto* squeeze = dynamic_cast<SqueezeOp*>(def)) {
+      const auto in_ids =
+          TensorDomain::noReductions(squeeze->in()->as<TensorView>()->getLogicalDomain());
+      for (size_t d = 0; d < in_ids.size(); ++d)
+        if (squeeze->isSqueezeDims().at(d) && !in_ids[d]->isBroadcast())
+          return fmt::format("`{}` squeezes the Iteration axis {}", def->toString(),
+                             in_ids[d]->toString());
+    }
     if ((def->isA<ViewOp>() || isPermute(def)) && tv->domain()->hasAllocation())
       return fmt::format("`{}`: the output of a reshape or permute has an allocation domain",
                          def->toString());

@@ -293,6 +293,24 @@ TEST(ResizeThroughCache, StaticReshapeOfASymbolicSizeOneAxis) {
         f.addOutput(neg(reshape(t, {1, 18, 8}, {144})));
       },
       {Tensor::random({1, 18, 8}, DataType::Float, 10)});
+  // Nothing to merge it with ([1] -> [1, 1]): squeezed, as a view, and each run checks that
+  // it is 1.
+  Build one = [](Fusion& f) {
+    TensorView* t = makeContigTensor(1);
+    f.addInput(t);
+    f.addOutput(neg(reshape(t, {1}, {1, 1})));
+  };
+  expectMatchesReference(one, {Tensor::random({1}, DataType::Float, 11)});
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    one(*fusion);
+  }
+  FusionExecutorCache fec(std::move(fusion));
+  EXPECT_THAT([&] { fec.runFusionWithInputs({Tensor::random({3}, DataType::Float, 12)}); },
+              ::testing::ThrowsMessage<UserError>(
+                  HasSubstr("must concretize to IterType::Broadcast but found "
+                            "IterType::Iteration of extent 3")));
 }
 
 }  // namespace
