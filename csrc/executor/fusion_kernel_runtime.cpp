@@ -71,9 +71,10 @@ FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, const std::vector
     group->fusion = segments_->makeFusion(segment);
     std::unique_ptr<SchedulerRuntimeInfo> group_info =
         segments_->groupRuntimeInfo(segment, group->fusion.get(), info);
-    group->params = segments_->computeHeuristics(segment, group->fusion.get(), *group_info);
-    MF_ASSERT(group->params != nullptr, "the segmenter's scheduler refused its own group {}",
-              segment->id());
+    std::string why;
+    group->params = segments_->computeHeuristics(segment, group->fusion.get(), *group_info, &why);
+    MF_ASSERT(group->params != nullptr, "the segmenter's scheduler refused its own group {}: {}",
+              segment->id(), why);
     const SchedulerType type = segment->schedulerType();
     if (isDumpEnabled(DumpOption::SchedulerParams))
       dumpStream() << "=== scheduler_params (group " << segment->id() << ", " << toString(type)

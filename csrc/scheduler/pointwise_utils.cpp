@@ -216,12 +216,14 @@ TensorView* findReferenceTensor(Fusion* fusion, const PointwiseDomainMap& map,
       lacks.push_back(fmt::format("{} lacks {}", tv->toInlineString(), missing));
       continue;
     }
+    auto refused = [&](TensorView* ref) {
+      return resizeRejectReason(fusion, ref) || shapeOpsRejectReason(fusion, ref);
+    };
     if (best == nullptr || better(tv, best)) {
       best = tv;
-    } else if (!better(best, tv) && resizeRejectReason(fusion, best) &&
-               !resizeRejectReason(fusion, tv)) {
-      // A tie: the first unless a later one is downstream of every resize op (the order of
-      // a segment's outputs must not decide whether it is schedulable).
+    } else if (!better(best, tv) && refused(best) && !refused(tv)) {
+      // A tie: the first unless a later one is downstream of every resize op and reshape
+      // (the order of a segment's outputs must not decide whether it is schedulable).
       best = tv;
     }
   }

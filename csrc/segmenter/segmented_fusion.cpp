@@ -189,10 +189,13 @@ std::unique_ptr<SchedulerRuntimeInfo> SegmentedFusion::groupRuntimeInfo(
 }
 
 std::unique_ptr<HeuristicParams> SegmentedFusion::computeHeuristics(
-    const SegmentedGroup* group, Fusion* group_fusion, SchedulerRuntimeInfo& group_info) const {
+    const SegmentedGroup* group, Fusion* group_fusion, SchedulerRuntimeInfo& group_info,
+    std::string* why) const {
   if (group->schedulerType() == SchedulerType::ExprEval) {
-    if (findAliasedOutputs(*group_fusion, group_info).size() != group_fusion->outputs().size())
+    if (findAliasedOutputs(*group_fusion, group_info).size() != group_fusion->outputs().size()) {
+      if (why != nullptr) *why = "not every output is a view of an input";
       return nullptr;
+    }
     auto params = std::make_unique<HeuristicParams>(SchedulerType::ExprEval);
     params->index_type = group_info.indexType();
     return params;
@@ -202,8 +205,10 @@ std::unique_ptr<HeuristicParams> SegmentedFusion::computeHeuristics(
   MF_ASSERT(scheduler != nullptr, "group {} has no scheduler ({})", group->id_,
             group->schedulerType());
   if (!scheduler->canScheduleCompileTime(group_fusion) ||
-      !scheduler->canScheduleRunTime(group_fusion, group_info))
+      !scheduler->canScheduleRunTime(group_fusion, group_info)) {
+    if (why != nullptr) *why = scheduler->rejectReason();
     return nullptr;
+  }
   return scheduler->computeHeuristics(group_fusion, group_info);
 }
 

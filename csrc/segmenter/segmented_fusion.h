@@ -105,9 +105,11 @@ class SegmentedFusion {
   //! (groupRuntimeInfo); nullptr when the scheduler refuses at these sizes (the runtime then
   //! segments again for them). An ExprEval group gets base HeuristicParams while every
   //! output is still a view of an input at these sizes and strides (findAliasedOutputs).
+  //! `why`, if given, gets the refusal's reason.
   std::unique_ptr<HeuristicParams> computeHeuristics(const SegmentedGroup* group,
                                                      Fusion* group_fusion,
-                                                     SchedulerRuntimeInfo& group_info) const;
+                                                     SchedulerRuntimeInfo& group_info,
+                                                     std::string* why = nullptr) const;
 
   //! Every group (toString) and then every edge: `edge group 0 -> group 1: T2`.
   //! Deterministic: the same fusion and sizes print the same text in every process.
