@@ -112,11 +112,8 @@ DynamicTransformInitialInfo DynamicTransform::getInitialInfo(Fusion* fusion) {
     } else if (auto* squeeze = dynamic_cast<SqueezeOp*>(def)) {
       const std::vector<IterDomain*> in_ids =
           TensorDomain::noReductions(squeeze->in()->as<TensorView>()->getLogicalDomain());
-      // A squeezed Symbolic axis, or an Iteration axis of symbolic extent (a static reshape
-      // whose original_sizes say it is 1): each run checks that it is 1.
       for (size_t i = 0; i < in_ids.size(); ++i)
-        if (squeeze->isSqueezeDims().at(i) && !in_ids[i]->isBroadcast() &&
-            !in_ids[i]->extent()->isConst()) {
+        if (squeeze->isSqueezeDims().at(i) && isSqueezeCheckedPerRun(in_ids[i])) {
           info.squeezed_tvs_.push_back(tv);
           break;
         }

@@ -30,6 +30,12 @@ class Fusion;
 class IrCloner;
 class TensorView;
 
+//! True when a squeeze of `id` is checked in each run to be of extent 1: a Symbolic axis,
+//! or an Iteration axis of symbolic extent (a static reshape whose original_sizes say 1).
+inline bool isSqueezeCheckedPerRun(const IterDomain* id) {
+  return !id->isBroadcast() && !id->extent()->isConst();
+}
+
 //! What is dynamic in one fusion definition. Holds pointers into that fusion; cloneTo gives
 //! the same info for a copy of it.
 class DynamicTransformInitialInfo {
@@ -47,7 +53,7 @@ class DynamicTransformInitialInfo {
   const std::vector<IterDomain*>& getDynamicResizedIterDomains() const { return resized_ids_; }
   //! Outputs of expands with an axis that is Symbolic, or whose input axis is.
   const std::vector<TensorView*>& getDynamicExpandedTensorViews() const { return expanded_tvs_; }
-  //! Outputs of squeezes of an axis that is Symbolic (it must concretize to a Broadcast).
+  //! Outputs of squeezes of an axis isSqueezeCheckedPerRun (each run checks it is 1).
   const std::vector<TensorView*>& getDynamicSqueezedTensorViews() const { return squeezed_tvs_; }
   //! Every non-constant extent of a logical or root axis, each once: the extents a run may
   //! make 0 (concretization then substitutes the constant 0).

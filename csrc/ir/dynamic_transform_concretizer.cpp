@@ -188,7 +188,7 @@ class Concretizer {
     // An Iteration axis of symbolic extent was checked to be 1 in this run (the info).
     for (size_t d = 0; d < ids.size(); ++d)
       MF_CHECK(!squeeze->isSqueezeDims().at(d) || ids[d]->isBroadcast() ||
-                   (ids[d]->iterType() == IterType::Iteration && !ids[d]->extent()->isConst()),
+                   (ids[d]->iterType() == IterType::Iteration && isSqueezeCheckedPerRun(ids[d])),
                "squeeze: axis {} ({}) of {} must concretize to IterType::Broadcast but found "
                "IterType::{}; only a size-1 axis can be squeezed",
                d, ids[d]->toString(), in->toString(), mf::toString(ids[d]->iterType()));

@@ -33,6 +33,10 @@ std::string readOfRuntimeFunctionOutputMessage(const Expr* e, const Expr* use) {
       "preprocessGroupedMatmulInputSf", e->output(0)->toString(), use->output(0)->toString());
 }
 
+bool isResizeOp(const Expr* e) {
+  return e->isA<PadOp>() || e->isA<SliceOp>() || e->isA<CatOp>();
+}
+
 OperandExtentRule operandExtentRule(const Expr* e) {
   OperandExtentRule rule;
   // A broadcast and the shape ops (reshape, squeeze, expand, permute) relate their extents

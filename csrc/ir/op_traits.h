@@ -32,6 +32,10 @@ bool outputWrittenByRuntimeFunction(const Expr* e);
 //! but only ...`. The scheduler registry, validateSchedule and the segmenter all say it.
 std::string readOfRuntimeFunctionOutputMessage(const Expr* e, const Expr* use);
 
+//! True when `e` is a resize op (pad, slice, cat): its output axes are Resize exprs of its
+//! input's (a cat's inputs are pads), which only the pointwise scheduler runs.
+bool isResizeOp(const Expr* e);
+
 //! How the extents of `e`'s tensor operands relate to its output's, as the run-time extent
 //! check (validateOperandExtents) compares them: the `aligned` operands agree axis by axis
 //! over the first `rank` logical axes (reduction axes left out, broadcast axes skipped), and

@@ -322,7 +322,7 @@ void indexTensors(Kernel& kernel) {
       auto* red = dynamic_cast<ReductionOp*>(e);
       auto [across, grid] =
           red != nullptr ? reducedAcross(red) : std::pair(ParallelType::Serial, false);
-      if (e->isA<PadOp>() || e->isA<SliceOp>() || e->isA<CatOp>()) {
+      if (isResizeOp(e)) {
         resize_steps = lowerResizeOp(ir, e, ins, outs[0], walk, c_logical);
         lowered = resize_steps.back();
       } else {

@@ -71,8 +71,9 @@ TensorView* reshape(TensorView* x, const std::vector<int64_t>& original_sizes,
              x->toString(), ids[i]->toString(), c.value_or(0), fmt::join(original_sizes, ", "),
              original_sizes[i]);
   }
-  // A symbolic Iteration axis original_sizes says is 1 is merged, not squeezed (the
-  // concretizer accepts squeezes of Broadcast axes only); other shapes keep analyzeView's.
+  // A symbolic Iteration axis original_sizes says is 1 is merged into a neighbour, not
+  // squeezed (a squeeze of it would be checked per run and refused by the pointwise
+  // scheduler); other shapes keep analyzeView's.
   bool symbolic_one = false;
   for (size_t i = 0; i < ids.size(); ++i)
     symbolic_one =

@@ -11,6 +11,7 @@
 #include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "ir/logical_domain_map.h"
+#include "ir/op_traits.h"
 #include "ir/scalar_ops.h"
 #include "ir/shape_exprs.h"
 #include "ir/tensor_view.h"
@@ -450,7 +451,7 @@ void ReferenceRun::evaluate(Expr* e) {
     out = evalLayout(layout);
   } else if (auto* full = dynamic_cast<FullOp*>(e)) {
     out = evalFull(full);
-  } else if (e->isA<PadOp>() || e->isA<SliceOp>() || e->isA<CatOp>()) {
+  } else if (isResizeOp(e)) {
     out = evalResize(e);
   } else if (auto* view = dynamic_cast<ViewOp*>(e)) {
     out = evalView(view);

@@ -31,7 +31,7 @@ const Expr* shapeOpAbove(const Val* v, std::unordered_set<const Val*>& seen) {
   const Expr* def = v->definition();
   if (def == nullptr || !seen.insert(v).second) return nullptr;
   if (def->isA<ViewOp>() || def->isA<SqueezeOp>() || def->isA<ExpandOp>() || isPermute(def) ||
-      def->isA<PadOp>() || def->isA<SliceOp>() || def->isA<CatOp>())
+      isResizeOp(def))
     return def;
   for (Val* in : def->inputs())
     if (in->kind() == ValKind::TensorView)
@@ -180,7 +180,7 @@ std::optional<std::string> resizeRejectReason(Fusion* fusion, TensorView* refere
     return std::find(upstream.begin(), upstream.end(), v) != upstream.end();
   };
   for (Expr* e : fusion->exprs()) {
-    if (!e->isA<PadOp>() && !e->isA<SliceOp>() && !e->isA<CatOp>()) continue;
+    if (!isResizeOp(e)) continue;
     if (!isUpstream(e->output(0)))
       return fmt::format(
           "the resize op `{}` does not lead to the reference {}: its loop would not be the "
@@ -208,6 +208,9 @@ TensorView* findReferenceTensor(Fusion* fusion, const PointwiseDomainMap& map,
     if (a->isFusionInput() != b->isFusionInput()) return !a->isFusionInput();
     return concreteAxes(a) > concreteAxes(b);
   };
+  auto refused = [&](TensorView* ref) {
+    return resizeRejectReason(fusion, ref) || shapeOpsRejectReason(fusion, ref);
+  };
   for (Val* v : fusion->outputs()) {
     auto* tv = dynamic_cast<TensorView*>(v);
     if (tv == nullptr) continue;
@@ -216,16 +219,10 @@ TensorView* findReferenceTensor(Fusion* fusion, const PointwiseDomainMap& map,
       lacks.push_back(fmt::format("{} lacks {}", tv->toInlineString(), missing));
       continue;
     }
-    auto refused = [&](TensorView* ref) {
-      return resizeRejectReason(fusion, ref) || shapeOpsRejectReason(fusion, ref);
-    };
-    if (best == nullptr || better(tv, best)) {
+    // On a tie, the first unless a later one is downstream of every resize op and reshape
+    // (the order of a segment's outputs must not decide whether it is schedulable).
+    if (best == nullptr || better(tv, best) || (!better(best, tv) && refused(best) && !refused(tv)))
       best = tv;
-    } else if (!better(best, tv) && refused(best) && !refused(tv)) {
-      // A tie: the first unless a later one is downstream of every resize op and reshape
-      // (the order of a segment's outputs must not decide whether it is schedulable).
-      best = tv;
-    }
   }
   if (best == nullptr && why_not != nullptr)
     *why_not =

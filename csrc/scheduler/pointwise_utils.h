@@ -66,8 +66,8 @@ std::optional<std::string> resizeRejectReason(Fusion* fusion, TensorView* refere
 //! The output a pointwise schedule starts from: one whose logical domain covers every axis
 //! of every input and output (PointwiseDomainMap::covers). Among several, the first that
 //! is not also a fusion input, then the one with the most concrete axes, then the first
-//! that passes resizeRejectReason (the first if none does). nullptr when none
-//! covers; then `why_not` (if given) says what each output lacks.
+//! that passes resizeRejectReason and shapeOpsRejectReason (the first if none does). nullptr when
+//! none covers; then `why_not` (if given) says what each output lacks.
 TensorView* findReferenceTensor(Fusion* fusion, const PointwiseDomainMap& map,
                                 std::string* why_not = nullptr);
 

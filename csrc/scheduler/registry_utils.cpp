@@ -41,7 +41,7 @@ std::optional<std::string> commonScheduleRejectReason(Fusion* fusion) {
 
 std::optional<std::string> resizeOpRejectReason(Fusion* fusion, std::string_view scheduler) {
   for (Expr* e : fusion->exprs())
-    if (e->isA<PadOp>() || e->isA<SliceOp>() || e->isA<CatOp>())
+    if (isResizeOp(e))
       return fmt::format(
           "the {} scheduler does not schedule resize ops (pad, slice, cat): `{}`; only the "
           "pointwise scheduler does",
