@@ -91,6 +91,23 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
       if (m->inner()->isBroadcast()) sets.unite(m->out(), m->outer());
       if (m->outer()->isBroadcast()) sets.unite(m->out(), m->inner());
     }
+  // A broadcast no tensor iterates (its group holds broadcasts only: squeezed, or broadcast
+  // against nothing) is an index that is always 0, so a merge with it is its other input
+  // (nvFuser's AlmostExact trivial merge). A broadcast some consumer iterates is left alone:
+  // with the broadcast mapped to that axis, the merge would become the merge of the two, and
+  // the other input the same axis as it.
+  auto forwardTrivialMerges = [&] {
+    bool changed = false;
+    if (!map_broadcast || forward_broadcast_merges) return changed;
+    std::unordered_map<const IterDomain*, bool> iterated;  // group root -> has an iterated axis
+    for (IterDomain* id : ids_) iterated[sets.find(id)] |= !id->isBroadcast();
+    auto trivial = [&](IterDomain* id) { return id->isBroadcast() && !iterated.at(sets.find(id)); };
+    for (Merge* m : merges) {
+      if (trivial(m->inner())) changed |= sets.unite(m->out(), m->outer());
+      if (trivial(m->outer())) changed |= sets.unite(m->out(), m->inner());
+    }
+    return changed;
+  };
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t i = 0; i < splits.size(); ++i)
@@ -120,6 +137,7 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
             sameFactor(a->right(), b->right()))
           changed |= sets.unite(a->out(), b->out());
       }
+    if (!changed) changed = forwardTrivialMerges();
   }
 }
 

@@ -19,7 +19,9 @@ enum class IdMappingMode {
   //! the outputs of splits by equal factors / merges of mapped inputs.
   Exact,
   //! Exact, plus a producer's broadcast axis with the consumer axis it is broadcast to: the
-  //! two can share one loop (over the consumer's extent).
+  //! two can share one loop (over the consumer's extent); and the output of a merge with a
+  //! broadcast that no tensor iterates (a squeezed one) mapped to the merge's other input,
+  //! whose index it is (nvFuser's AlmostExact trivial merge).
   Permissive,
   //! Permissive, plus the output of a merge with a broadcast input mapped to its other input
   //! (nvFuser's forwarding of broadcast merges): `[i0]` split by 128 and `[i0, b]` merged then

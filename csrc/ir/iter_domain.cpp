@@ -177,7 +177,10 @@ bool runsAlong(IterDomain* id, IterDomain* target) {
   if (id->definition() == nullptr) return false;
   return visitIdExpr(
       id->definition(), [&](Split* s) { return s->inner() == id && runsAlong(s->in(), target); },
-      [&](Merge* m) { return runsAlong(m->inner(), target); },
+      [&](Merge* m) {
+        return runsAlong(m->inner(), target) ||
+               (m->inner()->isBroadcast() && runsAlong(m->outer(), target));
+      },
       // Consecutive out indices are consecutive in indices (shifted by the left width); the
       // pointwise heuristics vectorize a resized axis only when every width and extent keeps
       // vectors whole, so a vector is all inside `in` or all in the padding.

@@ -180,8 +180,9 @@ decltype(auto) visitIdExpr(E* e, Fs&&... handlers) {
 }
 
 //! Whether consecutive indices of `id` are consecutive indices of `target`: `id` is `target`,
-//! the inner output of a split of such an axis, a merge whose inner input is one, or a resize
-//! of one (what a vector along `id` needs to be adjacent elements of `target`).
+//! the inner output of a split of such an axis, a merge whose inner input is one (or whose
+//! inner input is a broadcast, extent 1, and outer input one), or a resize of one (what a
+//! vector along `id` needs to be adjacent elements of `target`).
 bool runsAlong(IterDomain* id, IterDomain* target);
 
 }  // namespace mf

@@ -55,8 +55,10 @@ IterDomain* scheduleBreakPointGrid(TensorView* reference, const PointwiseParams&
   const int64_t ur = params.unroll_factor_inner, ul = params.unroll_factor_outer;
   IterDomain* vector_axis = nullptr;
 
-  if (n == 0) {
-    // A 0-dim reference: no loop to split (its heuristics bind no parallel dimension).
+  const std::vector<IterDomain*>& loop = reference->getLoopDomain();
+  if (std::all_of(loop.begin(), loop.end(), [](IterDomain* id) { return id->isBroadcast(); })) {
+    // A 0-dim reference, or one of broadcast axes only: one element, serial loops (its
+    // heuristics bind no parallel dimension).
   } else if (bp == 0) {
     mergeRange(reference, 0, n);
     if (vect > 1) reference->split(0, vect);
@@ -162,7 +164,9 @@ void PointWiseScheduler::applySchedule(Fusion* fusion, const HeuristicParams* pa
                      {ParallelType::BIDx, ParallelType::BIDy, ParallelType::TIDx,
                       ParallelType::TIDy, ParallelType::Unroll});
   if (vector_axis != nullptr) {
-    parallelizeAllLike(reference, vectorized, {ParallelType::Vectorize});
+    // (An empty list would mean every tensor to parallelizeAllLike: a forked output, the only
+    // vectorizable one, is written element by element.)
+    if (!vectorized.empty()) parallelizeAllLike(reference, vectorized, {ParallelType::Vectorize});
     if (!reference_vectorized) vector_axis->parallelize(ParallelType::Serial);
   }
   inlineMost();

@@ -198,8 +198,10 @@ std::unique_ptr<HeuristicParams> PointWiseScheduler::computeHeuristics(
   }
   // Nothing to compute: the default 1-D parameters, no grid bound.
   if (n_elems == 0) return params;
-  // A 0-dim reference: one element, computed by a kernel without loops (one thread).
-  if (ref_axes.empty()) {
+  // A 0-dim reference, or one of broadcast axes only: one element, computed by one thread
+  // (serial loops of extent 1; a tensor squeezed to 0-dim from it is read by that thread).
+  if (std::all_of(ref_axes.begin(), ref_axes.end(),
+                  [](IterDomain* id) { return id->isBroadcast(); })) {
     params->lparams = LaunchParams();
     return params;
   }

@@ -8,6 +8,7 @@
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
+#include "ir/id_model.h"
 #include "ir/op_traits.h"
 #include "ir/shape_exprs.h"
 #include "scheduler/tools/transform_propagator.h"
@@ -244,18 +245,30 @@ std::optional<std::string> symbolicAxisRejectReason(Fusion* fusion) {
 std::optional<std::string> shapeOpsRejectReason(Fusion* fusion, TensorView* reference) {
   const std::vector<TensorView*> tvs = fusion->allTvs();
   std::vector<TensorView*> views;
+  std::optional<IdModel> model;
   for (TensorView* tv : tvs) {
     Expr* def = tv->definition();
     if (def == nullptr) continue;
-    // A squeeze of an Iteration axis (1 in this run: a static reshape's size-1 claim) drops
-    // an axis its producer iterates: a view of its input (the segmenter's), no pointwise op.
     if (auto* squeeze = dynamic_cast<SqueezeOp*>(def)) {
       const auto in_ids =
           TensorDomain::noReductions(squeeze->in()->as<TensorView>()->getLogicalDomain());
-      for (size_t d = 0; d < in_ids.size(); ++d)
-        if (squeeze->isSqueezeDims().at(d) && !in_ids[d]->isBroadcast())
+      for (size_t d = 0; d < in_ids.size(); ++d) {
+        if (!squeeze->isSqueezeDims().at(d)) continue;
+        // A squeeze of an Iteration axis (1 in this run: a static reshape's size-1 claim)
+        // drops an axis its producer iterates: a view of its input (the segmenter's).
+        if (!in_ids[d]->isBroadcast())
           return fmt::format("`{}` squeezes the Iteration axis {}", def->toString(),
                              in_ids[d]->toString());
+        // A squeezed broadcast that another use iterates (broadcast against an axis there):
+        // the producer's loop would cover that axis for one consumer and not the other.
+        if (!model) model.emplace(*fusion);
+        for (IterDomain* id : model->group(in_ids[d], IdMappingMode::Permissive))
+          if (!id->isBroadcast())
+            return fmt::format(
+                "`{}` squeezes the broadcast axis {}, which another use iterates as {}; one loop "
+                "nest cannot both drop and iterate it",
+                def->toString(), in_ids[d]->toString(), id->toString());
+      }
     }
     if ((def->isA<ViewOp>() || isPermute(def)) && tv->domain()->hasAllocation())
       return fmt::format("`{}`: the output of a reshape or permute has an allocation domain",

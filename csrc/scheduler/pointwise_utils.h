@@ -77,7 +77,9 @@ TensorView* findReferenceTensor(Fusion* fusion, const PointwiseDomainMap& map,
 //! a reshape, so it refuses: a tensor a reshape
 //! reads that another expr reads too (two index spaces for one loop); a tensor the
 //! propagation reaches other than from its reshape, or not at all (the reference upstream of a
-//! reshape); a reshape or permute output with an allocation domain; a broadcast computed from
+//! reshape); a reshape or permute output with an allocation domain; a squeeze of an Iteration
+//! axis, or of a broadcast axis another use iterates (IdModel Permissive: the squeeze's loop
+//! would drop what the other's covers); a broadcast computed from
 //! a shape op (moveBroadcastsToInputs cannot lift it to an input, and a replay onto its
 //! producer cannot reproduce the new axis: a reshape to size-1 axes followed by more ops).
 std::optional<std::string> shapeOpsRejectReason(Fusion* fusion, TensorView* reference);

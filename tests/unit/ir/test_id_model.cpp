@@ -209,5 +209,48 @@ TEST(IdModel, BroadcastMergesForwardOnlyInPermissiveForwarded) {
   EXPECT_FALSE(model.areMapped(t1->axis(0), t3->axis(1), IdMappingMode::PermissiveForwarded));
 }
 
+// A broadcast no tensor iterates (here squeezed) is index 0: `[i0, b]` merged is the axis
+// i0, so the squeeze's `[i0]` split by 128 shares its loop and bindings (Permissive).
+TEST(IdModel, MergeWithASqueezedBroadcastIsItsOtherInput) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(1);
+  fusion.addInput(t0);
+  TensorView* t1 = broadcast(t0, {false, true});
+  TensorView* t2 = neg(t1);
+  TensorView* t3 = squeeze(t2, std::vector<int64_t>{1});
+  fusion.addOutput(t3);
+  t2->merge(0, 1)->split(0, 128);
+  t3->split(0, 128);
+  IdModel model(fusion);
+  EXPECT_TRUE(model.areMapped(t2->axis(0), t3->axis(0), IdMappingMode::Permissive));
+  EXPECT_TRUE(model.areMapped(t2->axis(1), t3->axis(1), IdMappingMode::Permissive));
+  EXPECT_FALSE(model.areMapped(t2->axis(0), t3->axis(0), IdMappingMode::Exact));
+}
+
+// The same broadcast also added to [i0, i1]: its group holds i1, so the merge stays the merge
+// of two axes (forwarding it would map i0 to i0 * i1 through the broadcast's group).
+TEST(IdModel, MergeWithAnIteratedBroadcastIsNotForwarded) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(1);
+  TensorView* t4 = makeSymbolicTensor(2);
+  fusion.addInput(t0);
+  fusion.addInput(t4);
+  TensorView* t1 = broadcast(t0, {false, true});
+  TensorView* t2 = neg(t1);
+  TensorView* t3 = squeeze(t2, std::vector<int64_t>{1});
+  TensorView* t5 = add(t2, t4);
+  fusion.addOutput(t3);
+  fusion.addOutput(t5);
+  t2->merge(0, 1)->split(0, 128);
+  t3->split(0, 128);
+  t5->merge(0, 1)->split(0, 128);
+  IdModel model(fusion);
+  EXPECT_FALSE(model.areMapped(t2->axis(0), t3->axis(0), IdMappingMode::Permissive));
+  EXPECT_TRUE(model.areMapped(t2->axis(0), t5->axis(0), IdMappingMode::Permissive));
+  EXPECT_FALSE(model.areMapped(t3->axis(0), t5->axis(0), IdMappingMode::Permissive));
+}
+
 }  // namespace
 }  // namespace mf

@@ -144,6 +144,83 @@ TEST(ShapeSchedulingBenchmark, ReshapeBiasIsOneVectorizedKernel) {
   expectSame(rt->runOnHost(inputs, testing::interpretKernelOrThrow), want, fec.getMostRecentCode());
 }
 
+// The first output, permuted, is the reference and the only tensor whose innermost axis is
+// the reference's; it is forked (the second output reads it), so its copy is written element
+// by element and nothing is vectorized: no other tensor may take the vector axis (H200 fuzz
+// seed 142: validateSchedule refused a vectorized read of an input along its outer axis).
+TEST(ShapeSchedulingBenchmark, ForkedPermutedReferenceVectorizesNothingElse) {
+  for (const std::vector<int64_t>& mn : {std::vector<int64_t>{1, 1}, {2, 62}, {142, 127}}) {
+    SCOPED_TRACE(fmt::format("[{}, {}]", mn[0], mn[1]));
+    auto fusion = std::make_unique<Fusion>();
+    {
+      FusionGuard fg(fusion.get());
+      TensorView* t0 = makeContigConcreteTensor(mn);
+      TensorView* t1 = makeContigConcreteTensor(mn);
+      fusion->addInput(t0);
+      fusion->addInput(t1);
+      TensorView* p = permute(mul(t0, constFloat(-1.25)), {1, 0});
+      fusion->addOutput(p);
+      fusion->addOutput(add(permute(p, {1, 0}), t1));
+    }
+    std::vector<Tensor> inputs = {Tensor::random(mn, DataType::Float, 11),
+                                  Tensor::random(mn, DataType::Float, 12)};
+    std::vector<Tensor> want = ReferenceEvaluator(fusion.get()).run(inputs);
+    FusionExecutorCache fec(std::move(fusion));
+    fec.runFusionWithInputs(inputs);
+    FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+    ASSERT_NE(rt, nullptr);
+    EXPECT_FALSE(rt->isSegmented());
+    EXPECT_THAT(fec.getMostRecentCode(), ::testing::Not(HasSubstr("mf_vectorCopy")));
+    expectSame(rt->runOnHost(inputs, testing::interpretKernelOrThrow), want,
+               fec.getMostRecentCode());
+  }
+}
+
+// A reference of broadcast axes only ([1, 1] from a 0-dim input) is one element: the kernel
+// binds no thread, so the 0-dim squeeze of its producer reads what its own thread computed
+// (H200 fuzz seed 1433: validateSchedule refused T6 bound to blockIdx.x and read by a 0-dim
+// consumer).
+TEST(ShapeSchedulingBenchmark, BroadcastOnlyReferenceRunsOnOneThread) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* t0 = makeContigConcreteTensor({}, DataType::Bool);
+    fusion->addInput(t0);
+    TensorView* b = broadcast(t0, {true, true});
+    fusion->addOutput(b);
+    fusion->addOutput(squeeze(logicalNot(b), std::vector<int64_t>{0, 1}));
+  }
+  std::vector<Tensor> inputs = {Tensor::random({}, DataType::Bool, 13)};
+  std::vector<Tensor> want = ReferenceEvaluator(fusion.get()).run(inputs);
+  FusionExecutorCache fec(std::move(fusion));
+  fec.runFusionWithInputs(inputs);
+  FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+  ASSERT_NE(rt, nullptr);
+  EXPECT_FALSE(rt->isSegmented());
+  EXPECT_THAT(fec.getMostRecentCode(), ::testing::Not(HasSubstr("threadIdx")));
+  expectSame(rt->runOnHost(inputs, testing::interpretKernelOrThrow), want, fec.getMostRecentCode());
+}
+
+// A vector along [m, n, 1] merged (the broadcast innermost) runs along n: a merge with a
+// broadcast inner input keeps the outer's elements adjacent (runsAlong; H200 fuzz seed 1653).
+TEST(ShapeSchedulingBenchmark, VectorAcrossATrailingBroadcast) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* t0 = makeContigConcreteTensor({127, 142, 1});
+    fusion->addInput(t0);
+    fusion->addOutput(exp(t0));
+  }
+  std::vector<Tensor> inputs = {Tensor::random({127, 142, 1}, DataType::Float, 14)};
+  std::vector<Tensor> want = ReferenceEvaluator(fusion.get()).run(inputs);
+  FusionExecutorCache fec(std::move(fusion));
+  fec.runFusionWithInputs(inputs);
+  FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+  ASSERT_NE(rt, nullptr);
+  EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("mf_vectorCopy"));
+  expectSame(rt->runOnHost(inputs, testing::interpretKernelOrThrow), want, fec.getMostRecentCode());
+}
+
 // Refusals that name the reason, so the segmenter cuts there.
 TEST(ShapeSchedulingRefusals, ReasonsNameTheOp) {
   auto reasons = [](const BuildFn& build, std::vector<Tensor> inputs) {

@@ -103,6 +103,56 @@ TEST(ShapeSegmentation, BroadcastAfterReshape) {
   }
 }
 
+// A broadcast one use squeezes and another iterates (added to [m, n]): the producer's loop
+// would cover the iterated axis for one consumer and drop it for the other (H200 fuzz seeds
+// 127, 241). A squeeze of a broadcast nothing iterates stays in one kernel (the next test).
+TEST(ShapeSegmentation, SqueezeOfAnIteratedBroadcast) {
+  for (const std::vector<int64_t>& mn : {std::vector<int64_t>{1, 3}, {7, 13}, {31, 2}}) {
+    SCOPED_TRACE(fmt::format("[{}, {}]", mn[0], mn[1]));
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* t0 = makeContigConcreteTensor({mn[0]});
+    TensorView* t1 = makeContigConcreteTensor(mn);
+    fusion.addInput(t0);
+    fusion.addInput(t1);
+    TensorView* b = exp(broadcast(t0, {false, true}));
+    fusion.addOutput(mul(squeeze(b, std::vector<int64_t>{1}), constFloat(2.0)));
+    fusion.addOutput(add(b, t1));
+    expectCutAndRunnable(
+        fusion,
+        {Tensor::random({mn[0]}, DataType::Float, 7), Tensor::random(mn, DataType::Float, 8)},
+        "which another use iterates as");
+  }
+}
+
+// A squeeze of a broadcast that nothing iterates, the broadcast tensor also an output: one
+// kernel, the merged [m, 1] loop the same as the squeezed [m] (IdModel's trivial merge; H200
+// fuzz seeds 41, 73).
+TEST(ShapeSegmentation, SqueezeOfABroadcastOutputIsOneKernel) {
+  for (int64_t m : {1, 13, 1031}) {
+    SCOPED_TRACE(m);
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* t0 = makeContigConcreteTensor({m, 1});
+    fusion.addInput(t0);
+    TensorView* b = neg(t0);
+    fusion.addOutput(b);
+    fusion.addOutput(exp(squeeze(b, std::vector<int64_t>{1})));
+    const std::vector<Tensor> inputs = {Tensor::random({m, 1}, DataType::Float, 9)};
+    const std::vector<Tensor> expected = ReferenceEvaluator(&fusion).run(inputs);
+    FusionExecutorCache fec(std::make_unique<Fusion>(fusion));
+    fec.runFusionWithInputs(inputs);
+    EXPECT_FALSE(fec.getMostRecentKernelRuntime()->isSegmented());
+#ifndef MF_SEGMENTATION_ON_GPU
+    std::vector<Tensor> interpreted =
+        fec.getMostRecentKernelRuntime()->runOnHost(inputs, testing::interpretKernelOrThrow);
+    ASSERT_EQ(interpreted.size(), expected.size());
+    for (size_t o = 0; o < expected.size(); ++o)
+      segtest::expectSameTensor(interpreted[o], expected[o]);
+#endif
+  }
+}
+
 // The cut after a reshape of symbolic sizes: the next segment reads the reshape's output,
 // whose extent ( i0 * i1 ) the producer computed; there it is a plain input of a fresh
 // extent (copySubgraph), bound from the tensor's size.
