@@ -91,17 +91,18 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
       if (m->inner()->isBroadcast()) sets.unite(m->out(), m->outer());
       if (m->outer()->isBroadcast()) sets.unite(m->out(), m->inner());
     }
-  // A broadcast no tensor iterates (its group holds broadcasts only: squeezed, or broadcast
-  // against nothing) is an index that is always 0, so a merge with it is its other input
-  // (nvFuser's AlmostExact trivial merge). A broadcast some consumer iterates is left alone:
-  // with the broadcast mapped to that axis, the merge would become the merge of the two, and
-  // the other input the same axis as it.
+  // A broadcast no tensor iterates (iteratedGroups: its group holds broadcasts only and none
+  // is padded into an Iteration axis) is an index that is always 0, so a merge with it is its
+  // other input (nvFuser's AlmostExact trivial merge). A broadcast some consumer iterates is
+  // left alone: with the broadcast mapped to that axis, the merge would become the merge of
+  // the two, and the other input the same axis as it.
   auto forwardTrivialMerges = [&] {
     bool changed = false;
     if (!map_broadcast || forward_broadcast_merges) return changed;
-    std::unordered_map<const IterDomain*, bool> iterated;  // group root -> has an iterated axis
-    for (IterDomain* id : ids_) iterated[sets.find(id)] |= !id->isBroadcast();
-    auto trivial = [&](IterDomain* id) { return id->isBroadcast() && !iterated.at(sets.find(id)); };
+    const std::unordered_set<const IterDomain*> iterated = iteratedGroups(sets);
+    auto trivial = [&](IterDomain* id) {
+      return id->isBroadcast() && !iterated.count(sets.find(id));
+    };
     for (Merge* m : merges) {
       if (trivial(m->inner())) changed |= sets.unite(m->out(), m->outer());
       if (trivial(m->outer())) changed |= sets.unite(m->out(), m->inner());
@@ -139,6 +140,21 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
       }
     if (!changed) changed = forwardTrivialMerges();
   }
+}
+
+std::unordered_set<const IterDomain*> IdModel::iteratedGroups(const DisjointSets& sets) const {
+  std::unordered_set<const IterDomain*> roots;
+  for (IterDomain* id : ids_) {
+    if (!id->isBroadcast()) roots.insert(sets.find(id));
+    // A pad of a broadcast to more than one element iterates it.
+    if (auto* r = dynamic_cast<Resize*>(id->definition()); r != nullptr && !id->isBroadcast())
+      roots.insert(sets.find(r->in()));
+  }
+  return roots;
+}
+
+bool IdModel::isIteratedBroadcast(const IterDomain* id) const {
+  return id->isBroadcast() && iteratedGroups(permissive_).count(permissive_.find(id));
 }
 
 bool IdModel::areMapped(const IterDomain* a, const IterDomain* b, IdMappingMode mode) const {

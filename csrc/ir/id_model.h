@@ -6,6 +6,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/tensor_view.h"
@@ -36,6 +37,10 @@ class IdModel {
   explicit IdModel(const Fusion& fusion);
 
   bool areMapped(const IterDomain* a, const IterDomain* b, IdMappingMode mode) const;
+  //! True for a broadcast axis that some tensor iterates: its Permissive group holds an axis
+  //! that is not a broadcast, or one padded into an Iteration axis (a Resize to more than
+  //! one element). A merge with a broadcast that is not iterated is its other input.
+  bool isIteratedBroadcast(const IterDomain* id) const;
   //! The members of `id`'s group, ordered by name.
   std::vector<IterDomain*> group(const IterDomain* id, IdMappingMode mode) const;
   //! The groups with more than one member, one per line, each ordered by name and the lines
@@ -56,6 +61,8 @@ class IdModel {
   };
 
   void build(DisjointSets& sets, bool map_broadcast, bool forward_broadcast_merges) const;
+  //! The roots of the groups of `sets` that iterate (isIteratedBroadcast's rule).
+  std::unordered_set<const IterDomain*> iteratedGroups(const DisjointSets& sets) const;
   const DisjointSets& sets(IdMappingMode mode) const {
     switch (mode) {
       case IdMappingMode::Exact:

@@ -37,6 +37,15 @@ bool isResizeOp(const Expr* e) {
   return e->isA<PadOp>() || e->isA<SliceOp>() || e->isA<CatOp>();
 }
 
+bool squeezesIterationAxis(const Expr* e) {
+  auto* squeeze = dynamic_cast<const SqueezeOp*>(e);
+  if (squeeze == nullptr) return false;
+  const auto ids = TensorDomain::noReductions(squeeze->in()->as<TensorView>()->getLogicalDomain());
+  for (size_t d = 0; d < ids.size(); ++d)
+    if (squeeze->isSqueezeDims().at(d) && !ids[d]->isBroadcast()) return true;
+  return false;
+}
+
 OperandExtentRule operandExtentRule(const Expr* e) {
   OperandExtentRule rule;
   // A broadcast and the shape ops (reshape, squeeze, expand, permute) relate their extents

@@ -36,6 +36,11 @@ std::string readOfRuntimeFunctionOutputMessage(const Expr* e, const Expr* use);
 //! input's (a cat's inputs are pads), which only the pointwise scheduler runs.
 bool isResizeOp(const Expr* e);
 
+//! True when `e` is a squeeze of an Iteration axis (one the concretization info checks to be 1
+//! in each run: a static reshape's size-1 claim): no kernel scheduler takes it, so it is a
+//! view of its input, which must then be a segment input.
+bool squeezesIterationAxis(const Expr* e);
+
 //! How the extents of `e`'s tensor operands relate to its output's, as the run-time extent
 //! check (validateOperandExtents) compares them: the `aligned` operands agree axis by axis
 //! over the first `rank` logical axes (reduction axes left out, broadcast axes skipped), and

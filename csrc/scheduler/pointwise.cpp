@@ -39,6 +39,19 @@ int64_t axisBoundTo(const TensorView* tv, ParallelType p) {
   return -1;
 }
 
+// A tensor's broadcast axes the reference does not have come last in its replayed loop,
+// after the vector axis: extent-1 loops, so the vector axis goes after them (the iteration
+// order is the same).
+void moveVectorAxisInnermost(TensorView* tv) {
+  const std::vector<IterDomain*>& loop = tv->getLoopDomain();
+  auto v = std::find_if(loop.begin(), loop.end(), [](IterDomain* id) {
+    return id->parallelType() == ParallelType::Vectorize;
+  });
+  if (v == loop.end() || v + 1 == loop.end()) return;
+  if (!std::all_of(v + 1, loop.end(), [](IterDomain* id) { return id->isBroadcast(); })) return;
+  tv->reorder({{v - loop.begin(), tv->nDims() - 1}});
+}
+
 // nvFuser's pointwise schedule of the reference, in its 1-D and 2-D forms:
 //   1-D: [merged] -> [(serial), BIDx, (Unroll), TIDx, (Vectorize)]
 //   2-D: [left | right] -> [(serial), BIDy, BIDx, (Unroll_l), (Unroll_r), (TIDy), TIDx, (V)]
@@ -168,6 +181,7 @@ void PointWiseScheduler::applySchedule(Fusion* fusion, const HeuristicParams* pa
     // vectorizable one, is written element by element.)
     if (!vectorized.empty()) parallelizeAllLike(reference, vectorized, {ParallelType::Vectorize});
     if (!reference_vectorized) vector_axis->parallelize(ParallelType::Serial);
+    for (TensorView* tv : vectorized) moveVectorAxisInnermost(tv);
   }
   inlineMost();
 }

@@ -262,12 +262,11 @@ std::optional<std::string> shapeOpsRejectReason(Fusion* fusion, TensorView* refe
         // A squeezed broadcast that another use iterates (broadcast against an axis there):
         // the producer's loop would cover that axis for one consumer and not the other.
         if (!model) model.emplace(*fusion);
-        for (IterDomain* id : model->group(in_ids[d], IdMappingMode::Permissive))
-          if (!id->isBroadcast())
-            return fmt::format(
-                "`{}` squeezes the broadcast axis {}, which another use iterates as {}; one loop "
-                "nest cannot both drop and iterate it",
-                def->toString(), in_ids[d]->toString(), id->toString());
+        if (model->isIteratedBroadcast(in_ids[d]))
+          return fmt::format(
+              "`{}` squeezes the broadcast axis {}, which another use iterates (broadcast "
+              "against an axis or padded); one loop nest cannot both drop and iterate it",
+              def->toString(), in_ids[d]->toString());
       }
     }
     if ((def->isA<ViewOp>() || isPermute(def)) && tv->domain()->hasAllocation())

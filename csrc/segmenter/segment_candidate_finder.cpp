@@ -142,14 +142,18 @@ class Finder {
 
   // Unary chains hanging off fusion inputs (a cast, a neg): an expr is forwarded when it is
   // a UnaryOp whose operand is a fusion input or a forwarded output used only by it, and
-  // whose output is not a fusion output nor a layout op's offsets (those must be segment
-  // inputs). Its output then acts like a fusion input; each group reading it gets a copy of
-  // the chain (finalize), so the chain never becomes a segment of its own.
+  // whose output is not a fusion output, a layout op's offsets (those must be segment
+  // inputs) nor read by a squeeze of an Iteration axis (no kernel takes one: it is a view of
+  // a segment input, not of a forwarded copy; squeezesIterationAxis). Its output then
+  // acts like a fusion input; each group reading it gets a copy of the chain (finalize), so
+  // the chain never becomes a segment of its own.
   void findForwarded() {
     forwarded_.assign(exprs_.size(), false);
     for (size_t i = 0; i < exprs_.size(); ++i) {
       auto* op = dynamic_cast<UnaryOp*>(exprs_[i]);
       if (op == nullptr || op->out()->isFusionOutput()) continue;
+      const std::vector<Expr*>& uses = op->out()->uses();
+      if (std::any_of(uses.begin(), uses.end(), squeezesIterationAxis)) continue;
       Val* in = op->in();
       Expr* def = in->definition();
       bool from_input = in->isFusionInput() ||

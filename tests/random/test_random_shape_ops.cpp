@@ -67,11 +67,13 @@ INSTANTIATE_TEST_SUITE_P(Seeds, RandomShapeOps, ::testing::Range<uint64_t>(0, kF
 // alike (index_compute's promotedExtent, TransformReplay); 6445 wrote a slice output through two
 // reshapes and a 2-D schedule whose column split overran the inner of a reshape's split, aliasing
 // the next row (a split inner that can overrun is checked itself: insertPredicates). The
-// second list failed validateSchedule (`random_fusions --cpu --shape-ops`, seeds 0-2299, 19
-// of them): a squeezed broadcast merged into the loop (IdModel's trivial merge), squeezed and
-// iterated (now refused: the segmenter cuts), a forked reference the only vectorized tensor,
-// a vector across a trailing broadcast (runsAlong), a broadcast-only reference bound to
-// threads. About a second each on the interpreter, 6445 17 s.
+// second list failed validateSchedule or the segmenter (`random_fusions --cpu --shape-ops`
+// over seeds 0-9999): a squeezed broadcast merged into the loop (IdModel's trivial merge),
+// squeezed and iterated (now refused: the segmenter cuts), a forked reference the only
+// vectorized tensor, a vector across a trailing broadcast (runsAlong), a broadcast-only
+// reference bound to threads, a vector axis before trailing broadcast loop axes (3305, 9224),
+// a squeeze of an Iteration axis reading a forwarded unary op (5433). About a second each on
+// the interpreter, 6445 17 s.
 class H200ShapeOpsRegressions : public ::testing::TestWithParam<uint64_t> {};
 
 TEST_P(H200ShapeOpsRegressions, InterpretedMatchesReference) {
@@ -80,12 +82,13 @@ TEST_P(H200ShapeOpsRegressions, InterpretedMatchesReference) {
       makeRandomFusion(GetParam(), {.view_ops = true, .resize_ops = true}));
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, H200ShapeOpsRegressions,
-                         ::testing::ValuesIn(interpretedSeeds(
-                             {553, 1065, 2157, 3472, 5160, 6445, 6879, 7108, 7927, 8721, 41,
-                              73,  77,   93,   122,  142,  225,  235,  241,  1433, 1653},
-                             {.view_ops = true, .resize_ops = true})),
-                         [](const auto& info) { return fmt::format("seed{}", info.param); });
+INSTANTIATE_TEST_SUITE_P(
+    Seeds, H200ShapeOpsRegressions,
+    ::testing::ValuesIn(interpretedSeeds({553,  1065, 2157, 3472, 5160, 6445, 6879, 7108,
+                                          7927, 8721, 41,   73,   77,   93,   122,  142,
+                                          225,  235,  241,  1433, 1653, 3305, 5433, 9224},
+                                         {.view_ops = true, .resize_ops = true})),
+    [](const auto& info) { return fmt::format("seed{}", info.param); });
 
 TEST(RandomShapeOpsGenerator, Deterministic) {
   for (uint64_t seed : {5u, 23u, 101u}) {

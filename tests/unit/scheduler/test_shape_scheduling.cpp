@@ -221,6 +221,30 @@ TEST(ShapeSchedulingBenchmark, VectorAcrossATrailingBroadcast) {
   expectSame(rt->runOnHost(inputs, testing::interpretKernelOrThrow), want, fec.getMostRecentCode());
 }
 
+// The reference [m, n] is a squeeze; the other output keeps two broadcast axes the
+// reference does not have, which its replayed loop puts after the vector axis: the vector
+// axis goes innermost past them (extent-1 loops; H200 fuzz seeds 3184, 3305).
+TEST(ShapeSchedulingBenchmark, VectorAxisMovesPastTrailingBroadcasts) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* t0 = makeContigConcreteTensor({146, 128});
+    fusion->addInput(t0);
+    TensorView* b = broadcast(t0, {false, true, false, true});
+    fusion->addOutput(exp(squeeze(b, std::vector<int64_t>{1, 3})));
+    fusion->addOutput(relu(b));
+  }
+  std::vector<Tensor> inputs = {Tensor::random({146, 128}, DataType::Float, 15)};
+  std::vector<Tensor> want = ReferenceEvaluator(fusion.get()).run(inputs);
+  FusionExecutorCache fec(std::move(fusion));
+  fec.runFusionWithInputs(inputs);
+  FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+  ASSERT_NE(rt, nullptr);
+  EXPECT_FALSE(rt->isSegmented());
+  EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("mf_vectorCopy"));
+  expectSame(rt->runOnHost(inputs, testing::interpretKernelOrThrow), want, fec.getMostRecentCode());
+}
+
 // Refusals that name the reason, so the segmenter cuts there.
 TEST(ShapeSchedulingRefusals, ReasonsNameTheOp) {
   auto reasons = [](const BuildFn& build, std::vector<Tensor> inputs) {

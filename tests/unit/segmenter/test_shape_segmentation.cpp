@@ -121,7 +121,36 @@ TEST(ShapeSegmentation, SqueezeOfAnIteratedBroadcast) {
     expectCutAndRunnable(
         fusion,
         {Tensor::random({mn[0]}, DataType::Float, 7), Tensor::random(mn, DataType::Float, 8)},
-        "which another use iterates as");
+        "which another use iterates");
+  }
+}
+
+// A slice to one column of a symbolic input (a broadcast once concretized) that one use
+// squeezes and another pads to three columns: the pad iterates the broadcast, so a merge with
+// it is not its other input; the segmenter cuts (H200 fuzz seed 9101: validateSchedule
+// refused the one-kernel schedule).
+TEST(ShapeSegmentation, SqueezeOfAPaddedBroadcast) {
+  for (int64_t m : {1, 7, 131}) {
+    SCOPED_TRACE(m);
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* t0 = makeSymbolicTensor(2);
+    fusion.addInput(t0);
+    TensorView* s = slice(abs(t0), {Slice{}, Slice{constInt(2), constInt(3)}});
+    fusion.addOutput(mul(squeeze(s, std::vector<int64_t>{1}), constFloat(2.0)));
+    fusion.addOutput(pad(s, {constInt(1), constInt(1)}, constFloat(-2.0)));
+    const std::vector<Tensor> inputs = {Tensor::random({m, 5}, DataType::Float, 17)};
+    const std::vector<Tensor> expected = ReferenceEvaluator(&fusion).run(inputs);
+    FusionExecutorCache fec(std::make_unique<Fusion>(fusion));
+    fec.runFusionWithInputs(inputs);
+    EXPECT_TRUE(fec.getMostRecentKernelRuntime()->isSegmented());
+#ifndef MF_SEGMENTATION_ON_GPU
+    std::vector<Tensor> interpreted =
+        fec.getMostRecentKernelRuntime()->runOnHost(inputs, testing::interpretKernelOrThrow);
+    ASSERT_EQ(interpreted.size(), expected.size());
+    for (size_t o = 0; o < expected.size(); ++o)
+      segtest::expectSameTensor(interpreted[o], expected[o]);
+#endif
   }
 }
 
@@ -151,6 +180,32 @@ TEST(ShapeSegmentation, SqueezeOfABroadcastOutputIsOneKernel) {
       segtest::expectSameTensor(interpreted[o], expected[o]);
 #endif
   }
+}
+
+// A squeeze of an Iteration axis (a static reshape [1] -> [] of a symbolic input) reading a
+// unary op of an input: the unary op is not forwarded (copied into each reader), so the squeeze
+// is a view of a segment input rather than a group no scheduler takes (H200 fuzz seed 5433).
+TEST(ShapeSegmentation, SqueezeOfIterationAxisReadsASegmentInput) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* t0 = makeSymbolicTensor(1);
+  fusion.addInput(t0);
+  TensorView* t1 = log(t0);
+  fusion.addOutput(exp(t1));
+  fusion.addOutput(
+      mul(reshape(t1, std::vector<int64_t>{1}, std::vector<int64_t>{}), constFloat(2.0)));
+  const std::vector<Tensor> inputs = {Tensor::random({1}, DataType::Float, 16)};
+  const std::vector<Tensor> expected = ReferenceEvaluator(&fusion).run(inputs);
+  FusionExecutorCache fec(std::make_unique<Fusion>(fusion));
+  fec.runFusionWithInputs(inputs);
+  EXPECT_TRUE(fec.getMostRecentKernelRuntime()->isSegmented());
+#ifndef MF_SEGMENTATION_ON_GPU
+  std::vector<Tensor> interpreted =
+      fec.getMostRecentKernelRuntime()->runOnHost(inputs, testing::interpretKernelOrThrow);
+  ASSERT_EQ(interpreted.size(), expected.size());
+  for (size_t o = 0; o < expected.size(); ++o)
+    segtest::expectSameTensor(interpreted[o], expected[o]);
+#endif
 }
 
 // The cut after a reshape of symbolic sizes: the next segment reads the reshape's output,
