@@ -5,6 +5,7 @@
 // padded allocation domain was missed by per-case code, cannot recur here).
 #include <fmt/format.h>
 
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -87,6 +88,16 @@ class Concretizer {
     mutator_.registerMutation(old, concrete);
   }
 
+  // The IterType the info gives a dynamic Resize's output. Rebuilding a tensor on its
+  // producers' replacements (an empty extent substituted by 0) recreates its Resize exprs, so
+  // the output may be the replacement of the one the info recorded.
+  std::optional<IterType> resizedType(IterDomain* out) const {
+    if (auto it = resized_.find(out); it != resized_.end()) return it->second;
+    for (const auto& [id, type] : resized_)
+      if (mutator_.maybeMutated(id) == out) return type;
+    return std::nullopt;
+  }
+
   // `extent` with the empty-extent substitutions applied.
   Val* sizeVal(Val* extent) const {
     Val* v = mutator_.maybeMutated(extent);
@@ -138,8 +149,8 @@ class Concretizer {
           },
           [&](Resize* r) {
             if (!r->out()->isSymbolic()) return;
-            auto it = resized_.find(r->out());
-            types[r->out()] = it != resized_.end() ? it->second : typeOf(r->in());
+            std::optional<IterType> t = resizedType(r->out());
+            types[r->out()] = t ? *t : typeOf(r->in());
           });
     }
     for (IterDomain* id : tv->domain()->allIds()) {

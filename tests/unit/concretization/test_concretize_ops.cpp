@@ -153,6 +153,28 @@ TEST(ConcretizeOps, EmptyExtentsBecomeZero) {
   expectExtentsEvaluate(fusion, in);
 }
 
+// A crop of a broadcast to nothing: cat([x[:, 0:1], x[:, 1:1]], 1) is one column (a
+// broadcast), padded by (-1, 0) to zero columns. The empty slice's extent is substituted by
+// 0, which rebuilds the pad's Resize; the rebuilt output still takes the info's IterType
+// (Iteration, extent 0), not its input's (random fusion seed 4443 of `--shape-ops --small`:
+// an empty output written as a broadcast, out of bounds).
+TEST(ConcretizeOps, CropOfABroadcastToNothingIsEmpty) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* tv0 = makeSymbolicTensor(2);
+  fusion.addInput(tv0);
+  TensorView* a = slice(tv0, {Slice{}, Slice{constInt(0), constInt(1)}});
+  TensorView* e = slice(tv0, {Slice{}, Slice{constInt(1), constInt(1)}});
+  TensorView* tv1 = pad(cat({a, e}, 1), {constInt(-1), constInt(0)});
+  fusion.addOutput(tv1);
+  const std::vector<Tensor> in = {Tensor::random({7, 1}, DataType::Float, 2)};
+  concretizeFor(fusion, in);
+  expectConcrete(fusion);
+  IterDomain* cropped = fusion.outputs()[0]->as<TensorView>()->getLogicalDomain()[1];
+  EXPECT_EQ(cropped->iterType(), IterType::Iteration) << cropped->toString();
+  EXPECT_EQ(ReferenceEvaluator(&fusion).run(in).at(0).sizes(), (std::vector<int64_t>{7, 0}));
+}
+
 // The layout op reads a dynamic reshape whose sizes are another input's extents. After
 // concretization its logical axes are Iteration and its declared padded allocation domain
 // [M + 127*G, ceilDiv(K, 4)*4] evaluates from the inputs alone, for a run with rows and for
