@@ -53,6 +53,7 @@ IdModel::IdModel(const Fusion& fusion) : tvs_(fusion.allTvs()) {
       if (seen.insert(id).second) ids_.push_back(id);
   build(exact_, /*map_broadcast=*/false, /*forward_broadcast_merges=*/false);
   build(permissive_, /*map_broadcast=*/true, /*forward_broadcast_merges=*/false);
+  iterated_permissive_ = iteratedGroups(permissive_);
   build(forwarded_, /*map_broadcast=*/true, /*forward_broadcast_merges=*/true);
 }
 
@@ -154,7 +155,7 @@ std::unordered_set<const IterDomain*> IdModel::iteratedGroups(const DisjointSets
 }
 
 bool IdModel::isIteratedBroadcast(const IterDomain* id) const {
-  return id->isBroadcast() && iteratedGroups(permissive_).count(permissive_.find(id));
+  return id->isBroadcast() && iterated_permissive_.count(permissive_.find(id));
 }
 
 bool IdModel::areMapped(const IterDomain* a, const IterDomain* b, IdMappingMode mode) const {

@@ -80,6 +80,7 @@ class IdModel {
   DisjointSets exact_;
   DisjointSets permissive_;
   DisjointSets forwarded_;
+  std::unordered_set<const IterDomain*> iterated_permissive_;  // iteratedGroups(permissive_)
 };
 
 //! Why loop axis `axis` of `producer` cannot be the same loop as axis `axis` of `consumer`

@@ -49,6 +49,21 @@ std::string lowerCompileInterpret(Fusion& fusion, DataType index_type,
   return code.kernel_code;
 }
 
+// `fusion` through FusionExecutorCache: one kernel whose run on the host interpreter equals
+// the reference; returns the kernel's source (empty when no runtime was made).
+std::string oneKernelOnInterpreter(std::unique_ptr<Fusion> fusion,
+                                   const std::vector<Tensor>& inputs) {
+  const std::vector<Tensor> want = ReferenceEvaluator(fusion.get()).run(inputs);
+  FusionExecutorCache fec(std::move(fusion));
+  fec.runFusionWithInputs(inputs);
+  FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+  EXPECT_NE(rt, nullptr);
+  if (rt == nullptr) return "";
+  EXPECT_FALSE(rt->isSegmented());
+  expectSame(rt->runOnHost(inputs, testing::interpretKernelOrThrow), want, fec.getMostRecentCode());
+  return fec.getMostRecentCode();
+}
+
 class ShapeScheduling : public ::testing::TestWithParam<ShapeCase> {};
 
 // Unscheduled: one serial loop nest per expr, indexed through root -> logical.
@@ -164,15 +179,8 @@ TEST(ShapeSchedulingBenchmark, ForkedPermutedReferenceVectorizesNothingElse) {
     }
     std::vector<Tensor> inputs = {Tensor::random(mn, DataType::Float, 11),
                                   Tensor::random(mn, DataType::Float, 12)};
-    std::vector<Tensor> want = ReferenceEvaluator(fusion.get()).run(inputs);
-    FusionExecutorCache fec(std::move(fusion));
-    fec.runFusionWithInputs(inputs);
-    FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
-    ASSERT_NE(rt, nullptr);
-    EXPECT_FALSE(rt->isSegmented());
-    EXPECT_THAT(fec.getMostRecentCode(), ::testing::Not(HasSubstr("mf_vectorCopy")));
-    expectSame(rt->runOnHost(inputs, testing::interpretKernelOrThrow), want,
-               fec.getMostRecentCode());
+    EXPECT_THAT(oneKernelOnInterpreter(std::move(fusion), inputs),
+                ::testing::Not(HasSubstr("mf_vectorCopy")));
   }
 }
 
@@ -191,14 +199,8 @@ TEST(ShapeSchedulingBenchmark, BroadcastOnlyReferenceRunsOnOneThread) {
     fusion->addOutput(squeeze(logicalNot(b), std::vector<int64_t>{0, 1}));
   }
   std::vector<Tensor> inputs = {Tensor::random({}, DataType::Bool, 13)};
-  std::vector<Tensor> want = ReferenceEvaluator(fusion.get()).run(inputs);
-  FusionExecutorCache fec(std::move(fusion));
-  fec.runFusionWithInputs(inputs);
-  FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
-  ASSERT_NE(rt, nullptr);
-  EXPECT_FALSE(rt->isSegmented());
-  EXPECT_THAT(fec.getMostRecentCode(), ::testing::Not(HasSubstr("threadIdx")));
-  expectSame(rt->runOnHost(inputs, testing::interpretKernelOrThrow), want, fec.getMostRecentCode());
+  EXPECT_THAT(oneKernelOnInterpreter(std::move(fusion), inputs),
+              ::testing::Not(HasSubstr("threadIdx")));
 }
 
 // A vector along [m, n, 1] merged (the broadcast innermost) runs along n: a merge with a
@@ -212,13 +214,7 @@ TEST(ShapeSchedulingBenchmark, VectorAcrossATrailingBroadcast) {
     fusion->addOutput(exp(t0));
   }
   std::vector<Tensor> inputs = {Tensor::random({127, 142, 1}, DataType::Float, 14)};
-  std::vector<Tensor> want = ReferenceEvaluator(fusion.get()).run(inputs);
-  FusionExecutorCache fec(std::move(fusion));
-  fec.runFusionWithInputs(inputs);
-  FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
-  ASSERT_NE(rt, nullptr);
-  EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("mf_vectorCopy"));
-  expectSame(rt->runOnHost(inputs, testing::interpretKernelOrThrow), want, fec.getMostRecentCode());
+  EXPECT_THAT(oneKernelOnInterpreter(std::move(fusion), inputs), HasSubstr("mf_vectorCopy"));
 }
 
 // The reference [m, n] is a squeeze; the other output keeps two broadcast axes the
@@ -235,14 +231,7 @@ TEST(ShapeSchedulingBenchmark, VectorAxisMovesPastTrailingBroadcasts) {
     fusion->addOutput(relu(b));
   }
   std::vector<Tensor> inputs = {Tensor::random({146, 128}, DataType::Float, 15)};
-  std::vector<Tensor> want = ReferenceEvaluator(fusion.get()).run(inputs);
-  FusionExecutorCache fec(std::move(fusion));
-  fec.runFusionWithInputs(inputs);
-  FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
-  ASSERT_NE(rt, nullptr);
-  EXPECT_FALSE(rt->isSegmented());
-  EXPECT_THAT(fec.getMostRecentCode(), HasSubstr("mf_vectorCopy"));
-  expectSame(rt->runOnHost(inputs, testing::interpretKernelOrThrow), want, fec.getMostRecentCode());
+  EXPECT_THAT(oneKernelOnInterpreter(std::move(fusion), inputs), HasSubstr("mf_vectorCopy"));
 }
 
 // Refusals that name the reason, so the segmenter cuts there.

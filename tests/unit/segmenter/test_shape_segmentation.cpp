@@ -15,6 +15,23 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// `fusion` through FusionExecutorCache: segmented or not as `segmented` says and, off the
+// GPU, its kernels on the host interpreter reproduce the reference.
+void expectCacheRunsOnInterpreter(Fusion& fusion, const std::vector<Tensor>& inputs,
+                                  bool segmented) {
+  const std::vector<Tensor> expected = ReferenceEvaluator(&fusion).run(inputs);
+  FusionExecutorCache fec(std::make_unique<Fusion>(fusion));
+  fec.runFusionWithInputs(inputs);
+  EXPECT_EQ(fec.getMostRecentKernelRuntime()->isSegmented(), segmented);
+#ifndef MF_SEGMENTATION_ON_GPU
+  std::vector<Tensor> interpreted =
+      fec.getMostRecentKernelRuntime()->runOnHost(inputs, testing::interpretKernelOrThrow);
+  ASSERT_EQ(interpreted.size(), expected.size());
+  for (size_t o = 0; o < expected.size(); ++o)
+    segtest::expectSameTensor(interpreted[o], expected[o]);
+#endif
+}
+
 // Pointwise refuses the whole fusion with `reason`; the segmentation has an edge, every group
 // is taken by its scheduler at these sizes, and the groups reproduce the reference on every
 // path.
@@ -45,15 +62,7 @@ void expectCutAndRunnable(Fusion& fusion, const std::vector<Tensor>& inputs,
   ASSERT_EQ(by_group.size(), expected.size());
   for (size_t o = 0; o < expected.size(); ++o) segtest::expectSameTensor(by_group[o], expected[o]);
   segtest::expectCacheMatchesReference(fusion, *sf, inputs);
-#ifndef MF_SEGMENTATION_ON_GPU
-  FusionExecutorCache fec(std::make_unique<Fusion>(fusion));
-  fec.runFusionWithInputs(inputs);
-  std::vector<Tensor> interpreted =
-      fec.getMostRecentKernelRuntime()->runOnHost(inputs, testing::interpretKernelOrThrow);
-  ASSERT_EQ(interpreted.size(), expected.size());
-  for (size_t o = 0; o < expected.size(); ++o)
-    segtest::expectSameTensor(interpreted[o], expected[o]);
-#endif
+  expectCacheRunsOnInterpreter(fusion, inputs, /*segmented=*/true);
 }
 
 // Each reshaped to one axis: a squeeze of the size-1 axis and a merge of the others.
@@ -140,17 +149,7 @@ TEST(ShapeSegmentation, SqueezeOfAPaddedBroadcast) {
     fusion.addOutput(mul(squeeze(s, std::vector<int64_t>{1}), constFloat(2.0)));
     fusion.addOutput(pad(s, {constInt(1), constInt(1)}, constFloat(-2.0)));
     const std::vector<Tensor> inputs = {Tensor::random({m, 5}, DataType::Float, 17)};
-    const std::vector<Tensor> expected = ReferenceEvaluator(&fusion).run(inputs);
-    FusionExecutorCache fec(std::make_unique<Fusion>(fusion));
-    fec.runFusionWithInputs(inputs);
-    EXPECT_TRUE(fec.getMostRecentKernelRuntime()->isSegmented());
-#ifndef MF_SEGMENTATION_ON_GPU
-    std::vector<Tensor> interpreted =
-        fec.getMostRecentKernelRuntime()->runOnHost(inputs, testing::interpretKernelOrThrow);
-    ASSERT_EQ(interpreted.size(), expected.size());
-    for (size_t o = 0; o < expected.size(); ++o)
-      segtest::expectSameTensor(interpreted[o], expected[o]);
-#endif
+    expectCacheRunsOnInterpreter(fusion, inputs, /*segmented=*/true);
   }
 }
 
@@ -168,17 +167,7 @@ TEST(ShapeSegmentation, SqueezeOfABroadcastOutputIsOneKernel) {
     fusion.addOutput(b);
     fusion.addOutput(exp(squeeze(b, std::vector<int64_t>{1})));
     const std::vector<Tensor> inputs = {Tensor::random({m, 1}, DataType::Float, 9)};
-    const std::vector<Tensor> expected = ReferenceEvaluator(&fusion).run(inputs);
-    FusionExecutorCache fec(std::make_unique<Fusion>(fusion));
-    fec.runFusionWithInputs(inputs);
-    EXPECT_FALSE(fec.getMostRecentKernelRuntime()->isSegmented());
-#ifndef MF_SEGMENTATION_ON_GPU
-    std::vector<Tensor> interpreted =
-        fec.getMostRecentKernelRuntime()->runOnHost(inputs, testing::interpretKernelOrThrow);
-    ASSERT_EQ(interpreted.size(), expected.size());
-    for (size_t o = 0; o < expected.size(); ++o)
-      segtest::expectSameTensor(interpreted[o], expected[o]);
-#endif
+    expectCacheRunsOnInterpreter(fusion, inputs, /*segmented=*/false);
   }
 }
 
@@ -195,17 +184,7 @@ TEST(ShapeSegmentation, SqueezeOfIterationAxisReadsASegmentInput) {
   fusion.addOutput(
       mul(reshape(t1, std::vector<int64_t>{1}, std::vector<int64_t>{}), constFloat(2.0)));
   const std::vector<Tensor> inputs = {Tensor::random({1}, DataType::Float, 16)};
-  const std::vector<Tensor> expected = ReferenceEvaluator(&fusion).run(inputs);
-  FusionExecutorCache fec(std::make_unique<Fusion>(fusion));
-  fec.runFusionWithInputs(inputs);
-  EXPECT_TRUE(fec.getMostRecentKernelRuntime()->isSegmented());
-#ifndef MF_SEGMENTATION_ON_GPU
-  std::vector<Tensor> interpreted =
-      fec.getMostRecentKernelRuntime()->runOnHost(inputs, testing::interpretKernelOrThrow);
-  ASSERT_EQ(interpreted.size(), expected.size());
-  for (size_t o = 0; o < expected.size(); ++o)
-    segtest::expectSameTensor(interpreted[o], expected[o]);
-#endif
+  expectCacheRunsOnInterpreter(fusion, inputs, /*segmented=*/true);
 }
 
 // The cut after a reshape of symbolic sizes: the next segment reads the reshape's output,
