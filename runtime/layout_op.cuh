@@ -129,6 +129,39 @@ __device__ void mf_preprocessGroupedMatmulInputSf(T* out, mf_index_t out_numel, 
   }
 }
 
+// Output tile t (rows [128t, 128t + 128) of the padded buffer): whether it is inside the used
+// rows (out_off[G-1] + roundup(m_{G-1}, 128)), and then its group e, the last with
+// out_off[e] <= 128t (binary search; groups start at multiples of 128 rows), with the group's
+// input rows [in_start, in_end) and the group row of the tile's first row. G > 0.
+struct mf_LayoutTileRows {
+  bool used;
+  mf_int64 in_start, in_end, tile_row;
+};
+
+template <typename OffsetT>
+__device__ inline mf_LayoutTileRows mf_layoutTileRows(const OffsetT* in_off, const OffsetT* out_off,
+                                                      mf_int64 t, mf_int64 M, mf_int64 G) {
+  mf_LayoutTileRows rows = {false, 0, 0, 0};
+  const mf_int64 used = static_cast<mf_int64>(out_off[G - 1]) +
+                        mf_roundUp128(M - static_cast<mf_int64>(in_off[G - 1]));
+  if (t * 128 >= used) return rows;
+  mf_int64 lo = 1, hi = G;
+  while (lo < hi) {
+    const mf_int64 mid = lo + (hi - lo) / 2;
+    if (static_cast<mf_int64>(out_off[mid]) <= t * 128) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  const mf_int64 e = lo - 1;
+  rows.used = true;
+  rows.in_start = in_off[e];
+  rows.in_end = e + 1 < G ? static_cast<mf_int64>(in_off[e + 1]) : M;
+  rows.tile_row = t * 128 - static_cast<mf_int64>(out_off[e]);
+  return rows;
+}
+
 // The gather form of the same op, for schedules whose loop domain is derived from the
 // output's padded allocation domain: the thread owning flat output positions
 // [p, p + W) (p a multiple of W, W dividing 16) computes where each comes from and writes
@@ -157,24 +190,11 @@ __device__ void mf_layoutOpGather(T* out, mf_index_t out_numel, mf_index_t p, co
   const mf_int64 tile = 128 * kp;
   const mf_int64 t = p / tile;
   const mf_int64 q = p % tile;
-  const mf_int64 last_start = out_off[G - 1];
-  const mf_int64 used = last_start + mf_roundUp128(static_cast<mf_int64>(M) - in_off[G - 1]);
-  if (t * 128 >= used) return;
-
-  // The group of output tile t: the last e with out_off[e] <= t * 128.
-  mf_int64 lo = 1, hi = G;
-  while (lo < hi) {
-    const mf_int64 mid = lo + (hi - lo) / 2;
-    if (static_cast<mf_int64>(out_off[mid]) <= t * 128) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  const mf_int64 e = lo - 1;
-  const mf_int64 in_start = in_off[e];
-  const mf_int64 in_end = e + 1 < G ? static_cast<mf_int64>(in_off[e + 1]) : M;
-  const mf_int64 tile_row = t * 128 - static_cast<mf_int64>(out_off[e]);
+  const mf_LayoutTileRows rows = mf_layoutTileRows(in_off, out_off, t, M, G);
+  if (!rows.used) return;
+  const mf_int64 in_start = rows.in_start;
+  const mf_int64 in_end = rows.in_end;
+  const mf_int64 tile_row = rows.tile_row;
 
   // The vector lies in one 16-element chunk of the tile: fixed column tile (q / 512) and
   // row b = (q % 512) / 16; element w of the chunk is row a = w / 4 (of 4, 32 rows apart) and
@@ -216,3 +236,191 @@ __device__ void mf_layoutOpGather(T* out, mf_index_t out_numel, mf_index_t p, co
     for (int w = 0; p + w < out_numel; ++w) out[p + w] = v.v[w];
   }
 }
+
+// The tile form: a block of THREADS threads owns a slab of SLAB = THREADS * N consecutive
+// positions of the padded buffer (thread i the N positions from its own p, as the loops
+// [blocks, THREADS, N] give them). SLAB = 512 * C for C = SLAB / 512 column quads, and when C
+// divides Kp / 4 every slab lies inside one 128-row tile: column quads [s*C, s*C + C) of the
+// tile's 128 rows, stored [C][32][4][4] (the flat formula). So a block finds the tile's group
+// once, loads those 128 rows x 4C columns of the input into shared memory with V-element
+// loads (V = 16 bytes, or N; consecutive threads read consecutive columns of a row, U = N / V
+// loads per thread, all issued before the first is used), synchronizes, and writes the slab,
+// which is contiguous, with V-element stores (store j of the block at slab position j * V).
+// Rows past the group's end and columns past K are written as 0, as in the gather form; tiles
+// at or past the used rows are not written. Shared rows hold 4C + 4 elements (one quad of
+// padding: C + 1 is odd for byte elements, so the store phase's reads of 32 consecutive rows
+// fall in 32 banks).
+//
+// The phases are separate functions of a value the whole block computes alike, so that the
+// host kernel interpreter runs this same code (tests/random/kernel_interpreter.cpp: load for
+// every thread of a block, then store); mf_layoutOpTile below is the device entry point with
+// the barrier between them. When C does not divide Kp / 4 (a slab would straddle two tiles),
+// every thread runs the gather form for its own positions instead, so any K is right.
+template <typename T, typename OffsetT, int V>
+struct mf_LayoutTile {
+  int threads;        // THREADS
+  int per_thread;     // N = U * V
+  int quads;          // C
+  mf_int64 slab;      // THREADS * N
+  int row_stride;     // 4C + 4 elements per shared row
+  int loads_per_row;  // 4C / V
+
+  mf_int64 slab_start;  // the slab's first position in the buffer
+  mf_int64 col_begin;   // its first input column
+  mf_int64 row_begin;   // the input row of the tile's first row (in_start + tile row)
+  mf_int64 row_end;     // rows at or past it are padding: min(group end, M)
+  bool active;          // false: nothing to write (past the used rows, or no groups)
+
+  __device__ mf_LayoutTile(int threads_, int per_thread_)
+      : threads(threads_),
+        per_thread(per_thread_),
+        quads(threads_ * per_thread_ / 512),
+        slab(static_cast<mf_int64>(threads_) * per_thread_),
+        row_stride(4 * (threads_ * per_thread_ / 512) + 4),
+        loads_per_row(4 * (threads_ * per_thread_ / 512) / V),
+        active(false) {}
+
+  // Quads of shared memory the block needs.
+  __device__ static constexpr int sharedQuads(int threads, int per_thread) {
+    return 128 * (threads * per_thread / 512 + 1);
+  }
+
+  __device__ bool fits(mf_int64 K) const {
+    const mf_int64 kp = (K + 3) / 4 * 4;
+    return (kp / 4) % quads == 0;
+  }
+
+  // The thread's role in the block from its position p (the loops' [blocks, THREADS, N]).
+  __device__ int role(mf_int64 p) const { return static_cast<int>((p % slab) / per_thread); }
+
+  // The block's slab from one of its positions `p`; every thread of the block gets the same
+  // values. Threads whose p / N is a group index check that group's offsets.
+  __device__ void init(mf_int64 p, const OffsetT* in_off, const OffsetT* out_off, mf_int64 M,
+                       mf_int64 K, mf_int64 G, int* error_flag) {
+    active = false;
+    if (G <= 0) {
+      if (M > 0 && p == 0) mf_layoutReportError(error_flag, MF_LAYOUT_ERR_BAD_INPUT_OFFSETS);
+      return;
+    }
+    if (p >= 0 && p / per_thread < G)
+      mf_layoutCheckGroup(in_off, out_off, p / per_thread, M, error_flag);
+    const mf_int64 kp = (K + 3) / 4 * 4;
+    const mf_int64 tile = 128 * kp;
+    slab_start = p / slab * slab;
+    const mf_int64 t = slab_start / tile;
+    col_begin = (slab_start % tile) / 512 * 4;
+    const mf_LayoutTileRows rows = mf_layoutTileRows(in_off, out_off, t, M, G);
+    if (!rows.used) return;
+    row_begin = rows.in_start + rows.tile_row;
+    const mf_int64 in_end = rows.in_end;
+    row_end = in_end < M ? in_end : M;
+    active = true;
+  }
+
+  // Thread `role` loads its U vectors into `smem` (sharedQuads quads): load j = u * THREADS +
+  // role is row j / loads_per_row, columns from (j % loads_per_row) * V. All U loads are
+  // issued into registers before the first shared store.
+  template <int U>
+  __device__ void load(int role, T* smem, const T* in, mf_int64 stride0, mf_int64 stride1,
+                       mf_int64 K) const {
+    mf_Vector<T, V> v[U];
+    const bool aligned = stride1 == 1 && stride0 % V == 0 &&
+                         reinterpret_cast<unsigned long long>(in) % (V * sizeof(T)) == 0;
+    for (int u = 0; u < U; ++u) {
+      const int j = u * threads + role;
+      const mf_int64 src = row_begin + j / loads_per_row;
+      const mf_int64 col = col_begin + (j % loads_per_row) * V;
+      const bool row_ok = src >= 0 && src < row_end;
+      if (row_ok && aligned && col + V <= K) {
+        v[u] = *reinterpret_cast<const mf_Vector<T, V>*>(in + src * stride0 + col);
+      } else {
+        for (int w = 0; w < V; ++w) {
+          v[u].v[w] = T();
+          if (row_ok && col + w < K) v[u].v[w] = in[src * stride0 + (col + w) * stride1];
+        }
+      }
+    }
+    for (int u = 0; u < U; ++u) {
+      const int j = u * threads + role;
+      T* row = smem + (j / loads_per_row) * row_stride + (j % loads_per_row) * V;
+      if (V % 4 == 0) {
+        // Quad by quad: a shared row starts at a multiple of 4 elements.
+        for (int w = 0; w < V; w += 4)
+          *reinterpret_cast<mf_Vector<T, 4>*>(row + w) =
+              *reinterpret_cast<const mf_Vector<T, 4>*>(v[u].v + w);
+      } else {
+        for (int w = 0; w < V; ++w) row[w] = v[u].v[w];
+      }
+    }
+  }
+
+  // Thread `role` writes its U vectors: store j = u * THREADS + role is slab positions
+  // [j * V, j * V + V); slab element e is column quad e / 512, row ((e % 16) / 4) * 32 +
+  // (e % 512) / 16, column e % 4.
+  template <int U>
+  __device__ void store(int role, const T* smem, T* out, mf_int64 out_numel) const {
+    for (int u = 0; u < U; ++u) {
+      const int e0 = (u * threads + role) * V;
+      const int quad = e0 / 512;
+      const int b = (e0 % 512) / 16;
+      mf_Vector<T, V> v;
+      if (V % 4 == 0) {
+        for (int w = 0; w < V; w += 4) {
+          const int a = ((e0 + w) % 16) / 4;
+          *reinterpret_cast<mf_Vector<T, 4>*>(v.v + w) = *reinterpret_cast<const mf_Vector<T, 4>*>(
+              smem + (a * 32 + b) * row_stride + quad * 4);
+        }
+      } else {
+        for (int w = 0; w < V; ++w) {
+          const int k16 = (e0 + w) % 16;
+          v.v[w] = smem[((k16 / 4) * 32 + b) * row_stride + quad * 4 + k16 % 4];
+        }
+      }
+      const mf_int64 p = slab_start + e0;
+      if (p < 0) continue;
+      if (p + V <= out_numel) {
+        *reinterpret_cast<mf_Vector<T, V>*>(out + p) = v;
+      } else {
+        for (int w = 0; p + w < out_numel; ++w) out[p + w] = v.v[w];
+      }
+    }
+  }
+};
+
+// The vector of the tile form for N elements per thread: 16 bytes, or N when smaller.
+template <typename T, int N>
+struct mf_LayoutTileVector {
+  static constexpr int kBytes16 = 16 / static_cast<int>(sizeof(T)) > 0
+                                      ? 16 / static_cast<int>(sizeof(T))
+                                      : 1;
+  static constexpr int value = N < kBytes16 ? N : kBytes16;
+};
+
+#ifdef __CUDACC__
+// The tile form's device entry point: every thread of the block calls it (it synchronizes
+// the block), with its own position p, never under a guard.
+template <typename T, typename OffsetT, int N, int THREADS>
+__device__ void mf_layoutOpTile(T* out, mf_index_t out_numel, mf_index_t p, const T* in,
+                                mf_index_t in_stride0, mf_index_t in_stride1, const OffsetT* in_off,
+                                const OffsetT* out_off, mf_index_t M, mf_index_t K, mf_index_t G,
+                                int* error_flag) {
+  constexpr int V = mf_LayoutTileVector<T, N>::value;
+  typedef mf_LayoutTile<T, OffsetT, V> Tile;
+  __shared__ mf_Vector<T, 4> smem[Tile::sharedQuads(THREADS, N)];
+  Tile tile(THREADS, N);
+  if (!tile.fits(K)) {
+    // Whole vectors of the gather form (it takes at most 16 bytes).
+    for (int i = 0; i < N / V; ++i)
+      mf_layoutOpGather<T, OffsetT, V>(out, out_numel, p + i * V, in, in_stride0, in_stride1,
+                                       in_off, out_off, M, K, G, error_flag);
+    return;
+  }
+  tile.init(p, in_off, out_off, M, K, G, error_flag);
+  if (!tile.active) return;  // the same for the whole block
+  const int role = tile.role(p);
+  T* shared = reinterpret_cast<T*>(smem);
+  tile.template load<N / V>(role, shared, in, in_stride0, in_stride1, K);
+  __syncthreads();
+  tile.template store<N / V>(role, shared, out, out_numel);
+}
+#endif

@@ -1,4 +1,4 @@
-//! minifuser_demo (run by tools/demo.sh): builds two fusions with the public API, prints
+//! minifuser_demo (run by tools/demo.sh): builds fusions with the public API, prints
 //! their IR, evaluates them with the CPU reference evaluator and checks a few elements
 //! against values computed here directly. Exits 1 if a check fails.
 //!   1. a pointwise chain, relu(T0 * T1 + 1.5);
@@ -7,7 +7,9 @@
 //!   3. the automatic path: relu(X + bias) through FusionExecutorCache, with no scheduling:
 //!      the chosen scheduler, its heuristics and the generated kernel are printed (without a
 //!      GPU the kernel is still compiled by NVRTC and the CPU reference gives the outputs).
-//!   4. a dynamic reshape, reshape(X, {s0, s1}) * 2 with the sizes scalar inputs, through
+//!   4. the layout op through FusionExecutorCache (fp8, K = 448): its segments, heuristics
+//!      (the tile form and why) and kernel;
+//!   5. a dynamic reshape, reshape(X, {s0, s1}) * 2 with the sizes scalar inputs, through
 //!      FusionExecutorCache at two shapes of one structure (merge, split by 8: one
 //!      concretization) and a third of another; MINIFUSER_DUMP=fusion_ir_concretized prints
 //!      the fusion before (Symbolic axes) and after concretization (docs/concretization.md).
@@ -156,6 +158,44 @@ void layoutDemo() {
   check(mismatches == 0, "GPU layout op matches the reference on every logical element");
 }
 
+// The layout op through the automatic path (docs/layout_op.md): fp8 scale factors of the
+// same groups, K = 448, unscheduled. The segmenter keeps it one segment (its offsets are
+// fusion inputs), the pointwise scheduler writes it in the tile form (a block per slab of a
+// 128-row tile, staged in shared memory); its segments, heuristics and kernel are printed.
+void layoutAutomaticDemo() {
+  fmt::print("==== automatic path: the layout op (fp8, K = 448) ====\n");
+  const std::vector<int32_t> in_off = {0, 100, 250}, out_off = {0, 128, 384};
+  const int64_t m = 512, k = 448;
+  auto fusion = std::make_unique<mf::Fusion>();
+  {
+    mf::FusionGuard fg(fusion.get());
+    mf::TensorView* sf = mf::makeContigTensor(2, mf::DataType::Float8_e4m3fn);
+    mf::TensorView* in_offsets = mf::makeContigTensor(1, mf::DataType::Int32);
+    mf::TensorView* out_offsets = mf::makeContigTensor(1, mf::DataType::Int32);
+    fusion->addInput(sf);
+    fusion->addInput(in_offsets);
+    fusion->addInput(out_offsets);
+    fusion->addOutput(mf::preprocessGroupedMatmulInputSf(sf, in_offsets, out_offsets));
+  }
+  mf::FusionExecutorCache fec(std::move(fusion));
+  const mf::Tensor input = mf::Tensor::random({m, k}, mf::DataType::Float8_e4m3fn, /*seed=*/4);
+  const mf::Tensor out = fec.runFusionWithInputs(
+      {input, mf::Tensor::fromVector(in_off, {3}), mf::Tensor::fromVector(out_off, {3})})[0];
+  mf::FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+  fmt::print("{}", rt->fusionSegments()->toString());
+  for (const mf::HeuristicParams* p : rt->heuristics()) fmt::print("{}\n", p->toString());
+  fmt::print("{}", fec.getMostRecentCode());
+  check(rt->heuristics().size() == 1 &&
+            fec.getMostRecentCode().find("mf_layoutOpTile<") != std::string::npos,
+        "the layout op is one kernel in the tile form (mf_layoutOpTile)");
+  int64_t mismatches = 0;
+  for (int64_t row = 0; row < m; ++row)
+    for (int64_t col = 0; col < k; ++col)
+      mismatches += out.allocationItem(swizzledPosition(row, col, k, in_off, out_off)) !=
+                    input.at({row, col});
+  check(mismatches == 0, "every logical element at its swizzled position");
+}
+
 // relu(X[M, N] + bias[N]) as a user of the automatic path writes it. The lines between the
 // readme-snippet markers are README.md's automatic-path example (ctest readme_snippets).
 void automaticDemo() {
@@ -233,6 +273,7 @@ int main() {
     pointwiseDemo();
     layoutDemo();
     automaticDemo();
+    layoutAutomaticDemo();
     dynamicReshapeDemo();
   } catch (const std::exception& e) {
     fmt::print(stderr, "minifuser_demo: {}\n", e.what());

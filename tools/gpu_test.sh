@@ -26,8 +26,9 @@ step_ctest() {
   echo "tools/gpu_test.sh: gpu tests skipped: $(grep -c "Skipped" "$build/gpu_ctest.log" || true)"
 }
 
-# Barriers and shared slots of the block reductions (racecheck), the grid reduction's work
-# buffer and semaphores (memcheck): each must report 0 errors.
+# Barriers and shared slots of the block reductions and of the layout op's tile form
+# (racecheck), the grid reduction's work buffer and semaphores and the layout op's writes
+# for bad offsets (memcheck): each must report 0 errors.
 step_sanitizer() {
   command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer: not installed"; return; }
   # MINIFUSER_SANITIZER_TIMEOUT (seconds per run, default none) and MINIFUSER_SANITIZER_FILTER
@@ -43,6 +44,14 @@ step_sanitizer() {
       [ "$rc" -eq 124 ] && echo "compute-sanitizer --tool $tool $t: timed out"
       echo "compute-sanitizer --tool $tool $t: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 1) ($(grep -cE "^\[       OK \]" "$log") tests passed, $(grep -cE "^\[  FAILED  \] [A-Za-z]" "$log") failed)"
     done
+    # The layout op's tile form (shared staging, one barrier) and its bad-offset runs.
+    log="$build/sanitizer.$tool.layout.log"
+    rc=0
+    timeout "${MINIFUSER_SANITIZER_TIMEOUT:-0}" compute-sanitizer --tool "$tool" --error-exitcode 1 \
+      "$build/tests/test_gpu" --gtest_filter='LayoutOpGpu.TileFormMatchesReferenceSmall:LayoutOpGpu.*Bad*' \
+      > "$log" 2>&1 || rc=$?
+    [ "$rc" -eq 0 ] || status=1
+    echo "compute-sanitizer --tool $tool layout op: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 1)"
   done
 }
 

@@ -463,6 +463,7 @@ class CudaPrinter final : public KirVisitor {
         return;
       case RuntimeCallForm::LayoutScatter:
       case RuntimeCallForm::LayoutGather:
+      case RuntimeCallForm::LayoutTile:
         emitLayoutOp(call);
         return;
     }
@@ -481,14 +482,17 @@ class CudaPrinter final : public KirVisitor {
     std::string numel =
         fmt::format("{} * {}", scalar(alloc[0]->extent()), scalar(alloc[1]->extent()));
     std::string m = scalar(out->getLogicalDomain()[0]->extent());
-    if (call->form() == RuntimeCallForm::LayoutGather) {
+    if (call->form() != RuntimeCallForm::LayoutScatter) {
+      // Gather: <T, OffsetT, W>; Tile: <T, OffsetT, W, threads per block>.
+      std::string width = fmt::format("{}", call->params().vector_width);
+      if (call->form() == RuntimeCallForm::LayoutTile)
+        width += fmt::format(", {}", call->params().threads);
       line(fmt::format(
           "{}<{}, {}, {}>(T{}.data, {}, {}, T{}.data, T{}.stride[0], T{}.stride[1], T{}.data, "
           "T{}.data, {}, {}, {}, mf_error);",
-          call->function(), cudaTypeName(out->dtype()), cudaTypeName(in_off->dtype()),
-          call->params().vector_width, out->name(), numel,
-          scalar(call->operand(CallOperand::Position)), in->view()->name(), in->view()->name(),
-          in->view()->name(), in_off->name(), out_off->name(), m, k, g));
+          call->function(), cudaTypeName(out->dtype()), cudaTypeName(in_off->dtype()), width,
+          out->name(), numel, scalar(call->operand(CallOperand::Position)), in->view()->name(),
+          in->view()->name(), in->view()->name(), in_off->name(), out_off->name(), m, k, g));
       return;
     }
     line(fmt::format(

@@ -51,6 +51,10 @@ void copyToHostAsync(void* dst, uint64_t src, size_t bytes) {
   if (bytes > 0) driver::memcpyDtoHAsync(dst, src, bytes);
 }
 
+void copyOnDeviceAsync(uint64_t dst, uint64_t src, size_t bytes) {
+  if (bytes > 0) driver::memcpyDtoDAsync(dst, src, bytes);
+}
+
 void fillAsync(uint64_t dst, uint8_t byte, size_t bytes) {
   if (bytes > 0) driver::memsetD8Async(dst, byte, bytes);
 }

@@ -43,6 +43,8 @@ class DeviceBuffer {
 //! host destination of copyToHostAsync holds the data after synchronize().
 void copyToDeviceAsync(uint64_t dst, const void* src, size_t bytes);
 void copyToHostAsync(void* dst, uint64_t src, size_t bytes);
+//! Device to device (the benchmarks' copy baseline).
+void copyOnDeviceAsync(uint64_t dst, uint64_t src, size_t bytes);
 void fillAsync(uint64_t dst, uint8_t byte, size_t bytes);
 //! Waits for everything enqueued; a kernel's execution error throws mf::CudaError naming
 //! `context`.

@@ -18,7 +18,7 @@ namespace {
   X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent)                                             \
   X(cuGetErrorName) X(cuGetErrorString)                                                       \
   X(cuMemAlloc_v2) X(cuMemFree_v2) X(cuMemcpyHtoD_v2) X(cuMemcpyDtoH_v2) X(cuMemsetD8_v2)     \
-  X(cuMemcpyHtoDAsync_v2) X(cuMemcpyDtoHAsync_v2) X(cuMemsetD8Async)                          \
+  X(cuMemcpyHtoDAsync_v2) X(cuMemcpyDtoHAsync_v2) X(cuMemcpyDtoDAsync_v2) X(cuMemsetD8Async)   \
   X(cuStreamCreate) X(cuStreamSynchronize)                                                    \
   X(cuModuleLoadData) X(cuModuleGetFunction) X(cuModuleUnload) X(cuFuncGetAttribute)          \
   X(cuLaunchKernel)                                                                           \
@@ -205,6 +205,10 @@ CUstream_st* stream() {
 
 void memcpyHtoDAsync(uint64_t dst, const void* src, size_t bytes) {
   check(useDevice().cuMemcpyHtoDAsync_v2(dst, src, bytes, stream()), "cuMemcpyHtoDAsync_v2");
+}
+
+void memcpyDtoDAsync(uint64_t dst, uint64_t src, size_t bytes) {
+  check(useDevice().cuMemcpyDtoDAsync_v2(dst, src, bytes, stream()), "cuMemcpyDtoDAsync_v2");
 }
 
 void memcpyDtoHAsync(void* dst, uint64_t src, size_t bytes) {

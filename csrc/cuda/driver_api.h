@@ -32,6 +32,7 @@ void memsetD8(uint64_t dst, uint8_t value, size_t bytes);
 CUstream_st* stream();
 void memcpyHtoDAsync(uint64_t dst, const void* src, size_t bytes);
 void memcpyDtoHAsync(void* dst, uint64_t src, size_t bytes);
+void memcpyDtoDAsync(uint64_t dst, uint64_t src, size_t bytes);
 void memsetD8Async(uint64_t dst, uint8_t value, size_t bytes);
 //! Waits for everything enqueued on stream(); reports kernels' execution errors.
 void streamSynchronize(std::string_view context);

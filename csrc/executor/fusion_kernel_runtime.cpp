@@ -8,6 +8,7 @@
 
 #include "cuda/driver.h"
 #include "ir/expr_evaluator.h"
+#include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "passes/pipeline.h"
 #include "reference/reference_evaluator.h"
@@ -223,6 +224,16 @@ std::vector<Tensor> runNoOp(const Fusion& fusion, const std::vector<Tensor>& inp
     auto* tv = out->as<TensorView>();
     outputs.push_back(
         allocateOutput(tv, layoutOf(tv, ee), on_device ? Device::Cuda : Device::Host));
+    // An empty layout op output (M = 0) still reports its used rows (the offsets' last
+    // group's start: its rows are none).
+    auto* op = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(tv->definition());
+    if (op == nullptr) continue;
+    auto in_off = std::find(fusion_inputs.begin(), fusion_inputs.end(), op->inputOffsets());
+    auto out_off = std::find(fusion_inputs.begin(), fusion_inputs.end(), op->outputOffsets());
+    if (in_off != fusion_inputs.end() && out_off != fusion_inputs.end())
+      outputs.back().setUsedRows(layoutUsedRows(inputs[in_off - fusion_inputs.begin()].toHost(),
+                                                inputs[out_off - fusion_inputs.begin()].toHost(),
+                                                0));
   }
   return outputs;
 }

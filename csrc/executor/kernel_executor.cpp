@@ -16,6 +16,7 @@
 #include "ir/expr_evaluator.h"
 #include "ir/exprs.h"
 #include "lower/pipeline.h"
+#include "reference/layout_reference.h"
 #include "scheduler/heuristic_params.h"
 #include "support/options.h"
 #include "tensor/arguments.h"
@@ -126,6 +127,23 @@ void setLayoutUsedRows(const KernelSummary& summary, const std::vector<Tensor>& 
     outputs[p.output].setUsedRows(layoutUsedRows(inputs[p.input_offsets].toHost(),
                                                  inputs[p.output_offsets].toHost(),
                                                  outputs[p.output].sizes()[0]));
+}
+
+// The layout op's offset checks run on the host before the launch when both offsets are
+// host tensors (a UserError naming the wrong entry); device offsets are checked by the
+// kernel (the error flag), which never writes outside the buffer either way.
+void checkHostLayoutOffsets(Kernel& kernel, const std::vector<Tensor>& inputs,
+                            const PreparedLaunch& launch) {
+  const Fusion& ir = kernel.ir();
+  for (const PaddedOutput& p : kernel.summary().padded_outputs) {
+    const Tensor& in_off = inputs[p.input_offsets];
+    const Tensor& out_off = inputs[p.output_offsets];
+    if (in_off.isCuda() || out_off.isCuda()) continue;
+    const Val* out = ir.outputs()[p.output];
+    auto* op = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(out->definition());
+    if (op == nullptr) continue;
+    checkLayoutOffsets(op, launch.outputs[p.output].layout.sizes[0], in_off, out_off);
+  }
 }
 
 // Outputs go to the device when any tensor input is there (scalars do not count).
@@ -482,6 +500,7 @@ std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
   std::lock_guard lock(launch_mutex_);
   PreparedLaunch& launch = preparedFor(inputs, launch_constraints);
   last_launch_ = launch.dims;
+  checkHostLayoutOffsets(*kernel_, inputs, launch);
   BoundLaunch bound = bind(launch, inputs, options);
   if (!launch.empty) loaded_->launchAsync(launch.dims, launch.args.pointers());
   // Device outputs without an error flag (nor layout-op rows to read) are done: later work
@@ -526,6 +545,23 @@ std::vector<float> KernelExecutor::benchmark(const std::vector<Tensor>& inputs, 
     for (int i = 0; i < warmup; ++i) loaded_->launch(launch.dims, launch.args.pointers());
     for (int i = 0; i < iterations; ++i)
       ms.push_back(loaded_->launchTimed(launch.dims, launch.args.pointers()));
+  });
+  return ms;
+}
+
+std::vector<float> KernelExecutor::benchmarkBackToBack(const std::vector<Tensor>& inputs,
+                                                       int warmup, int samples, int per_sample) {
+  std::vector<float> ms;
+  withBoundLaunch(inputs, [&](PreparedLaunch& launch) {
+    std::vector<void*>& args = launch.args.pointers();
+    for (int i = 0; i < warmup; ++i) loaded_->launch(launch.dims, args);
+    for (int s = 0; s < samples; ++s)
+      ms.push_back(cuda::timeOnStreamMs([&] {
+                     for (int i = 0; i < per_sample; ++i)
+                       loaded_->launchUnchecked(launch.dims, args);
+                   }) /
+                   static_cast<float>(per_sample));
+    cuda::synchronize("back-to-back launches of " + generated_.name);
   });
   return ms;
 }

@@ -81,6 +81,12 @@ class KernelExecutor {
   std::vector<float> benchmark(const std::vector<Tensor>& inputs, int warmup = 5,
                                int iterations = 50);
 
+  //! Kernel time without launch gaps: `samples` times, CUDA events around `per_sample`
+  //! back-to-back launches (after `warmup`); returns each sample's milliseconds per launch.
+  //! (benchmark() times one launch per pair of events: a short kernel then shows its launch.)
+  std::vector<float> benchmarkBackToBack(const std::vector<Tensor>& inputs, int warmup = 10,
+                                         int samples = 30, int per_sample = 20);
+
   //! Host cost of a bare launch of this kernel: inputs bound and arguments packed once, then
   //! `iterations` back-to-back cuLaunchKernel calls alone (no checks) after `warmup`, and
   //! one synchronization; returns the wall-clock microseconds per call.

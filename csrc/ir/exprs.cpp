@@ -177,8 +177,27 @@ PreprocessGroupedMatmulInputSf::PreprocessGroupedMatmulInputSf(Fusion* f, std::v
 }
 Expr* PreprocessGroupedMatmulInputSf::newObject(Fusion* f, std::vector<Val*> ins,
                                                 std::vector<Val*> outs) const {
-  return IrBuilder::createIn<PreprocessGroupedMatmulInputSf>(f, std::move(ins), std::move(outs),
-                                                             layout_);
+  auto* op = IrBuilder::createIn<PreprocessGroupedMatmulInputSf>(f, std::move(ins), std::move(outs),
+                                                                 layout_);
+  op->tile_ = tile_;
+  return op;
+}
+
+LayoutOpForm PreprocessGroupedMatmulInputSf::form() const {
+  if (!out()->as<TensorView>()->domain()->loopFromAllocation()) return LayoutOpForm::Scatter;
+  return tile_ ? LayoutOpForm::Tile : LayoutOpForm::Gather;
+}
+
+std::string_view toString(LayoutOpForm f) {
+  switch (f) {
+    case LayoutOpForm::Scatter:
+      return "scatter";
+    case LayoutOpForm::Gather:
+      return "gather";
+    case LayoutOpForm::Tile:
+      return "tile";
+  }
+  return "?";
 }
 
 FullOp::FullOp(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs)

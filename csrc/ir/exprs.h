@@ -180,6 +180,14 @@ std::string_view reductionOpName(BinaryOpType t);
 enum class BlockScalingFactorLayout { Block128x4 };
 std::string_view toString(BlockScalingFactorLayout l);
 
+//! How a scheduled layout op is written (docs/layout_op.md, "Three schedules"): one logical
+//! element per call (Scatter: the loop domain is logical), one vector of the padded buffer
+//! per call (Gather: the loop domain is the padded buffer's), or a block per slab of a
+//! 128-row tile staged in shared memory (Tile: the gather loops [blocks, threads, vector],
+//! chosen with setForm).
+enum class LayoutOpForm { Scatter, Gather, Tile };
+std::string_view toString(LayoutOpForm f);
+
 //! The layout op (docs/layout_op.md). Scatters each group's rows of a
 //! [M, K] block-scale matrix into the padded, 128x4-swizzled layout of a block-scaled
 //! grouped GEMM. Inputs: {in, input_offsets, output_offsets, k, g}; output: {out}, whose
@@ -196,10 +204,16 @@ class PreprocessGroupedMatmulInputSf : public Expr {
   Val* g() const { return input(4); }
   Val* out() const { return output(0); }
   BlockScalingFactorLayout layout() const { return layout_; }
+  //! Scatter when the output's loop domain is logical; else Gather unless setForm(Tile).
+  LayoutOpForm form() const;
+  //! A scheduling choice: Tile (or Gather) needs the loop domain of the padded buffer
+  //! (out->setLoopDomain(out->getMaybeAllocationDomain()), then [blocks, threads, vector]).
+  void setForm(LayoutOpForm form) { tile_ = form == LayoutOpForm::Tile; }
   std::string toString() const override;
 
  private:
   BlockScalingFactorLayout layout_;
+  bool tile_ = false;
 };
 
 //! out = full(fill_value): every element of out (its logical shape) is the scalar fill_value

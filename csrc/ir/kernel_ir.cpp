@@ -51,6 +51,8 @@ std::string_view toString(RuntimeCallForm form) {
       return "LayoutScatter";
     case RuntimeCallForm::LayoutGather:
       return "LayoutGather";
+    case RuntimeCallForm::LayoutTile:
+      return "LayoutTile";
   }
   return "?";
 }
@@ -91,6 +93,7 @@ const std::vector<CallOperand>& RuntimeCall::operandsOf(RuntimeCallForm form) {
     case RuntimeCallForm::LayoutScatter:
       return scatter;
     case RuntimeCallForm::LayoutGather:
+    case RuntimeCallForm::LayoutTile:
       return gather;
   }
   MF_ASSERT(false, "unknown runtime call form");
@@ -129,6 +132,7 @@ Val* RuntimeCall::operand(CallOperand role) const {
 CollectiveScope RuntimeCall::collectiveScope() const {
   switch (form_) {
     case RuntimeCallForm::BlockAllReduce:
+    case RuntimeCallForm::LayoutTile:
       return CollectiveScope::Block;
     case RuntimeCallForm::GridAllReduce:
       return CollectiveScope::Grid;
@@ -157,8 +161,10 @@ std::string RuntimeCall::toString() const {
     args.push_back(fmt::format("op = {}", reductionOpName(params_.combine)));
     args.push_back(fmt::format("across = {}", mf::toString(params_.across)));
   }
-  if (form_ == RuntimeCallForm::LayoutGather)
+  if (form_ == RuntimeCallForm::LayoutGather || form_ == RuntimeCallForm::LayoutTile)
     args.push_back(fmt::format("width = {}", params_.vector_width));
+  if (form_ == RuntimeCallForm::LayoutTile)
+    args.push_back(fmt::format("threads = {}", params_.threads));
   std::string s =
       fmt::format("{} = call {} {}({})",
                   outs.size() == 1 ? outs[0] : fmt::format("({})", fmt::join(outs, ", ")),

@@ -90,6 +90,12 @@ enum class RuntimeCallForm {
   //! gathered from its source row of In or zero (mf_layoutOpGather). Operands {In (the base),
   //! InputOffsets, OutputOffsets, K, G, Position}; the output is the buffer's base.
   LayoutGather,
+  //! The layout op, a block per slab of a 128-row tile: every thread of the block calls
+  //! mf_layoutOpTile with its Position (as LayoutGather's); the block stages the slab's input
+  //! rows in shared memory and writes the slab with `vector_width`-element stores. Collective
+  //! (it synchronizes the block) and never guarded: it bounds every access itself. Operands as
+  //! LayoutGather's.
+  LayoutTile,
 };
 std::string_view toString(RuntimeCallForm form);
 
@@ -115,8 +121,10 @@ class RuntimeCall : public Expr {
     //! Reductions: how two values combine, and the thread dimension reduced across.
     BinaryOpType combine = BinaryOpType::Add;
     ParallelType across = ParallelType::Serial;
-    //! LayoutGather: the elements one call writes.
+    //! LayoutGather, LayoutTile: the elements one call writes.
     int64_t vector_width = 1;
+    //! LayoutTile: threads per block (the slab is threads * vector_width positions).
+    int64_t threads = 0;
   };
 
   RuntimeCall(Fusion* fusion, std::vector<Val*> operands, std::vector<Val*> outputs,
@@ -137,6 +145,10 @@ class RuntimeCall : public Expr {
   CollectiveScope collectiveScope() const;
   bool isAllReduce() const {
     return form_ == RuntimeCallForm::BlockAllReduce || form_ == RuntimeCallForm::GridAllReduce;
+  }
+  bool isLayoutOp() const {
+    return form_ == RuntimeCallForm::LayoutScatter || form_ == RuntimeCallForm::LayoutGather ||
+           form_ == RuntimeCallForm::LayoutTile;
   }
 
   //! Collective calls (set by insertPredicates; null before): `read` selects In or the

@@ -185,11 +185,11 @@ std::string FullOp::toString() const {
 }
 
 std::string PreprocessGroupedMatmulInputSf::toString() const {
-  return assignment(out(),
-                    fmt::format("preprocessGroupedMatmulInputSf({}, input_offsets = {}, "
-                                "output_offsets = {}, k = {}, g = {}, layout = {})",
-                                operand(in()), operand(inputOffsets()), operand(outputOffsets()),
-                                operand(k()), operand(g()), mf::toString(layout_)));
+  return assignment(out(), fmt::format("preprocessGroupedMatmulInputSf({}, input_offsets = {}, "
+                                       "output_offsets = {}, k = {}, g = {}, layout = {}{})",
+                                       operand(in()), operand(inputOffsets()),
+                                       operand(outputOffsets()), operand(k()), operand(g()),
+                                       mf::toString(layout_), tile_ ? ", form = tile" : ""));
 }
 
 std::string ForLoop::toString() const {

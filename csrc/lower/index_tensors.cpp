@@ -177,10 +177,11 @@ Expr* lowerCrossThreadReduction(Fusion& ir, ReductionOp* red, ParallelType acros
       RuntimeCall::Params{.combine = red->opType(), .across = across});
 }
 
-// The layout op's two forms. Scatter (loops over logical [M, K]): the runtime function
-// computes the swizzled position from the element's logical (row, col). Gather (the loops run
-// over the padded buffer [rows, Kp]): it gets the flat position and finds each element's
-// source itself, so its input is passed as a base pointer. The output is the buffer's base,
+// The layout op's three forms. Scatter (loops over logical [M, K]): the runtime function
+// computes the swizzled position from the element's logical (row, col). Gather and Tile (the
+// loops run over the padded buffer [rows, Kp]): it gets the flat position and finds each
+// element's source itself (Tile: with the rest of its block), so its input is passed as a
+// base pointer. The output is the buffer's base,
 // the offsets are read whole (base pointers).
 Expr* lowerLayoutOp(Fusion& ir, PreprocessGroupedMatmulInputSf* layout,
                     const std::vector<Val*>& indexed, const std::vector<Val*>& c_logical,
@@ -193,6 +194,15 @@ Expr* lowerLayoutOp(Fusion& ir, PreprocessGroupedMatmulInputSf* layout,
     operands.push_back(
         SimplifyingIrBuilder::add(SimplifyingIrBuilder::mul(c_logical[0], kp), c_logical[1]));
     auto* out_index = IrBuilder::create<TensorIndex>(out, constInt(0));
+    if (layout->form() == LayoutOpForm::Tile) {
+      // The threads of the block: the extent of the loop axis bound to TIDx.
+      int64_t threads = 0;
+      for (IterDomain* id : out->getLoopDomain())
+        if (id->parallelType() == ParallelType::TIDx) threads = id->extent()->constInt().value();
+      return IrBuilder::createIn<RuntimeCall>(
+          &ir, std::move(operands), std::vector<Val*>{out_index}, RuntimeCallForm::LayoutTile,
+          "mf_layoutOpTile", RuntimeCall::Params{.vector_width = width, .threads = threads});
+    }
     return IrBuilder::createIn<RuntimeCall>(&ir, std::move(operands), std::vector<Val*>{out_index},
                                             RuntimeCallForm::LayoutGather, "mf_layoutOpGather",
                                             RuntimeCall::Params{.vector_width = width});

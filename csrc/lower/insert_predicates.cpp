@@ -223,6 +223,12 @@ void insertPredicates(Kernel& kernel) {
     // Every thread of the block (or grid) must reach a collective call: its predicates are
     // passed in instead of wrapping it.
     auto* call = dynamic_cast<RuntimeCall*>(e);
+    // The tile-form layout op bounds every access itself, and every thread of the block must
+    // reach its barrier: no guard, and predicates that hold everywhere.
+    if (call != nullptr && call->form() == RuntimeCallForm::LayoutTile) {
+      call->setPredicates(constBool(true), constBool(true));
+      continue;
+    }
     const bool collective = call != nullptr && call->collectiveScope() != CollectiveScope::None;
     Val* pred = constBool(true);
     // A collective call's write predicate: the bounds of the axes its outputs are indexed by.

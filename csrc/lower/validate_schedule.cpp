@@ -70,6 +70,42 @@ void checkSameThread(const IdModel& model, TensorView* tv) {
   }
 }
 
+// The tile form's runtime function takes block b's threads to own the THREADS * W
+// consecutive positions from b * THREADS * W: the loops must be the padded buffer merged,
+// split by W (Vectorize) and by THREADS (TIDx, a multiple of 128), with THREADS * W whole
+// 128x4 tiles' column quads (a multiple of 512).
+void checkLayoutTile(TensorView* out) {
+  auto fail = [&](std::string_view why) {
+    MF_CHECK(false,
+             "preprocessGroupedMatmulInputSf: {} is scheduled in the tile form, which needs the "
+             "loop domain [BIDx, TIDx, Vectorize] made by merge(0)->split(0, W)->split(0, "
+             "threads) of the padded buffer, threads a multiple of 128 and threads * W a "
+             "multiple of 512; {}",
+             out->toString(), why);
+  };
+  if (out->nDims() != 3) fail(fmt::format("it has {} loop axes", out->nDims()));
+  const ParallelType want[] = {ParallelType::BIDx, ParallelType::TIDx, ParallelType::Vectorize};
+  for (int64_t i = 0; i < 3; ++i)
+    if (out->axis(i)->parallelType() != want[i])
+      fail(fmt::format("axis {} is bound to {}", i, toString(out->axis(i)->parallelType())));
+  auto* vec = dynamic_cast<Split*>(out->axis(2)->definition());
+  auto* thr = dynamic_cast<Split*>(out->axis(1)->definition());
+  if (vec == nullptr || vec->inner() != out->axis(2) || thr == nullptr ||
+      thr->inner() != out->axis(1) || thr->outer() != out->axis(0) || thr->in() != vec->outer() ||
+      !dynamic_cast<Merge*>(vec->in()->definition()))
+    fail("its axes are not made that way");
+  const int64_t threads = out->axis(1)->extent()->constInt().value_or(0);
+  const int64_t width = out->axis(2)->extent()->constInt().value_or(0);
+  if (threads <= 0 || threads % 128 != 0 || width <= 0 || threads * width % 512 != 0)
+    fail(fmt::format("got {} threads of {} elements", threads, width));
+  // The runtime function moves each thread's elements as U vectors of 16 bytes (or one of
+  // fewer elements), U at most 8.
+  const int64_t vector =
+      std::min<int64_t>(width, std::max<int64_t>(16 / dataTypeSize(out->dtype()), 1));
+  if (width % vector != 0 || width / vector > 8)
+    fail(fmt::format("{} elements per thread are not 1 to 8 vectors of {}", width, vector));
+}
+
 // The layout op reads its offsets whole and writes a data-dependent swizzled position: the
 // offsets must be in global memory when the kernel starts and nothing else may read its output.
 void checkLayoutOp(PreprocessGroupedMatmulInputSf* op) {
@@ -86,6 +122,7 @@ void checkLayoutOp(PreprocessGroupedMatmulInputSf* op) {
            out->toString(), op->in()->toString());
   const std::vector<Expr*>& uses = op->out()->uses();
   MF_CHECK(uses.empty(), "{}", readOfRuntimeFunctionOutputMessage(op, uses.front()));
+  if (op->form() == LayoutOpForm::Tile) checkLayoutTile(out);
 }
 
 // Inputs and outputs are global buffers the executor binds.
@@ -305,6 +342,11 @@ void validateSchedule(Kernel& kernel) {
       if (p == ParallelType::Serial || p == ParallelType::Unroll) continue;
       MF_CHECK(bound.insert(p).second, "{}: {} is bound to two axes", tv->toString(), toString(p));
       if (p != ParallelType::Vectorize) continue;
+      // The tile-form layout op's innermost axis is the positions each thread owns, moved by
+      // its runtime function as whole vectors (checkLayoutTile).
+      if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(tv->definition());
+          op != nullptr && op->form() == LayoutOpForm::Tile)
+        continue;
       MF_CHECK(i == tv->nDims() - 1, "{}: vectorized axis {} must be the innermost loop axis",
                tv->toString(), id->toString());
       std::optional<int64_t> w = id->extent()->constInt();

@@ -81,6 +81,11 @@ void fillPads(Tensor& out, const ReferenceOptions& options) {
 
 }  // namespace
 
+void checkLayoutOffsets(const PreprocessGroupedMatmulInputSf* op, int64_t m,
+                        const Tensor& input_offsets, const Tensor& output_offsets) {
+  checkOffsets(op, m, readOffsets(input_offsets), readOffsets(output_offsets));
+}
+
 Tensor evalLayoutOp(const PreprocessGroupedMatmulInputSf* op, const Tensor& in,
                     const Tensor& input_offsets, const Tensor& output_offsets,
                     const ReferenceOptions& options) {

@@ -1,5 +1,6 @@
-//! The CPU reference of the layout op, evaluated by reference_evaluator.cpp (internal to
-//! reference/; docs/layout_op.md defines it).
+//! The CPU reference of the layout op, evaluated by reference_evaluator.cpp, and its
+//! run-time offset checks, which the executor also runs before a launch whose offsets are
+//! host tensors (docs/layout_op.md defines both).
 #pragma once
 
 #include "reference/reference_evaluator.h"
@@ -15,6 +16,12 @@ class PreprocessGroupedMatmulInputSf;
 //! `options.layout_pad_fill`. Checks every offset first (UserError naming `op`'s operands):
 //! equal lengths, G > 0 unless M = 0, in_off starts at 0, never decreases, never passes M,
 //! and out_off is exactly each group's start rounded up to 128 rows. Sets usedRows().
+//! The op's run-time preconditions on its offsets (UserError naming `op`'s operands): equal
+//! lengths, G > 0 unless M = 0, in_off starts at 0, never decreases, never passes `m`, and
+//! out_off is exactly each group's start rounded up to 128 rows. Host tensors.
+void checkLayoutOffsets(const PreprocessGroupedMatmulInputSf* op, int64_t m,
+                        const Tensor& input_offsets, const Tensor& output_offsets);
+
 Tensor evalLayoutOp(const PreprocessGroupedMatmulInputSf* op, const Tensor& in,
                     const Tensor& input_offsets, const Tensor& output_offsets,
                     const ReferenceOptions& options);

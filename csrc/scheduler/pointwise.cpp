@@ -122,6 +122,23 @@ IterDomain* scheduleBreakPointGrid(TensorView* reference, const PointwiseParams&
   return vector_axis;
 }
 
+// The layout op alone in its tile form (docs/layout_op.md): the loops run over the padded
+// buffer, a block per slab of block_size * vectorization_factor positions; nothing is staged
+// (the runtime function loads the input rows and writes the output itself).
+void scheduleLayoutTile(Fusion* fusion, const PointwiseParams& params) {
+  for (Expr* e : fusion->exprs()) {
+    auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e);
+    if (op == nullptr) continue;
+    auto* out = op->out()->as<TensorView>();
+    out->setLoopDomain(out->getMaybeAllocationDomain());
+    out->merge(0)->split(0, params.vectorization_factor)->split(0, params.block_size);
+    out->axis(0)->parallelize(ParallelType::BIDx);
+    out->axis(1)->parallelize(ParallelType::TIDx);
+    out->axis(2)->parallelize(ParallelType::Vectorize);
+    op->setForm(LayoutOpForm::Tile);
+  }
+}
+
 }  // namespace
 
 // Stages the inputs and outputs, schedules the reference as `schedule_kind` says, then
@@ -131,6 +148,10 @@ void PointWiseScheduler::applySchedule(Fusion* fusion, const HeuristicParams* pa
   auto* params = dynamic_cast<const PointwiseParams*>(params_base);
   MF_ASSERT(params != nullptr, "PointWiseScheduler::schedule: expected pointwise heuristics");
   FusionGuard fg(fusion);
+  if (params->schedule_kind == PointwiseScheduleKind::LayoutTile) {
+    scheduleLayoutTile(fusion, *params);
+    return;
+  }
   // Decided on the fusion as the heuristics saw it: the reference (by output position) and
   // which inputs and outputs move whole vectors.
   PointwiseDomainMap map(fusion);
@@ -167,6 +188,8 @@ void PointWiseScheduler::applySchedule(Fusion* fusion, const HeuristicParams* pa
     case PointwiseScheduleKind::BreakPointGrid:
       vector_axis = scheduleBreakPointGrid(reference, *params);
       break;
+    case PointwiseScheduleKind::LayoutTile:
+      break;  // scheduled above
   }
   // The vector axis is bound on the reference even when the reference itself is written
   // element by element (the layout op), so that parallelizeAllLike finds it.

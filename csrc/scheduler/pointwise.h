@@ -9,13 +9,15 @@
 namespace mf {
 
 //! The schedules the pointwise scheduler applies (nvFuser splits its pointwise scheduler
-//! the same way: pointwise_non_tma, pointwise_tma). A layout-tile schedule for the layout
-//! op (a block per 128x4 tile) comes as one more value and one more schedule function in
-//! pointwise.cpp; the heuristics pick it.
+//! the same way: pointwise_non_tma, pointwise_tma); the heuristics pick one.
 enum class PointwiseScheduleKind {
   //! The reference merged left and right of a break point: a 1-D or 2-D grid of
   //! vectorized, unrolled threads.
   BreakPointGrid,
+  //! The layout op alone, in its tile form (docs/layout_op.md): the padded buffer merged and
+  //! split into [BIDx, TIDx = block_size, Vectorize = vectorization_factor]; a block stages
+  //! the input rows of a slab of a 128-row tile in shared memory and writes the slab.
+  LayoutTile,
 };
 
 //! What the pointwise heuristics decide (nvFuser's PointwiseParams), in
@@ -49,6 +51,9 @@ class PointwiseParams : public HeuristicParams {
   bool flip_grid_binding = false;
   //! Threads per block.
   int64_t block_size = 128;
+  //! With a layout op: which form writes it and why (`tile: ...` or `per element: ...`),
+  //! printed by scheduler_params. Not part of the identity (the other fields decide it).
+  std::string layout_form;
 
   std::string toString() const override;
   size_t hash() const override;

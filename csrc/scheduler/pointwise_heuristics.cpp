@@ -108,13 +108,82 @@ BreakPointSplit chooseBreakPoint(const PointwiseDomainMap& map,
 
 }  // namespace
 
+// The layout op's form (docs/layout_op.md, "Three schedules"). The tile form takes the op
+// when it is the kernel's only expr and reads a fusion input (a block loads the input rows
+// of its slab itself, at data-dependent rows). A block's slab is threads x per_thread
+// positions, moved as 16-byte vectors (per_thread = U vectors); it must be whole column
+// quads of a 128-row tile that divide the padded row's Kp / 4 quads, so that no slab
+// straddles two tiles, and its shared staging (128 rows of the slab's columns) must fit the
+// 48 KiB of static shared memory. 128 threads (else 256), then the most vectors per thread,
+// at most kMaxVectorsPerThread, that still leave 4 blocks per SM. Measured on the H200 (fp8,
+// K = 448, tools/bench/layout_op_bench, docs/layout_op.md): 128 threads x 2 vectors of 16
+// bytes beat 256 x 1 by 16-25% at G = 32 and 128; 4 and 7 vectors were slower than 2. Sets the
+// params and returns true, or returns false with the reason the op is written per element in
+// `params.layout_form`.
+bool chooseLayoutTile(Fusion* fusion, const PreprocessGroupedMatmulInputSf* op,
+                      SchedulerRuntimeInfo& runtime_info, PointwiseParams& params) {
+  auto* in = op->in()->as<TensorView>();
+  if (!in->isFusionInput()) {
+    params.layout_form = fmt::format(
+        "per element: its input {} is computed in the kernel ({}), and the tile form stages a "
+        "fusion input",
+        in->toInlineString(), in->definition()->opName());
+    return false;
+  }
+  if (fusion->exprs().size() != 1) {
+    params.layout_form = fmt::format(
+        "per element: the kernel computes {} other exprs, and the tile form writes the op alone",
+        fusion->exprs().size() - 1);
+    return false;
+  }
+  constexpr int64_t kStaticSharedBytes = 48 * 1024;
+  constexpr int64_t kMaxVectorsPerThread = 2;
+  const std::vector<IterDomain*>& alloc = op->out()->as<TensorView>()->getMaybeAllocationDomain();
+  const int64_t numel = runtime_info.extent(alloc[0]) * runtime_info.extent(alloc[1]);
+  const int64_t quads = ceilDiv(runtime_info.extent(in->getLogicalDomain()[1]), 4);
+  const int64_t elem = dataTypeSize(in->dtype());
+  const int64_t min_blocks = 4 * runtime_info.device().sm_count;
+  for (int64_t vector = std::max<int64_t>(kMaxVectorBytes / elem, 1); vector >= 1; vector /= 2)
+    for (int64_t threads : {128, 256}) {
+      int64_t best = 0;
+      for (int64_t u = 1; u <= kMaxVectorsPerThread; ++u) {
+        const int64_t slab = threads * u * vector;
+        if (slab % 512 != 0 || quads % (slab / 512) != 0) continue;
+        if (128 * (slab / 128 + 4) * elem > kStaticSharedBytes) continue;
+        if (best == 0 || ceilDiv(numel, slab) >= min_blocks) best = u;
+      }
+      if (best == 0) continue;
+      const int64_t per_thread = best * vector;
+      params.schedule_kind = PointwiseScheduleKind::LayoutTile;
+      params.vectorization_factor = per_thread;
+      params.block_size = threads;
+      // Loads are whole vectors where the input's rows allow (the runtime checks each).
+      const TensorMetadata* meta = runtime_info.inputMetadata(in);
+      const bool vector_loads =
+          meta != nullptr && meta->strides[1] == 1 && meta->strides[0] % vector == 0 &&
+          meta->storage_offset % vector == 0 && meta->base_alignment % (vector * elem) == 0;
+      params.layout_form = fmt::format(
+          "tile: {} threads x {} elements per block ({} column quads of a 128-row tile, {} "
+          "vectors of {} per thread), input rows loaded {}",
+          threads, per_thread, threads * per_thread / 512, best, vector,
+          vector_loads ? "as whole vectors"
+                       : fmt::format("element by element (row stride {}, storage offset {})",
+                                     meta ? meta->strides[0] : 0, meta ? meta->storage_offset : 0));
+      return true;
+    }
+  params.layout_form = fmt::format(
+      "per element: no slab of whole column quads of {} fits {}-byte elements", quads, elem);
+  return false;
+}
+
 std::string PointwiseParams::toString() const {
   return fmt::format(
       "PointwiseParams(vectorization_factor = {}, unroll_factor_inner = {}, "
       "unroll_factor_outer = {}, break_point = {}, split_block = {}, split_grid_y = {}, "
-      "flip_grid_binding = {}, block_size = {}, index_type = {}, {})",
+      "flip_grid_binding = {}, block_size = {}, index_type = {}, {}{})",
       vectorization_factor, unroll_factor_inner, unroll_factor_outer, break_point, split_block,
-      split_grid_y, flip_grid_binding, block_size, index_type, lparams.toString());
+      split_grid_y, flip_grid_binding, block_size, index_type, lparams.toString(),
+      layout_form.empty() ? "" : ", layout op: " + layout_form);
 }
 
 size_t PointwiseParams::hash() const {
@@ -204,6 +273,24 @@ std::unique_ptr<HeuristicParams> PointWiseScheduler::computeHeuristics(
                   [](IterDomain* id) { return id->isBroadcast(); })) {
     params->lparams = LaunchParams();
     return params;
+  }
+
+  if (auto* op = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(reference->definition())) {
+    if (chooseLayoutTile(fusion, op, runtime_info, *params)) {
+      params->lparams = LaunchParams();
+      params->lparams.bind(params->block_size, ParallelType::TIDx);
+      const std::vector<IterDomain*>& alloc =
+          op->out()->as<TensorView>()->getMaybeAllocationDomain();
+      const int64_t numel = runtime_info.extent(alloc[0]) * runtime_info.extent(alloc[1]);
+      params->lparams.bind(ceilDiv(numel, params->block_size * params->vectorization_factor),
+                           ParallelType::BIDx);
+      return params;
+    }
+  } else {
+    for (Expr* e : fusion->exprs())
+      if (e->isA<PreprocessGroupedMatmulInputSf>())
+        params->layout_form = fmt::format("per element: the reference tensor is {}, not its output",
+                                          reference->toInlineString());
   }
 
   const DeviceDescription& device = runtime_info.device();

@@ -62,7 +62,7 @@ TEST_P(GoldenGpu, MatchesReference) {
     std::vector<Tensor> ref = ReferenceEvaluator(&fusion).run(inputs);
     ASSERT_EQ(out.size(), ref.size());
     std::string what = g.name + " n=" + std::to_string(n);
-    if (g.name.rfind("layout_op", 0) != 0) {
+    if (!ref[0].usedRows()) {
       for (size_t i = 0; i < out.size(); ++i) expectClose(out[i], ref[i], g.tolerance, what);
       continue;
     }
@@ -71,7 +71,8 @@ TEST_P(GoldenGpu, MatchesReference) {
     for (int64_t row = 0; row < in.sizes()[0] && bad < 5; ++row)
       for (int64_t col = 0; col < in.sizes()[1]; ++col) {
         int64_t pos = swizzledPosition(row, col, inputs[1], inputs[2], in.sizes()[1]);
-        if (out[0].allocationItem(pos) != in.at({row, col}) && ++bad)
+        const double got = out[0].allocationItem(pos), want = ref[0].allocationItem(pos);
+        if (got != want && !(std::isnan(got) && std::isnan(want)) && ++bad)
           ADD_FAILURE() << what << ": (" << row << ", " << col << ") at " << pos;
       }
   }

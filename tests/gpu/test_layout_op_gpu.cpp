@@ -9,6 +9,7 @@
 #include "cuda/driver.h"
 #include "executor/kernel_executor.h"
 #include "minifuser/minifuser.h"
+#include "unit/ops/layout_test_utils.h"
 
 namespace mf {
 namespace {
@@ -23,10 +24,13 @@ class LayoutOpGpu : public ::testing::Test {
   }
 };
 
-enum class Form { Scatter, Gather };
+// Scatter and Gather by hand, Tile by hand (the gather loops, 256 threads of 16 bytes),
+// Auto: the FusionExecutorCache's schedule on device tensors.
+enum class Form { Scatter, Gather, Tile, Auto };
 
-// Gather form: the loops run over the padded buffer, 16 bytes per thread, 128 threads.
-void buildGather(Fusion& f, DataType dtype, DataType offset_dtype) {
+// Gather form: the loops run over the padded buffer, 16 bytes per thread, 128 threads (the
+// tile form: 256 threads).
+void buildGather(Fusion& f, DataType dtype, DataType offset_dtype, Form form = Form::Gather) {
   TensorView* in = makeSymbolicTensor(2, dtype);
   TensorView* in_off = makeSymbolicTensor(1, offset_dtype);
   TensorView* out_off = makeSymbolicTensor(1, offset_dtype);
@@ -36,15 +40,29 @@ void buildGather(Fusion& f, DataType dtype, DataType offset_dtype) {
   TensorView* out = preprocessGroupedMatmulInputSf(in, in_off, out_off);
   f.addOutput(out);
   out->setLoopDomain(out->getMaybeAllocationDomain());
-  out->merge(0)->split(0, 16 / dataTypeSize(dtype))->split(0, 128);
+  out->merge(0)->split(0, 16 / dataTypeSize(dtype))->split(0, form == Form::Tile ? 256 : 128);
   out->axis(0)->parallelize(ParallelType::BIDx);
   out->axis(1)->parallelize(ParallelType::TIDx);
   out->axis(2)->parallelize(ParallelType::Vectorize);
+  if (form == Form::Tile)
+    out->definition()->as<PreprocessGroupedMatmulInputSf>()->setForm(LayoutOpForm::Tile);
+}
+
+// The op alone, unscheduled (Form::Auto).
+void buildAuto(Fusion& f, DataType dtype, DataType offset_dtype) {
+  TensorView* in = makeSymbolicTensor(2, dtype);
+  TensorView* in_off = makeSymbolicTensor(1, offset_dtype);
+  TensorView* out_off = makeSymbolicTensor(1, offset_dtype);
+  f.addInput(in);
+  f.addInput(in_off);
+  f.addInput(out_off);
+  f.addOutput(preprocessGroupedMatmulInputSf(in, in_off, out_off));
 }
 
 // inp -> set -> layout op, axis 0 on BIDx, axis 1 on TIDx (nvFuser's ManualKernel).
 void buildManual(Fusion& f, DataType dtype, DataType offset_dtype, Form form = Form::Scatter) {
-  if (form == Form::Gather) return buildGather(f, dtype, offset_dtype);
+  if (form == Form::Gather || form == Form::Tile) return buildGather(f, dtype, offset_dtype, form);
+  if (form == Form::Auto) return buildAuto(f, dtype, offset_dtype);
   TensorView* in = makeSymbolicTensor(2, dtype);
   TensorView* in_off = makeSymbolicTensor(1, offset_dtype);
   TensorView* out_off = makeSymbolicTensor(1, offset_dtype);
@@ -58,19 +76,6 @@ void buildManual(Fusion& f, DataType dtype, DataType offset_dtype, Form form = F
     tv->axis(0)->parallelize(ParallelType::BIDx);
     tv->axis(1)->parallelize(ParallelType::TIDx);
   }
-}
-
-std::pair<std::vector<int64_t>, std::vector<int64_t>> offsetsOf(
-    const std::vector<int64_t>& tokens) {
-  std::vector<int64_t> in_off, out_off;
-  int64_t a = 0, b = 0;
-  for (int64_t t : tokens) {
-    in_off.push_back(a);
-    out_off.push_back(b);
-    a += t;
-    b += (t + 127) / 128 * 128;
-  }
-  return {in_off, out_off};
 }
 
 Tensor offsetTensor(const std::vector<int64_t>& v, DataType dtype) {
@@ -89,13 +94,27 @@ void runAndCompare(const std::vector<int64_t>& tokens, int64_t k, DataType dtype
   buildManual(fusion, dtype, offset_dtype, form);
   int64_t m = 0;
   for (int64_t t : tokens) m += t;
-  auto [in_off, out_off] = offsetsOf(tokens);
+  auto [in_off, out_off] = testing::layoutOffsets(tokens);
   std::vector<Tensor> inputs = {Tensor::random({m, k}, dtype, seed),
                                 offsetTensor(in_off, offset_dtype),
                                 offsetTensor(out_off, offset_dtype)};
   KernelExecutor ke;
-  ke.compile(&fusion, inputs);
-  Tensor out = ke.run(inputs, {.poison_outputs = true})[0];
+  std::unique_ptr<FusionExecutorCache> fec;
+  Tensor out;
+  if (form == Form::Auto) {
+    // Device inputs (the offsets too: checked by the kernel); the cache allocates the output.
+    fec = std::make_unique<FusionExecutorCache>(std::make_unique<Fusion>(fusion));
+    std::vector<Tensor> on_device;
+    for (const Tensor& t : inputs) on_device.push_back(t.toDevice());
+    out = fec->runFusionWithInputs(on_device)[0].toHost();
+    // (No rows: nothing to compute, no kernel.)
+    if (m > 0) {
+      EXPECT_THAT(fec->getMostRecentCode(), HasSubstr("mf_layoutOpTile<"));
+    }
+  } else {
+    ke.compile(&fusion, inputs);
+    out = ke.run(inputs, {.poison_outputs = true})[0];
+  }
   // The reference with NaN pads marks exactly the positions that must be written.
   Tensor ref = ReferenceEvaluator(&fusion).run(inputs, {.layout_pad_fill = std::nullopt})[0];
   Tensor zero_pads = ReferenceEvaluator(&fusion).run(inputs, {.layout_pad_fill = 0.0})[0];
@@ -114,8 +133,9 @@ void runAndCompare(const std::vector<int64_t>& tokens, int64_t k, DataType dtype
   }
   EXPECT_EQ(checked, m * k);
 
-  // The gather form writes every position of the used rows, pads as 0, even when poisoned.
-  if (form == Form::Gather) {
+  // The gather and tile forms write every position of the used rows, pads as 0, even when
+  // poisoned (the cache's outputs are not poisoned: fresh memory, whatever it held).
+  if (form != Form::Scatter) {
     int64_t used = *ref.usedRows() * ref.allocationSizes()[1];
     for (int64_t p = 0, bad_used = 0; p < used && bad_used < 5; ++p)
       if (out.allocationItem(p) != zero_pads.allocationItem(p) && ++bad_used)
@@ -124,6 +144,7 @@ void runAndCompare(const std::vector<int64_t>& tokens, int64_t k, DataType dtype
   }
 
   // With zero-filled pads the whole padded buffer is deterministic and equals the reference.
+  if (form == Form::Auto) return;
   Tensor zeroed = ke.run(inputs, {.zero_fill_layout_pads = true})[0];
   for (int64_t p = 0, bad_pads = 0; p < ref.allocationNumel() && bad_pads < 5; ++p)
     if (zeroed.allocationItem(p) != zero_pads.allocationItem(p) && ++bad_pads)
@@ -167,14 +188,69 @@ TEST_F(LayoutOpGpu, GatherFormMatchesReference) {
   runAndCompare({77}, 1, DataType::BFloat16, DataType::Int32, 25, Form::Gather);
 }
 
+// The tile form, by hand and through the automatic path: random group sizes with empty
+// groups and groups of exactly 128 rows, up to 256 groups, K in {4, 5, 448, 512}, fp8, bf16
+// and fp32 scale factors, both offset dtypes.
+// (Small: what the sanitizer step runs; Large: up to 256 groups.)
+void tileFormCases(const std::vector<int64_t>& group_counts, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const DataType dtypes[] = {DataType::Float8_e4m3fn, DataType::BFloat16, DataType::Float};
+  const int64_t ks[] = {4, 5, 448, 512};
+  int trial = 0;
+  for (int64_t k : ks)
+    for (int64_t g : group_counts) {
+      std::vector<int64_t> tokens;
+      for (int64_t e = 0; e < g; ++e) {
+        const uint64_t kind = rng() % 5;
+        tokens.push_back(kind == 0 ? 0 : kind == 1 ? 128 : static_cast<int64_t>(rng() % 300));
+      }
+      const DataType dtype = dtypes[trial % 3];
+      const DataType off = trial % 2 ? DataType::Int64 : DataType::Int32;
+      SCOPED_TRACE(fmt::format("K = {}, G = {}, {}", k, g, toString(dtype)));
+      runAndCompare(tokens, k, dtype, off, 100 + trial, Form::Tile);
+      runAndCompare(tokens, k, dtype, off, 200 + trial, Form::Auto);
+      ++trial;
+    }
+}
+
+TEST_F(LayoutOpGpu, TileFormMatchesReferenceSmall) {
+  tileFormCases({1, 3}, 2024);
+}
+
+TEST_F(LayoutOpGpu, TileFormMatchesReferenceLarge) {
+  tileFormCases({32, 256}, 2025);
+}
+
+// Bad offsets on device tensors through the automatic path (the tile form): the kernel's
+// flag is raised, the run throws, nothing is written outside the buffer (memcheck).
+TEST_F(LayoutOpGpu, TileFormBadDeviceOffsetsRaiseErrorFlag) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  buildAuto(fusion, DataType::Float8_e4m3fn, DataType::Int32);
+  FusionExecutorCache fec(std::make_unique<Fusion>(fusion));
+  const std::vector<std::pair<std::vector<int32_t>, std::vector<int32_t>>> bad = {
+      {{0, 250, 100}, {0, 256, 384}},    // decreasing input offsets
+      {{0, 100, 250}, {0, 64, 9000}},    // output offsets past the buffer
+      {{5, 100, 250}, {0, 128, 384}},    // not starting at 0
+      {{0, 100, 9999}, {0, 128, 256}}};  // past M
+  for (const auto& [io, oo] : bad) {
+    std::vector<Tensor> inputs = {Tensor::random({300, 448}, DataType::Float8_e4m3fn, 5).toDevice(),
+                                  Tensor::fromVector<int32_t>(io, {3}).toDevice(),
+                                  Tensor::fromVector<int32_t>(oo, {3}).toDevice()};
+    EXPECT_THAT([&] { fec.runFusionWithInputs(inputs); },
+                ThrowsMessage<UserError>(HasSubstr("preprocessGroupedMatmulInputSf")));
+  }
+}
+
 // Bad offsets in the gather form: the flag is raised and the run throws.
 TEST_F(LayoutOpGpu, GatherFormBadOffsetsRaiseErrorFlag) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   buildManual(fusion, DataType::Float, DataType::Int32, Form::Gather);
+  // Device offsets: checked by the kernel (host offsets are checked before the launch).
   std::vector<Tensor> inputs = {Tensor::random({300, 5}, DataType::Float, 5),
-                                Tensor::fromVector<int32_t>({0, 250, 100}, {3}),
-                                Tensor::fromVector<int32_t>({0, 256, 384}, {3})};
+                                Tensor::fromVector<int32_t>({0, 250, 100}, {3}).toDevice(),
+                                Tensor::fromVector<int32_t>({0, 256, 384}, {3}).toDevice()};
   KernelExecutor ke;
   ke.compile(&fusion, inputs);
   EXPECT_THAT([&] { ke.run(inputs); },
@@ -189,8 +265,8 @@ TEST_F(LayoutOpGpu, BadOffsetsRaiseErrorFlag) {
   FusionGuard fg(&fusion);
   buildManual(fusion, DataType::Float, DataType::Int32);
   std::vector<Tensor> inputs = {Tensor::random({300, 5}, DataType::Float, 5),
-                                Tensor::fromVector<int32_t>({0, 100, 250}, {3}),
-                                Tensor::fromVector<int32_t>({0, 64, 9000}, {3})};
+                                Tensor::fromVector<int32_t>({0, 100, 250}, {3}).toDevice(),
+                                Tensor::fromVector<int32_t>({0, 64, 9000}, {3}).toDevice()};
   KernelExecutor ke;
   ke.compile(&fusion, inputs);
   EXPECT_THAT([&] { ke.run(inputs); },

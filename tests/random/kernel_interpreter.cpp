@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 #include "ir/expr_evaluator.h"
 #include "ir/exprs.h"
 #include "ir/scalar_ops.h"
+#include "random/layout_runtime_host.h"
 #include "tensor/arguments.h"
 
 namespace mf::testing {
@@ -50,13 +52,16 @@ struct SharedArray {
 
 class Interpreter {
  public:
-  Interpreter(Kernel& kernel, const std::vector<Tensor>& inputs) : kernel_(kernel) {
+  Interpreter(Kernel& kernel, const std::vector<Tensor>& inputs)
+      : kernel_(kernel), inputs_(inputs) {
     const Fusion& ir = kernel.ir();
-    for (Expr* e : ir.exprs())
-      if (e->isA<PreprocessGroupedMatmulInputSf>()) throw Unsupported();
     for (size_t i = 0; i < ir.inputs().size(); ++i) {
       auto* tv = dynamic_cast<TensorView*>(ir.inputs()[i]);
-      if (tv == nullptr) throw Unsupported();
+      if (tv == nullptr) {
+        // A scalar input: every thread reads its value.
+        ee_.bind(ir.inputs()[i], inputs.at(i).scalarValue());
+        continue;
+      }
       const Tensor& t = inputs.at(i);
       ee_.bindTensorSizes(tv, t.sizes());
       int64_t span = t.numel() == 0 ? 0 : 1;
@@ -67,6 +72,11 @@ class Interpreter {
     for (Val* v : ir.outputs()) {
       auto* tv = v->as<TensorView>();
       if (buffers_.count(tv)) continue;
+      if (tv->definition() != nullptr && tv->definition()->isA<PreprocessGroupedMatmulInputSf>()) {
+        PaddedStorage& o = padded_.emplace(tv, PaddedStorage(tv, ee_)).first->second;
+        buffers_[tv] = {o.base(), o.numel(), tv->dtype()};
+        continue;
+      }
       std::vector<int64_t> sizes;
       for (IterDomain* id : TensorDomain::noReductions(tv->getLogicalDomain()))
         sizes.push_back(ee_.evaluateInt(id->extent(), "output extent"));
@@ -83,9 +93,7 @@ class Interpreter {
   std::vector<Tensor> run() {
     const KernelSummary& summary = kernel_.summary();
     for (const KernelParameter& p : summary.params)
-      if (p.kind == KernelParameter::Kind::Intermediate ||
-          p.kind == KernelParameter::Kind::ErrorFlag)
-        throw Unsupported();
+      if (p.kind == KernelParameter::Kind::Intermediate) throw Unsupported();
     const std::vector<int64_t> sizes = summary.launchSizes(ee_);
     int64_t positions = 1;
     for (int64_t s : sizes) positions *= s;
@@ -112,12 +120,20 @@ class Interpreter {
     std::vector<Thread*> all;
     for (Thread& t : threads_) all.push_back(&t);
     runScope(kernel_.body(), all);
+    // As the executor: the layout op's flag is a UserError after the kernel.
+    MF_CHECK(error_flag_ == 0, "{}", summary.describeError(error_flag_));
     std::vector<Tensor> out;
     for (Val* v : kernel_.ir().outputs()) {
       auto* tv = v->as<TensorView>();
       auto it = outputs_.find(tv);
-      out.push_back(it != outputs_.end() ? it->second.toTensor() : Tensor());
+      auto padded = padded_.find(tv);
+      out.push_back(it != outputs_.end()      ? it->second.toTensor()
+                    : padded != padded_.end() ? padded->second.toTensor()
+                                              : Tensor());
     }
+    for (const PaddedOutput& p : summary.padded_outputs)
+      out[p.output].setUsedRows(layoutUsedRows(inputs_[p.input_offsets], inputs_[p.output_offsets],
+                                               out[p.output].sizes()[0]));
     return out;
   }
 
@@ -162,6 +178,91 @@ class Interpreter {
     int64_t numel = 0;
     std::vector<std::byte> bytes;
   };
+
+  // The layout op's padded buffer [rows, Kp] (its declared allocation), filled with 0xFF as
+  // RunOptions::poison_outputs fills it, between two guard zones that a write outside the
+  // buffer would change (the runtime functions write through raw pointers).
+  class PaddedStorage {
+   public:
+    PaddedStorage(TensorView* tv, ExpressionEvaluator& ee) : dtype_(tv->dtype()) {
+      for (IterDomain* id : tv->getLogicalDomain())
+        logical_.push_back(ee.evaluateInt(id->extent(), "layout op output extent"));
+      for (IterDomain* id : tv->getMaybeAllocationDomain())
+        allocation_.push_back(ee.evaluateInt(id->extent(), "layout op buffer extent"));
+      numel_ = allocation_[0] * allocation_[1];
+      bytes_.assign(static_cast<size_t>(numel_ * dataTypeSize(dtype_) + 2 * kGuard),
+                    std::byte{kGuardByte});
+      std::fill(bytes_.begin() + kGuard, bytes_.end() - kGuard, std::byte{0xff});
+    }
+    std::byte* base() { return bytes_.data() + kGuard; }
+    int64_t numel() const { return numel_; }
+    Tensor toTensor() const {
+      for (size_t i = 0; i < kGuard; ++i)
+        if (bytes_[i] != std::byte{kGuardByte} ||
+            bytes_[bytes_.size() - 1 - i] != std::byte{kGuardByte})
+          throw std::runtime_error("the layout op wrote outside its padded buffer");
+      Tensor t = Tensor::withAllocation(logical_, allocation_, dtype_);
+      std::memcpy(t.rawData(), bytes_.data() + kGuard, bytes_.size() - 2 * kGuard);
+      return t;
+    }
+
+   private:
+    static constexpr size_t kGuard = 256;
+    static constexpr unsigned char kGuardByte = 0xA5;
+    DataType dtype_;
+    std::vector<int64_t> logical_, allocation_;
+    int64_t numel_ = 0;
+    std::vector<std::byte> bytes_;
+  };
+
+  // A layout op's runtime call (codegen's emitLayoutOp), run by the host build of the same
+  // runtime function (layout_runtime_host.h): scatter and gather per thread, the tile form a
+  // whole block at a time (its load phase for every thread, then its store phase).
+  void runLayoutCall(RuntimeCall* call, const std::vector<Thread*>& active) {
+    const TensorView* out = call->output(0)->as<TensorIndex>()->view();
+    const Buffer& ob = buffers_.at(out);
+    LayoutCall c;
+    c.out = ob.base;
+    c.out_numel = ob.span;
+    c.elem_bytes = dataTypeSize(out->dtype());
+    auto base = [&](CallOperand role) -> const Buffer& {
+      return buffers_.at(call->operand(role)->as<TensorIndex>()->view());
+    };
+    c.in_off = base(CallOperand::InputOffsets).base;
+    c.out_off = base(CallOperand::OutputOffsets).base;
+    c.offsets64 = base(CallOperand::InputOffsets).dtype == DataType::Int64;
+    c.m = ee_.evaluateInt(out->getLogicalDomain()[0]->extent(), "layout op rows");
+    c.error_flag = &error_flag_;
+    current_ = active.front();
+    c.k = asInt(eval(call->operand(CallOperand::K)));
+    c.g = asInt(eval(call->operand(CallOperand::G)));
+    if (call->form() == RuntimeCallForm::LayoutScatter) {
+      std::vector<std::byte> value(static_cast<size_t>(c.elem_bytes));
+      for (Thread* t : active) {
+        current_ = t;
+        storeElement(value.data(), out->dtype(), read(call->operand(CallOperand::In)));
+        runLayoutScatter(c, value.data(), asInt(eval(call->operand(CallOperand::Row))),
+                         asInt(eval(call->operand(CallOperand::Col))));
+      }
+      return;
+    }
+    TensorView* in = call->operand(CallOperand::In)->as<TensorIndex>()->view();
+    c.in = buffers_.at(in).base;
+    c.in_stride0 = asInt(eval(kernel_.strideOf(in, 0)));
+    c.in_stride1 = asInt(eval(kernel_.strideOf(in, 1)));
+    const int64_t width = call->params().vector_width;
+    if (call->form() == RuntimeCallForm::LayoutGather) {
+      for (Thread* t : active)
+        runLayoutGather(c, width, asInt(evalAt(t, call->operand(CallOperand::Position))));
+      return;
+    }
+    requireWholeBlocks(active, "the tile-form layout op");
+    std::map<int64_t, std::vector<int64_t>> blocks;
+    for (Thread* t : active)
+      blocks[t->block].push_back(asInt(evalAt(t, call->operand(CallOperand::Position))));
+    for (const auto& [block, positions] : blocks)
+      runLayoutTileBlock(c, width, call->params().threads, positions);
+  }
 
   void bindStrides(TensorView* tv, const std::vector<int64_t>& strides) {
     for (size_t pos = 0; pos < strides.size(); ++pos)
@@ -291,8 +392,11 @@ class Interpreter {
       } else if (e->isA<ScalarDef>()) {
         // A name for a scalar each thread computes from its definition when it reads it.
       } else if (auto* call = dynamic_cast<RuntimeCall*>(e)) {
-        if (!call->isAllReduce()) throw Unsupported();
-        runAllReduce(call, active);
+        if (call->isLayoutOp()) {
+          runLayoutCall(call, active);
+        } else {
+          runAllReduce(call, active);
+        }
       } else {
         for (Thread* t : active) {
           current_ = t;
@@ -474,7 +578,10 @@ class Interpreter {
   }
 
   Kernel& kernel_;
+  const std::vector<Tensor>& inputs_;
   ExpressionEvaluator ee_;
+  int error_flag_ = 0;                                           // the layout op's (mf_error)
+  std::unordered_map<const TensorView*, PaddedStorage> padded_;  // layout op outputs
   std::unordered_map<const Val*, ScalarValue> env_;  // strides: the same for every thread
   std::unordered_map<const TensorView*, Buffer> buffers_;
   std::unordered_map<const TensorView*, OutputStorage> outputs_;

@@ -19,12 +19,16 @@
 
 namespace mf::testing {
 
-//! The outputs of `kernel` (lowered from a fusion whose inputs are all tensors) on host
+//! The outputs of `kernel` (lowered from a fusion) on host
 //! `inputs`, in the fusion's output order and logical layout; an output element no thread
-//! wrote is NaN (or the dtype's cast of NaN). nullopt for what it does not model: the layout
-//! op, scalar inputs, intermediate global buffers. Throws std::runtime_error on an access
-//! outside a global, shared or register array, and on a barrier or cross-thread reduction
-//! that part of a block (or, for a grid reduction, of the grid) does not reach.
+//! wrote is NaN (or the dtype's cast of NaN). The layout op's calls run the host build of
+//! its runtime functions (layout_runtime_host.h); its output is the padded buffer, poisoned
+//! with 0xFF bytes before the run, with usedRows() set. Scalar inputs are bound to their
+//! values. nullopt for what it does not model: intermediate global buffers. Throws
+//! std::runtime_error on an access outside a global, shared or register array (or the layout op's
+//! padded buffer), and on a barrier or cross-thread reduction that part of a block (or, for a grid
+//! reduction, of the grid) does not reach; a UserError when the layout op's error flag is raised
+//! (as the executor).
 std::optional<std::vector<Tensor>> interpretKernel(Kernel& kernel,
                                                    const std::vector<Tensor>& inputs);
 

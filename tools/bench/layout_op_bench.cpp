@@ -1,20 +1,26 @@
 // Times minifuser's layout-op kernels (preprocessGroupedMatmulInputSf) on docs/layout_op.md's
-// benchmark cases, fp8 (byte) scale factors, in two schedules: scatter (nvFuser's
-// ManualKernel: loops over logical [M, K], one row per block, one element per thread) and
-// gather (loops over the padded buffer, 16 bytes per thread, 256 threads per block). Prints
-// one line per case:
-//   case <scatter|gatherN> G M K median_us
+// benchmark cases, fp8 (byte) scale factors: the automatic path (FusionExecutorCache on
+// device tensors: the tile form), and two hand schedules, scatter (nvFuser's ManualKernel:
+// loops over logical [M, K], one row per block, one element per thread) and gather (loops over
+// the padded buffer, 16 bytes per thread, 256 threads per block), against a device-to-device
+// copy of the input's bytes. Every time is the median of 30 samples of CUDA events around 20
+// back-to-back launches, divided by 20 (so a small case does not show its launch). Prints
+// one line per case and form:
+//   case <copy|auto|scatter|gather256|tile256xN> G M K median_us
 // tools/bench/run_benchmarks.sh feeds these lines to compare_layout_op.py, which times
-// memcpy, PyTorch eager and torch.compile on the same device and prints the ratios.
+// PyTorch eager and torch.compile of a scatter reference the same way and prints the ratios.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 
+#include "cuda/device_memory.h"
 #include "cuda/driver.h"
+#include "cuda/module.h"
 #include "minifuser/minifuser.h"
 
 namespace {
@@ -39,7 +45,7 @@ std::pair<mf::Tensor, mf::Tensor> offsets(int64_t g, int64_t m, uint64_t seed) {
   return {mf::Tensor::fromVector(in_off, {g}), mf::Tensor::fromVector(out_off, {g})};
 }
 
-double median(std::vector<float> v) {
+double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
 }
@@ -53,11 +59,38 @@ int main() {
     return 0;
   }
   const Case cases[] = {{8, 8192, 448}, {32, 65536, 448}, {128, 262144, 448}, {8, 1 << 20, 512}};
-  // Forms: scatter, then gather with 256 threads per block (128 and 1024 measured no better:
-  // docs/layout_op.md).
-  for (int threads : {0, 256})
-    for (const Case& c : cases) {
-      const bool gather = threads > 0;
+  for (const Case& c : cases) {
+    auto [io, oo] = offsets(c.g, c.m, 7);
+    std::vector<mf::Tensor> inputs = {
+        mf::Tensor::random({c.m, c.k}, mf::DataType::Float8_e4m3fn, 1), io, oo};
+    std::vector<mf::Tensor> on_device;
+    for (const mf::Tensor& t : inputs) on_device.push_back(t.toDevice());
+
+    // The copy: the input's bytes to a buffer of the same size, timed as the kernels are.
+    mf::Tensor copy = mf::Tensor::emptyDevice({c.m, c.k}, mf::DataType::Float8_e4m3fn);
+    std::vector<double> copy_us;
+    for (int s = 0; s < 30; ++s)
+      copy_us.push_back(1000.0 * mf::cuda::timeOnStreamMs([&] {
+                          for (int i = 0; i < 20; ++i)
+                            mf::cuda::copyOnDeviceAsync(copy.devicePtr(), on_device[0].devicePtr(),
+                                                        on_device[0].nbytes());
+                        }) /
+                        20);
+    if (std::getenv("MINIFUSER_LAYOUT_BENCH") == nullptr)
+      fmt::print("case copy {} {} {} {:.2f}\n", c.g, c.m, c.k, median(copy_us));
+
+    // Forms: the automatic path, then the hand schedules (gather with 256 threads per block;
+    // 128 and 1024 measured no better: docs/layout_op.md).
+    // Hand tiles of 256 threads x N bytes whose slab divides the row's column quads: how the
+    // heuristics' choice of N compares.
+    std::vector<std::string> forms = {"auto", "scatter", "gather256"};
+    for (auto [threads, n] : {std::pair{256, 16}, {256, 32}, {128, 32}, {128, 64}})
+      if (((c.k + 3) / 4) % (threads * n / 512) == 0)
+        forms.push_back(fmt::format("tile{}x{}", threads, n));
+    // MINIFUSER_LAYOUT_BENCH="G FORM" times that case and form only (for a profiler).
+    const char* only = std::getenv("MINIFUSER_LAYOUT_BENCH");
+    for (const std::string& name : forms) {
+      if (only != nullptr && fmt::format("{} {}", c.g, name) != only) continue;
       mf::Fusion fusion;
       mf::FusionGuard fg(&fusion);
       mf::TensorView* in = mf::makeContigTensor(2, mf::DataType::Float8_e4m3fn);
@@ -68,33 +101,60 @@ int main() {
       fusion.addInput(out_off);
       mf::TensorView* out = mf::preprocessGroupedMatmulInputSf(in, in_off, out_off);
       fusion.addOutput(out);
-      if (gather) {
-        // Loops over the padded buffer: 16 bytes per thread.
-        out->setLoopDomain(out->getMaybeAllocationDomain());
-        out->merge(0)->split(0, 16)->split(0, threads);
-        out->axis(2)->parallelize(mf::ParallelType::Vectorize);
-      }
-      out->axis(0)->parallelize(mf::ParallelType::BIDx);
-      out->axis(1)->parallelize(mf::ParallelType::TIDx);
-      auto [io, oo] = offsets(c.g, c.m, 7);
-      std::vector<mf::Tensor> inputs = {
-          mf::Tensor::random({c.m, c.k}, mf::DataType::Float8_e4m3fn, 1), io, oo};
-      mf::KernelExecutor ke;
-      ke.compile(&fusion, inputs);
-      // Correctness before speed: every logical element must match the CPU reference.
-      mf::Tensor gpu = ke.run(inputs, {.zero_fill_layout_pads = true})[0];
-      mf::Tensor ref = mf::ReferenceEvaluator(&fusion).run(inputs)[0];
-      for (int64_t p = 0; p < ref.allocationNumel(); ++p)
-        if (gpu.allocationItem(p) != ref.allocationItem(p) &&
-            !(std::isnan(gpu.allocationItem(p)) && std::isnan(ref.allocationItem(p)))) {
-          fmt::print(stderr, "layout_op_bench: G={} M={} K={}: wrong result at {}\n", c.g, c.m, c.k,
-                     p);
-          return 1;
+      std::unique_ptr<mf::FusionExecutorCache> fec;
+      mf::KernelExecutor hand;
+      mf::KernelExecutor* ke = &hand;
+      mf::Tensor gpu;
+      if (name == "auto") {
+        fec = std::make_unique<mf::FusionExecutorCache>(std::make_unique<mf::Fusion>(fusion));
+        gpu = fec->runFusionWithInputs(on_device)[0].toHost();
+        ke = fec->getMostRecentKernelRuntime()->executor();
+      } else {
+        if (name == "gather256" || name.rfind("tile", 0) == 0) {
+          const int64_t n = name == "gather256" ? 16 : std::stoll(name.substr(name.find('x') + 1));
+          const int64_t threads = name == "gather256" ? 256 : std::stoll(name.substr(4));
+          out->setLoopDomain(out->getMaybeAllocationDomain());
+          out->merge(0)->split(0, n)->split(0, threads);
+          out->axis(2)->parallelize(mf::ParallelType::Vectorize);
+          if (name != "gather256")
+            out->definition()->as<mf::PreprocessGroupedMatmulInputSf>()->setForm(
+                mf::LayoutOpForm::Tile);
         }
-      double us = 1000.0 * median(ke.benchmark(inputs, 10, 100));
-      std::string form = gather ? fmt::format("gather{}", threads) : "scatter";
-      fmt::print("case {} {} {} {} {:.2f}\n", form, c.g, c.m, c.k, us);
+        out->axis(0)->parallelize(mf::ParallelType::BIDx);
+        out->axis(1)->parallelize(mf::ParallelType::TIDx);
+        hand.compile(&fusion, inputs);
+        gpu = hand.run(inputs, {.zero_fill_layout_pads = true})[0];
+      }
+      // Correctness before speed: logical elements at their swizzled positions (the layout
+      // formula, group by group), all of them up to 2^26, else every 7th row.
+      {
+        const auto* in_off_v = io.data<int32_t>();
+        const auto* out_off_v = oo.data<int32_t>();
+        const int64_t kp = (c.k + 3) / 4 * 4;
+        const int64_t row_step = c.m * c.k > (int64_t{1} << 26) ? 7 : 1;
+        for (int64_t e = 0; e < c.g; ++e) {
+          const int64_t end = e + 1 < c.g ? in_off_v[e + 1] : c.m;
+          for (int64_t row = in_off_v[e]; row < end; row += row_step) {
+            const int64_t r = row - in_off_v[e];
+            for (int64_t col = 0; col < c.k; ++col) {
+              const int64_t pos = out_off_v[e] * kp + (r / 128) * kp * 128 + (col / 4) * 512 +
+                                  (r % 32) * 16 + ((r % 128) / 32) * 4 + col % 4;
+              const double want = inputs[0].at({row, col}), got = gpu.allocationItem(pos);
+              if (got != want && !(std::isnan(got) && std::isnan(want))) {
+                fmt::print(stderr, "layout_op_bench: {} G={} M={} K={}: wrong result at {}\n", name,
+                           c.g, c.m, c.k, pos);
+                return 1;
+              }
+            }
+          }
+        }
+      }
+      std::vector<float> ms = ke->benchmarkBackToBack(on_device);
+      std::vector<double> us(ms.begin(), ms.end());
+      for (double& u : us) u *= 1000.0;
+      fmt::print("case {} {} {} {} {:.2f}\n", name, c.g, c.m, c.k, median(us));
       std::fflush(stdout);
     }
+  }
   return 0;
 }

@@ -43,6 +43,18 @@ void autoSchedule(Fusion& f, const std::vector<Tensor>& inputs) {
   SchedulerEntry::makeSchedulerInstance(proposal.type)->schedule(&f, proposal.params.get());
 }
 
+// The layout op's inputs: [n, k] in three groups of n/3, n/3 and the rest rows (the first
+// ones empty for n < 3), Int32 offsets.
+std::vector<Tensor> layoutInputs(int64_t n, int64_t k, DataType dtype, uint64_t seed) {
+  const int64_t a = n / 3, b = n / 3;
+  const auto ob = static_cast<int32_t>((a + 127) / 128 * 128);
+  const auto oc = ob + static_cast<int32_t>((b + 127) / 128 * 128);
+  return {
+      Tensor::random({n, k}, dtype, seed),
+      Tensor::fromVector<int32_t>({0, static_cast<int32_t>(a), static_cast<int32_t>(a + b)}, {3}),
+      Tensor::fromVector<int32_t>({0, ob, oc}, {3})};
+}
+
 // Rows of 1024: every size the GPU test runs keeps the inner extent divisible by a vector.
 // The schedule was made for 1000 rows without a split of the y grid, so the rows stay at
 // most 4099 (a size the heuristics would split is another schedule).
@@ -228,6 +240,36 @@ const std::vector<GoldenFusion>& goldenFusions() {
                                          {3}),
              Tensor::fromVector<int32_t>({0, ob, oc}, {3})};
        }},
+      // The layout op through the pointwise scheduler: the tile form (fp8, K = 448: 256
+      // threads of 16 bytes per block, 8 column quads of a 128-row tile), and a scaled cast
+      // before the op fused into its kernel, written per element.
+      {"auto_layout_op_tile",
+       [](Fusion& f) {
+         TensorView* in = makeContigTensor(2, DataType::Float8_e4m3fn);
+         TensorView* in_off = makeContigTensor(1, DataType::Int32);
+         TensorView* out_off = makeContigTensor(1, DataType::Int32);
+         f.addInput(in);
+         f.addInput(in_off);
+         f.addInput(out_off);
+         f.addOutput(preprocessGroupedMatmulInputSf(in, in_off, out_off));
+         autoSchedule(f, layoutInputs(300, 448, DataType::Float8_e4m3fn, 1));
+       },
+       [](int64_t n, uint64_t seed) {
+         return layoutInputs(n, 448, DataType::Float8_e4m3fn, seed);
+       }},
+      {"auto_cast_layout_op",
+       [](Fusion& f) {
+         TensorView* in = makeContigTensor(2);
+         TensorView* in_off = makeContigTensor(1, DataType::Int32);
+         TensorView* out_off = makeContigTensor(1, DataType::Int32);
+         f.addInput(in);
+         f.addInput(in_off);
+         f.addInput(out_off);
+         TensorView* sf = castOp(DataType::Float8_e4m3fn, mul(in, constFloat(0.25)));
+         f.addOutput(preprocessGroupedMatmulInputSf(sf, in_off, out_off));
+         autoSchedule(f, layoutInputs(300, 28, DataType::Float, 1));
+       },
+       [](int64_t n, uint64_t seed) { return layoutInputs(n, 28, DataType::Float, seed); }},
       // Scheduled automatically (the pointwise scheduler's heuristics for 1000 rows).
       {"auto_add_mul",
        [](Fusion& f) {
