@@ -188,18 +188,6 @@ LayoutOpForm PreprocessGroupedMatmulInputSf::form() const {
   return tile_ ? LayoutOpForm::Tile : LayoutOpForm::Gather;
 }
 
-std::string_view toString(LayoutOpForm f) {
-  switch (f) {
-    case LayoutOpForm::Scatter:
-      return "scatter";
-    case LayoutOpForm::Gather:
-      return "gather";
-    case LayoutOpForm::Tile:
-      return "tile";
-  }
-  return "?";
-}
-
 FullOp::FullOp(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs)
     : Expr(f, ExprKind::FullOp, std::move(ins), std::move(outs)) {
   MF_ASSERT(inputs().size() == 1 && outputs().size() == 1 &&

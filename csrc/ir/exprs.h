@@ -186,7 +186,6 @@ std::string_view toString(BlockScalingFactorLayout l);
 //! 128-row tile staged in shared memory (Tile: the gather loops [blocks, threads, vector],
 //! chosen with setForm).
 enum class LayoutOpForm { Scatter, Gather, Tile };
-std::string_view toString(LayoutOpForm f);
 
 //! The layout op (docs/layout_op.md). Scatters each group's rows of a
 //! [M, K] block-scale matrix into the padded, 128x4-swizzled layout of a block-scaled

@@ -195,10 +195,8 @@ Expr* lowerLayoutOp(Fusion& ir, PreprocessGroupedMatmulInputSf* layout,
         SimplifyingIrBuilder::add(SimplifyingIrBuilder::mul(c_logical[0], kp), c_logical[1]));
     auto* out_index = IrBuilder::create<TensorIndex>(out, constInt(0));
     if (layout->form() == LayoutOpForm::Tile) {
-      // The threads of the block: the extent of the loop axis bound to TIDx.
-      int64_t threads = 0;
-      for (IterDomain* id : out->getLoopDomain())
-        if (id->parallelType() == ParallelType::TIDx) threads = id->extent()->constInt().value();
+      // The threads of the block: loop axis 1, TIDx (validateSchedule, checkLayoutTile).
+      const int64_t threads = out->axis(1)->extent()->constInt().value();
       return IrBuilder::createIn<RuntimeCall>(
           &ir, std::move(operands), std::vector<Val*>{out_index}, RuntimeCallForm::LayoutTile,
           "mf_layoutOpTile", RuntimeCall::Params{.vector_width = width, .threads = threads});

@@ -117,9 +117,9 @@ BreakPointSplit chooseBreakPoint(const PointwiseDomainMap& map,
 // 48 KiB of static shared memory. 128 threads (else 256), then the most vectors per thread,
 // at most kMaxVectorsPerThread, that still leave 4 blocks per SM. Measured on the H200 (fp8,
 // K = 448, tools/bench/layout_op_bench, docs/layout_op.md): 128 threads x 2 vectors of 16
-// bytes beat 256 x 1 by 16-25% at G = 32 and 128; 4 and 7 vectors were slower than 2. Sets the
-// params and returns true, or returns false with the reason the op is written per element in
-// `params.layout_form`.
+// bytes beat 256 x 1 by 16-25% at G = 32 and 128; 4 and 7 vectors were slower than 2. Sets
+// the params (the launch included) and returns true, or returns false with the reason the op
+// is written per element in `params.layout_form`.
 bool chooseLayoutTile(Fusion* fusion, const PreprocessGroupedMatmulInputSf* op,
                       SchedulerRuntimeInfo& runtime_info, PointwiseParams& params) {
   auto* in = op->in()->as<TensorView>();
@@ -157,6 +157,9 @@ bool chooseLayoutTile(Fusion* fusion, const PreprocessGroupedMatmulInputSf* op,
       params.schedule_kind = PointwiseScheduleKind::LayoutTile;
       params.vectorization_factor = per_thread;
       params.block_size = threads;
+      params.lparams = LaunchParams();
+      params.lparams.bind(threads, ParallelType::TIDx);
+      params.lparams.bind(ceilDiv(numel, threads * per_thread), ParallelType::BIDx);
       // Loads are whole vectors where the input's rows allow (the runtime checks each).
       const TensorMetadata* meta = runtime_info.inputMetadata(in);
       const bool vector_loads =
@@ -276,16 +279,7 @@ std::unique_ptr<HeuristicParams> PointWiseScheduler::computeHeuristics(
   }
 
   if (auto* op = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(reference->definition())) {
-    if (chooseLayoutTile(fusion, op, runtime_info, *params)) {
-      params->lparams = LaunchParams();
-      params->lparams.bind(params->block_size, ParallelType::TIDx);
-      const std::vector<IterDomain*>& alloc =
-          op->out()->as<TensorView>()->getMaybeAllocationDomain();
-      const int64_t numel = runtime_info.extent(alloc[0]) * runtime_info.extent(alloc[1]);
-      params->lparams.bind(ceilDiv(numel, params->block_size * params->vectorization_factor),
-                           ParallelType::BIDx);
-      return params;
-    }
+    if (chooseLayoutTile(fusion, op, runtime_info, *params)) return params;
   } else {
     for (Expr* e : fusion->exprs())
       if (e->isA<PreprocessGroupedMatmulInputSf>())

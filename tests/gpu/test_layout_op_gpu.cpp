@@ -28,17 +28,34 @@ class LayoutOpGpu : public ::testing::Test {
 // Auto: the FusionExecutorCache's schedule on device tensors.
 enum class Form { Scatter, Gather, Tile, Auto };
 
+struct LayoutInputs {
+  TensorView* in;
+  TensorView* in_off;
+  TensorView* out_off;
+};
+
+// The op's three inputs, symbolic, added to `f`.
+LayoutInputs addLayoutInputs(Fusion& f, DataType dtype, DataType offset_dtype) {
+  LayoutInputs l{makeSymbolicTensor(2, dtype), makeSymbolicTensor(1, offset_dtype),
+                 makeSymbolicTensor(1, offset_dtype)};
+  f.addInput(l.in);
+  f.addInput(l.in_off);
+  f.addInput(l.out_off);
+  return l;
+}
+
+// The op alone, unscheduled (Form::Auto); returns its output.
+TensorView* buildAuto(Fusion& f, DataType dtype, DataType offset_dtype) {
+  const LayoutInputs l = addLayoutInputs(f, dtype, offset_dtype);
+  TensorView* out = preprocessGroupedMatmulInputSf(l.in, l.in_off, l.out_off);
+  f.addOutput(out);
+  return out;
+}
+
 // Gather form: the loops run over the padded buffer, 16 bytes per thread, 128 threads (the
 // tile form: 256 threads).
 void buildGather(Fusion& f, DataType dtype, DataType offset_dtype, Form form = Form::Gather) {
-  TensorView* in = makeSymbolicTensor(2, dtype);
-  TensorView* in_off = makeSymbolicTensor(1, offset_dtype);
-  TensorView* out_off = makeSymbolicTensor(1, offset_dtype);
-  f.addInput(in);
-  f.addInput(in_off);
-  f.addInput(out_off);
-  TensorView* out = preprocessGroupedMatmulInputSf(in, in_off, out_off);
-  f.addOutput(out);
+  TensorView* out = buildAuto(f, dtype, offset_dtype);
   out->setLoopDomain(out->getMaybeAllocationDomain());
   out->merge(0)->split(0, 16 / dataTypeSize(dtype))->split(0, form == Form::Tile ? 256 : 128);
   out->axis(0)->parallelize(ParallelType::BIDx);
@@ -48,41 +65,21 @@ void buildGather(Fusion& f, DataType dtype, DataType offset_dtype, Form form = F
     out->definition()->as<PreprocessGroupedMatmulInputSf>()->setForm(LayoutOpForm::Tile);
 }
 
-// The op alone, unscheduled (Form::Auto).
-void buildAuto(Fusion& f, DataType dtype, DataType offset_dtype) {
-  TensorView* in = makeSymbolicTensor(2, dtype);
-  TensorView* in_off = makeSymbolicTensor(1, offset_dtype);
-  TensorView* out_off = makeSymbolicTensor(1, offset_dtype);
-  f.addInput(in);
-  f.addInput(in_off);
-  f.addInput(out_off);
-  f.addOutput(preprocessGroupedMatmulInputSf(in, in_off, out_off));
-}
-
 // inp -> set -> layout op, axis 0 on BIDx, axis 1 on TIDx (nvFuser's ManualKernel).
 void buildManual(Fusion& f, DataType dtype, DataType offset_dtype, Form form = Form::Scatter) {
   if (form == Form::Gather || form == Form::Tile) return buildGather(f, dtype, offset_dtype, form);
-  if (form == Form::Auto) return buildAuto(f, dtype, offset_dtype);
-  TensorView* in = makeSymbolicTensor(2, dtype);
-  TensorView* in_off = makeSymbolicTensor(1, offset_dtype);
-  TensorView* out_off = makeSymbolicTensor(1, offset_dtype);
-  f.addInput(in);
-  f.addInput(in_off);
-  f.addInput(out_off);
-  TensorView* cache = set(in);
-  TensorView* out = preprocessGroupedMatmulInputSf(cache, in_off, out_off);
+  if (form == Form::Auto) {
+    buildAuto(f, dtype, offset_dtype);
+    return;
+  }
+  const LayoutInputs l = addLayoutInputs(f, dtype, offset_dtype);
+  TensorView* cache = set(l.in);
+  TensorView* out = preprocessGroupedMatmulInputSf(cache, l.in_off, l.out_off);
   f.addOutput(out);
   for (TensorView* tv : {cache, out}) {
     tv->axis(0)->parallelize(ParallelType::BIDx);
     tv->axis(1)->parallelize(ParallelType::TIDx);
   }
-}
-
-Tensor offsetTensor(const std::vector<int64_t>& v, DataType dtype) {
-  if (dtype == DataType::Int64)
-    return Tensor::fromVector<int64_t>(v, {static_cast<int64_t>(v.size())});
-  std::vector<int32_t> w(v.begin(), v.end());
-  return Tensor::fromVector<int32_t>(w, {static_cast<int64_t>(v.size())});
 }
 
 // GPU result equals the reference's padded buffer on every logical element's position
@@ -96,8 +93,8 @@ void runAndCompare(const std::vector<int64_t>& tokens, int64_t k, DataType dtype
   for (int64_t t : tokens) m += t;
   auto [in_off, out_off] = testing::layoutOffsets(tokens);
   std::vector<Tensor> inputs = {Tensor::random({m, k}, dtype, seed),
-                                offsetTensor(in_off, offset_dtype),
-                                offsetTensor(out_off, offset_dtype)};
+                                testing::layoutOffsetTensor(in_off, offset_dtype),
+                                testing::layoutOffsetTensor(out_off, offset_dtype)};
   KernelExecutor ke;
   std::unique_ptr<FusionExecutorCache> fec;
   Tensor out;

@@ -12,6 +12,8 @@ import sys
 
 import torch
 
+from compare_pointwise import median_us
+
 
 
 def positions(m, k, in_off, out_off):
@@ -42,24 +44,6 @@ def offsets(g, m):
     return in_off.int().cuda(), out_off.int().cuda()
 
 
-def back_to_back_us(fn, per_sample=20, samples=30):
-    """Median of CUDA events around `per_sample` back-to-back calls, per call: timed as
-    layout_op_bench times its kernels and its copy."""
-    for _ in range(10):
-        fn()
-    times = []
-    for _ in range(samples):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(per_sample):
-            fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) * 1000 / per_sample)
-    times.sort()
-    return times[len(times) // 2]
-
-
 def main():
     ours = {}
     for line in sys.stdin:
@@ -73,8 +57,8 @@ def main():
         inp = torch.randint(0, 255, (m, k), dtype=torch.uint8, device="cuda")
         in_off, out_off = offsets(g, m)
         copy = forms.pop("copy")
-        eager = back_to_back_us(lambda: layout_op(inp, in_off, out_off, g))
-        comp = back_to_back_us(lambda: compiled(inp, in_off, out_off, g))
+        eager = median_us(lambda: layout_op(inp, in_off, out_off, g), iters=30, per_sample=20)
+        comp = median_us(lambda: compiled(inp, in_off, out_off, g), iters=30, per_sample=20)
         for form, us in sorted(forms.items()):
             gbs = 2 * m * k / (us * 1e-6) / 1e9  # logical bytes read + written
             print(f"{f'G={g} M={m} K={k}':<22}{form:>10}{copy:>9.1f}{us:>13.1f}{us / copy:>8.2f}"

@@ -15,17 +15,20 @@ M, N = 32 * 1024, 4 * 1024
 BIG = 128 * 1024 * 1024
 
 
-def median_us(fn, iters=100):
+def median_us(fn, iters=100, per_sample=1):
+    """Median over `iters` samples of CUDA events around `per_sample` back-to-back calls of
+    `fn`, per call (per_sample > 1: a short call does not show its launch gaps)."""
     for _ in range(10):
         fn()
     times = []
     for _ in range(iters):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         a.record()
-        fn()
+        for _ in range(per_sample):
+            fn()
         b.record()
         b.synchronize()
-        times.append(a.elapsed_time(b) * 1000)
+        times.append(a.elapsed_time(b) * 1000 / per_sample)
     times.sort()
     return times[len(times) // 2]
 

@@ -21,13 +21,6 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
-Tensor offsetTensor(const std::vector<int64_t>& v, DataType dtype) {
-  if (dtype == DataType::Int64)
-    return Tensor::fromVector<int64_t>(v, {static_cast<int64_t>(v.size())});
-  return Tensor::fromVector<int32_t>(std::vector<int32_t>(v.begin(), v.end()),
-                                     {static_cast<int64_t>(v.size())});
-}
-
 // in [M, K] (symbolic) -> layout op -> output; `pre` may put ops between the input and the op.
 std::unique_ptr<Fusion> layoutFusion(DataType dtype, DataType offset_dtype,
                                      TensorView* (*pre)(TensorView*) = nullptr) {
@@ -83,8 +76,8 @@ TEST(LayoutOpTest, ManualKernel) {
   }
   auto [io, oo] = testing::layoutOffsets(kTokens);
   std::vector<Tensor> inputs = {Tensor::arange({512, 9}, DataType::Float),
-                                offsetTensor(io, DataType::Int32),
-                                offsetTensor(oo, DataType::Int32)};
+                                testing::layoutOffsetTensor(io, DataType::Int32),
+                                testing::layoutOffsetTensor(oo, DataType::Int32)};
   KernelExecutor ke;
   ke.compile(&fusion, inputs);
   EXPECT_THAT(ke.kernelCode(), HasSubstr("mf_preprocessGroupedMatmulInputSf<float, int>"));
@@ -99,8 +92,8 @@ TEST(LayoutOpTest, SchedulerKernel) {
   FusionExecutorCache fec(layoutFusion(DataType::Float, DataType::Int32));
   auto [io, oo] = testing::layoutOffsets(kTokens);
   std::vector<Tensor> inputs = {Tensor::random({512, 9}, DataType::Float, 3),
-                                offsetTensor(io, DataType::Int32),
-                                offsetTensor(oo, DataType::Int32)};
+                                testing::layoutOffsetTensor(io, DataType::Int32),
+                                testing::layoutOffsetTensor(oo, DataType::Int32)};
   CacheRun run = runOnInterpreter(fec, inputs);
   EXPECT_FALSE(fec.getMostRecentKernelRuntime()->isSegmented());
   EXPECT_THAT(run.types, ::testing::ElementsAre(SchedulerType::PointWise));
@@ -134,8 +127,8 @@ TEST(LayoutOpTest, TileShapeFollowsKAndDtype) {
     FusionExecutorCache fec(layoutFusion(c.dtype, DataType::Int32));
     auto [io, oo] = testing::layoutOffsets({3, 130});
     std::vector<Tensor> inputs = {Tensor::random({133, c.k}, c.dtype, 5),
-                                  offsetTensor(io, DataType::Int32),
-                                  offsetTensor(oo, DataType::Int32)};
+                                  testing::layoutOffsetTensor(io, DataType::Int32),
+                                  testing::layoutOffsetTensor(oo, DataType::Int32)};
     CacheRun run = runOnInterpreter(fec, inputs);
     EXPECT_THAT(run.params[0], HasSubstr(c.form));
     testing::expectGroupedLayout(run.outputs[0], inputs[0], io, oo, /*pads_zero=*/true);
@@ -187,8 +180,8 @@ TEST(LayoutOpTest, TileFormByHand) {
         out->definition()->as<PreprocessGroupedMatmulInputSf>()->setForm(LayoutOpForm::Tile);
         auto [io, oo] = testing::layoutOffsets({3, 0, 130, 128, 41});
         std::vector<Tensor> inputs = {Tensor::random({302, k}, DataType::Float8_e4m3fn, n + k),
-                                      offsetTensor(io, DataType::Int64),
-                                      offsetTensor(oo, DataType::Int64)};
+                                      testing::layoutOffsetTensor(io, DataType::Int64),
+                                      testing::layoutOffsetTensor(oo, DataType::Int64)};
         std::unique_ptr<Kernel> kernel = lowerFusion(*fusion);
         Tensor got = testing::interpretKernelOrThrow(*kernel, inputs)[0];
         testing::expectGroupedLayout(got, inputs[0], io, oo, /*pads_zero=*/true);
@@ -214,8 +207,9 @@ TEST(LayoutOpTest, TileFormOnRandomGroups) {
       int64_t m = 0;
       for (int64_t r : rows) m += r;
       auto [io, oo] = testing::layoutOffsets(rows);
-      std::vector<Tensor> inputs = {Tensor::random({m, k}, dtype, rng()), offsetTensor(io, off),
-                                    offsetTensor(oo, off)};
+      std::vector<Tensor> inputs = {Tensor::random({m, k}, dtype, rng()),
+                                    testing::layoutOffsetTensor(io, off),
+                                    testing::layoutOffsetTensor(oo, off)};
       CacheRun run = runOnInterpreter(fec, inputs);
       EXPECT_THAT(run.params[0], HasSubstr("layout op: tile"));
       testing::expectGroupedLayout(run.outputs[0], inputs[0], io, oo, /*pads_zero=*/true);
@@ -230,8 +224,8 @@ TEST(LayoutOpTest, CastBeforeTheOpFusesPerElement) {
   }));
   auto [io, oo] = testing::layoutOffsets({5, 0, 131});
   std::vector<Tensor> inputs = {Tensor::random({136, 12}, DataType::Float, 9),
-                                offsetTensor(io, DataType::Int32),
-                                offsetTensor(oo, DataType::Int32)};
+                                testing::layoutOffsetTensor(io, DataType::Int32),
+                                testing::layoutOffsetTensor(oo, DataType::Int32)};
   CacheRun run = runOnInterpreter(fec, inputs);
   EXPECT_THAT(run.types, ::testing::ElementsAre(SchedulerType::PointWise));
   EXPECT_THAT(
@@ -295,23 +289,18 @@ TEST(LayoutOpTest, SchedulerKernelWithExplicitQuantizationPattern) {
   auto fusion = std::make_unique<Fusion>();
   {
     FusionGuard fg(fusion.get());
-    TensorView* inp = makeContigTensor(2);
-    TensorView* in_off = makeContigTensor(1, DataType::Int32);
-    TensorView* out_off = makeContigTensor(1, DataType::Int32);
-    fusion->addInput(inp);
-    fusion->addInput(in_off);
-    fusion->addInput(out_off);
-    TensorView* r = reshape(inp, {m, k}, {m, k / 16, 16});
+    const schedtest::LayoutInputs l = schedtest::layoutInputs(*fusion);
+    TensorView* r = reshape(l.in, {m, k}, {m, k / 16, 16});
     TensorView* sf = max(abs(r), {2});
     fusion->addOutput(
         reshape(div(r, broadcast(sf, {false, false, true})), {m, k / 16, 16}, {m, k}));
-    fusion->addOutput(preprocessGroupedMatmulInputSf(sf, in_off, out_off));
+    fusion->addOutput(preprocessGroupedMatmulInputSf(sf, l.in_off, l.out_off));
   }
   FusionExecutorCache fec(std::move(fusion));
   auto [io, oo] = testing::layoutOffsets(kTokens);
   std::vector<Tensor> inputs = {Tensor::random({m, k}, DataType::Float, 6),
-                                offsetTensor(io, DataType::Int32),
-                                offsetTensor(oo, DataType::Int32)};
+                                testing::layoutOffsetTensor(io, DataType::Int32),
+                                testing::layoutOffsetTensor(oo, DataType::Int32)};
   CacheRun run = runOnInterpreter(fec, inputs);
   ASSERT_FALSE(run.params.empty());
   EXPECT_EQ(run.types.back(), SchedulerType::PointWise);

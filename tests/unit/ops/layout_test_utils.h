@@ -28,6 +28,14 @@ inline std::pair<std::vector<int64_t>, std::vector<int64_t>> layoutOffsets(
   return {in_off, out_off};
 }
 
+//! Offsets as a 1-D tensor of `dtype` (Int32 or Int64).
+inline Tensor layoutOffsetTensor(const std::vector<int64_t>& v, DataType dtype) {
+  if (dtype == DataType::Int64)
+    return Tensor::fromVector<int64_t>(v, {static_cast<int64_t>(v.size())});
+  return Tensor::fromVector<int32_t>(std::vector<int32_t>(v.begin(), v.end()),
+                                     {static_cast<int64_t>(v.size())});
+}
+
 //! Element (row, col) of `in` [M, K] at out_off[g]*Kp + (r/128)*Kp*128 + (col/4)*512 +
 //! (r%32)*16 + ((r%128)/32)*4 + col%4 of `out` for every group g (r = row - in_off[g]), bit
 //! for bit as doubles; with `pads_zero`, every other position of the used rows is 0 (the
