@@ -129,22 +129,34 @@ __device__ void mf_preprocessGroupedMatmulInputSf(T* out, mf_index_t out_numel, 
   }
 }
 
-// Output tile t (rows [128t, 128t + 128) of the padded buffer): whether it is inside the used
-// rows (out_off[G-1] + roundup(m_{G-1}, 128)), and then its group e, the last with
-// out_off[e] <= 128t (binary search; groups start at multiples of 128 rows), with the group's
-// input rows [in_start, in_end) and the group row of the tile's first row. G > 0.
+// Output tile t (rows [128t, 128t + 128) of the padded buffer) and its group e: whether the
+// tile is inside the used rows (out_off[G-1] + roundup(m_{G-1}, 128)), and then the group's
+// input rows [in_start, in_end) and the group row of the tile's first row. G > 0; e in [0, G).
 struct mf_LayoutTileRows {
   bool used;
   mf_int64 in_start, in_end, tile_row;
 };
 
 template <typename OffsetT>
-__device__ inline mf_LayoutTileRows mf_layoutTileRows(const OffsetT* in_off, const OffsetT* out_off,
-                                                      mf_int64 t, mf_int64 M, mf_int64 G) {
+__device__ inline mf_LayoutTileRows mf_layoutTileRowsOf(const OffsetT* in_off,
+                                                        const OffsetT* out_off, mf_int64 t,
+                                                        mf_int64 e, mf_int64 M, mf_int64 G) {
   mf_LayoutTileRows rows = {false, 0, 0, 0};
   const mf_int64 used = static_cast<mf_int64>(out_off[G - 1]) +
                         mf_roundUp128(M - static_cast<mf_int64>(in_off[G - 1]));
   if (t * 128 >= used) return rows;
+  rows.used = true;
+  rows.in_start = in_off[e];
+  rows.in_end = e + 1 < G ? static_cast<mf_int64>(in_off[e + 1]) : M;
+  rows.tile_row = t * 128 - static_cast<mf_int64>(out_off[e]);
+  return rows;
+}
+
+// The group of output tile t: the last e with out_off[e] <= 128t (binary search; groups
+// start at multiples of 128 rows), 0 when none.
+template <typename OffsetT>
+__device__ inline mf_LayoutTileRows mf_layoutTileRows(const OffsetT* in_off, const OffsetT* out_off,
+                                                      mf_int64 t, mf_int64 M, mf_int64 G) {
   mf_int64 lo = 1, hi = G;
   while (lo < hi) {
     const mf_int64 mid = lo + (hi - lo) / 2;
@@ -154,12 +166,7 @@ __device__ inline mf_LayoutTileRows mf_layoutTileRows(const OffsetT* in_off, con
       hi = mid;
     }
   }
-  const mf_int64 e = lo - 1;
-  rows.used = true;
-  rows.in_start = in_off[e];
-  rows.in_end = e + 1 < G ? static_cast<mf_int64>(in_off[e + 1]) : M;
-  rows.tile_row = t * 128 - static_cast<mf_int64>(out_off[e]);
-  return rows;
+  return mf_layoutTileRowsOf(in_off, out_off, t, lo - 1, M, G);
 }
 
 // The gather form of the same op, for schedules whose loop domain is derived from the
@@ -237,35 +244,54 @@ __device__ void mf_layoutOpGather(T* out, mf_index_t out_numel, mf_index_t p, co
   }
 }
 
-// The tile form: a block of THREADS threads owns a slab of SLAB = THREADS * N consecutive
-// positions of the padded buffer (thread i the N positions from its own p, as the loops
-// [blocks, THREADS, N] give them). SLAB = 512 * C for C = SLAB / 512 column quads, and when C
-// divides Kp / 4 every slab lies inside one 128-row tile: column quads [s*C, s*C + C) of the
-// tile's 128 rows, stored [C][32][4][4] (the flat formula). So a block finds the tile's group
-// once, loads those 128 rows x 4C columns of the input into shared memory with V-element
-// loads (V = 16 bytes, or N; consecutive threads read consecutive columns of a row, U = N / V
-// loads per thread, all issued before the first is used), synchronizes, and writes the slab,
-// which is contiguous, with V-element stores (store j of the block at slab position j * V).
+// The tile form. A block of `threads` threads owns a slab of threads * per_thread
+// consecutive positions of the padded buffer (thread i the per_thread positions from its own
+// p, as the loops [blocks, threads, per_thread] give them), moved as U = per_thread / V
+// vectors of V elements (16 bytes, or fewer) per thread. A slab is C = threads * per_thread /
+// 512 column quads of one 128-row tile, stored [C][32][4][4] (the flat formula), when C
+// divides Kp / 4. The block
+//  1. finds the tile's group in one round of loads: thread i votes for out_off[i] <= 128t,
+//     and the number of votes less one (__syncthreads_count) is the last group starting at
+//     or before the tile, as a binary search would give it (groups start at multiples of 128
+//     output rows; more rounds of votes when G > threads);
+//  2. loads the tile's 128 rows x 4C columns of the input with V-element loads (all U issued
+//     before the first is used), writes them to shared memory in the output's order,
+//     synchronizes, and writes the slab, which is contiguous, with V-element loads from shared
+//     memory and V-element stores.
 // Rows past the group's end and columns past K are written as 0, as in the gather form; tiles
-// at or past the used rows are not written. Shared rows hold 4C + 4 elements (one quad of
-// padding: C + 1 is odd for byte elements, so the store phase's reads of 32 consecutive rows
-// fall in 32 banks).
+// at or past the used rows are not written. Load j (= u * threads + role) is column vector
+// j / 128 of row 32 (j % 4) + 8 ((j / 32) % 4) + (j % 32) / 4: the 32 loads of a warp are one
+// vector of 32 rows whose quads are 32 consecutive 4-quad chunks of the output, so each
+// shared store of a warp falls in distinct banks (16-byte pieces: distinct in each
+// quarter-warp), and each shared load of the store phase is 32 consecutive vectors.
 //
-// The phases are separate functions of a value the whole block computes alike, so that the
-// host kernel interpreter runs this same code (tests/random/kernel_interpreter.cpp: load for
-// every thread of a block, then store); mf_layoutOpTile below is the device entry point with
-// the barrier between them. When C does not divide Kp / 4 (a slab would straddle two tiles),
-// every thread runs the gather form for its own positions instead, so any K is right.
+// The phases are separate functions of values the whole block computes alike, so that the
+// host kernel interpreter runs this same code (tests/random/layout_runtime_host.cpp: each
+// phase for every thread of a block, then the next); mf_layoutOpTile below is the device
+// entry point with the barriers between them. When C does not divide Kp / 4 (a slab would
+// straddle two tiles), every thread runs the gather form for its own positions instead, so
+// any K is right.
 template <typename T, typename OffsetT, int V>
 struct mf_LayoutTile {
-  int threads;        // THREADS
-  int per_thread;     // N = U * V
-  int quads;          // C
-  mf_int64 slab;      // THREADS * N
-  int row_stride;     // 4C + 4 elements per shared row
-  int loads_per_row;  // 4C / V
+  static_assert(V * sizeof(T) % 4 == 0, "a tile-form vector is whole 32-bit words");
+  // A vector is VW 32-bit words, moved to shared memory in pieces of PW words (a column quad,
+  // or the whole vector when it is less than a quad).
+  static constexpr int kVectorWords = V * static_cast<int>(sizeof(T)) / 4;
+  static constexpr int kPiece = V < 4 ? V : 4;
+  static constexpr int kPieceWords = kPiece * static_cast<int>(sizeof(T)) / 4;
+  typedef mf_Vector<unsigned int, kVectorWords> Words;
+  union Elements {
+    mf_Vector<T, V> e;
+    Words w;
+  };
+
+  int threads;     // of the block
+  int per_thread;  // positions of a thread, U * V
+  int quads;       // C
+  mf_int64 slab;   // threads * per_thread = 512 C
 
   mf_int64 slab_start;  // the slab's first position in the buffer
+  mf_int64 tile;        // its 128-row tile
   mf_int64 col_begin;   // its first input column
   mf_int64 row_begin;   // the input row of the tile's first row (in_start + tile row)
   mf_int64 row_end;     // rows at or past it are padding: min(group end, M)
@@ -276,13 +302,11 @@ struct mf_LayoutTile {
         per_thread(per_thread_),
         quads(threads_ * per_thread_ / 512),
         slab(static_cast<mf_int64>(threads_) * per_thread_),
-        row_stride(4 * (threads_ * per_thread_ / 512) + 4),
-        loads_per_row(4 * (threads_ * per_thread_ / 512) / V),
         active(false) {}
 
-  // Quads of shared memory the block needs.
-  __device__ static constexpr int sharedQuads(int threads, int per_thread) {
-    return 128 * (threads * per_thread / 512 + 1);
+  // Bytes of shared memory the block needs: its slab.
+  __device__ static constexpr int sharedBytes(int threads, int per_thread) {
+    return threads * per_thread * static_cast<int>(sizeof(T));
   }
 
   __device__ bool fits(mf_int64 K) const {
@@ -290,98 +314,124 @@ struct mf_LayoutTile {
     return (kp / 4) % quads == 0;
   }
 
-  // The thread's role in the block from its position p (the loops' [blocks, THREADS, N]).
+  // The thread's role in the block from its position p (the loops' [blocks, threads, N]).
   __device__ int role(mf_int64 p) const { return static_cast<int>((p % slab) / per_thread); }
 
-  // The block's slab from one of its positions `p`; every thread of the block gets the same
-  // values. Threads whose p / N is a group index check that group's offsets.
-  __device__ void init(mf_int64 p, const OffsetT* in_off, const OffsetT* out_off, mf_int64 M,
+  // The block's slab and tile from one of its positions `p`; every thread of the block gets
+  // the same values. Threads whose p / per_thread is a group index check that group's
+  // offsets. Returns the rounds of votes (0: no groups, nothing to do).
+  __device__ int begin(mf_int64 p, const OffsetT* in_off, const OffsetT* out_off, mf_int64 M,
                        mf_int64 K, mf_int64 G, int* error_flag) {
     active = false;
     if (G <= 0) {
       if (M > 0 && p == 0) mf_layoutReportError(error_flag, MF_LAYOUT_ERR_BAD_INPUT_OFFSETS);
-      return;
+      return 0;
     }
     if (p >= 0 && p / per_thread < G)
       mf_layoutCheckGroup(in_off, out_off, p / per_thread, M, error_flag);
-    const mf_int64 kp = (K + 3) / 4 * 4;
-    const mf_int64 tile = 128 * kp;
-    slab_start = p / slab * slab;
-    const mf_int64 t = slab_start / tile;
-    col_begin = (slab_start % tile) / 512 * 4;
-    const mf_LayoutTileRows rows = mf_layoutTileRows(in_off, out_off, t, M, G);
+    const mf_int64 s = p / slab;
+    // Slabs per tile, and the slab's place in its tile (32-bit division when it fits).
+    const mf_int64 per_tile = (K + 3) / 4 / quads;
+    mf_int64 in_tile;
+    if (s < 0x7fffffff && per_tile < 0x7fffffff) {
+      const unsigned int s32 = static_cast<unsigned int>(s);
+      const unsigned int t32 = s32 / static_cast<unsigned int>(per_tile);
+      tile = t32;
+      in_tile = s32 - t32 * static_cast<unsigned int>(per_tile);
+    } else {
+      tile = s / per_tile;
+      in_tile = s % per_tile;
+    }
+    slab_start = s * slab;
+    col_begin = in_tile * quads * 4;
+    return static_cast<int>((G + threads - 1) / threads);
+  }
+
+  // Round `r` of the votes: whether group r * threads + role starts at or before the tile.
+  __device__ bool vote(int role, int r, const OffsetT* out_off, mf_int64 G) const {
+    const mf_int64 i = static_cast<mf_int64>(r) * threads + role;
+    return i < G && static_cast<mf_int64>(out_off[i]) <= tile * 128;
+  }
+
+  // From the number of votes: the tile's group, its rows, and whether there is anything to do.
+  __device__ void locate(int votes, const OffsetT* in_off, const OffsetT* out_off, mf_int64 M,
+                         mf_int64 G) {
+    mf_int64 e = votes - 1;
+    if (e < 0) e = 0;  // only for offsets the checks reject
+    if (e >= G) e = G - 1;
+    const mf_LayoutTileRows rows = mf_layoutTileRowsOf(in_off, out_off, tile, e, M, G);
     if (!rows.used) return;
     row_begin = rows.in_start + rows.tile_row;
-    const mf_int64 in_end = rows.in_end;
-    row_end = in_end < M ? in_end : M;
+    row_end = rows.in_end < M ? rows.in_end : M;
     active = true;
   }
 
-  // Thread `role` loads its U vectors into `smem` (sharedQuads quads): load j = u * THREADS +
-  // role is row j / loads_per_row, columns from (j % loads_per_row) * V. All U loads are
-  // issued into registers before the first shared store.
+  // The tile row of load j (see the top).
+  __device__ static int loadRow(int j) { return 32 * (j % 4) + 8 * ((j / 32) % 4) + (j % 32) / 4; }
+
+  // Thread `role`'s U vectors, into registers.
   template <int U>
-  __device__ void load(int role, T* smem, const T* in, mf_int64 stride0, mf_int64 stride1,
-                       mf_int64 K) const {
-    mf_Vector<T, V> v[U];
+  struct Fetched {
+    Words v[U];
+  };
+
+  template <int U>
+  __device__ Fetched<U> fetch(int role, const T* in, mf_int64 stride0, mf_int64 stride1,
+                              mf_int64 K) const {
+    Fetched<U> f;
     const bool aligned = stride1 == 1 && stride0 % V == 0 &&
                          reinterpret_cast<unsigned long long>(in) % (V * sizeof(T)) == 0;
     for (int u = 0; u < U; ++u) {
       const int j = u * threads + role;
-      const mf_int64 src = row_begin + j / loads_per_row;
-      const mf_int64 col = col_begin + (j % loads_per_row) * V;
+      const mf_int64 src = row_begin + loadRow(j);
+      const mf_int64 col = col_begin + static_cast<mf_int64>(j / 128) * V;
       const bool row_ok = src >= 0 && src < row_end;
       if (row_ok && aligned && col + V <= K) {
-        v[u] = *reinterpret_cast<const mf_Vector<T, V>*>(in + src * stride0 + col);
+        f.v[u] = *reinterpret_cast<const Words*>(in + src * stride0 + col);
       } else {
+        Elements x;
         for (int w = 0; w < V; ++w) {
-          v[u].v[w] = T();
-          if (row_ok && col + w < K) v[u].v[w] = in[src * stride0 + (col + w) * stride1];
+          x.e.v[w] = T();
+          if (row_ok && col + w < K) x.e.v[w] = in[src * stride0 + (col + w) * stride1];
         }
+        f.v[u] = x.w;
       }
     }
+    return f;
+  }
+
+  // Writes the fetched vectors to `smem` (sharedBytes) in the output's order: the element of
+  // tile row `row` and slab column c at ((c / 4 * 32 + row % 32) * 4 + row / 32) * 4 + c % 4.
+  template <int U>
+  __device__ void stage(int role, const Fetched<U>& f, T* smem) const {
     for (int u = 0; u < U; ++u) {
       const int j = u * threads + role;
-      T* row = smem + (j / loads_per_row) * row_stride + (j % loads_per_row) * V;
-      if (V % 4 == 0) {
-        // Quad by quad: a shared row starts at a multiple of 4 elements.
-        for (int w = 0; w < V; w += 4)
-          *reinterpret_cast<mf_Vector<T, 4>*>(row + w) =
-              *reinterpret_cast<const mf_Vector<T, 4>*>(v[u].v + w);
-      } else {
-        for (int w = 0; w < V; ++w) row[w] = v[u].v[w];
+      const int row = loadRow(j);
+      for (int k = 0; k < V / kPiece; ++k) {
+        const int c = (j / 128) * V + k * kPiece;
+        const int at = ((c / 4 * 32 + row % 32) * 4 + row / 32) * 4 + c % 4;
+        mf_Vector<unsigned int, kPieceWords> piece;
+        for (int w = 0; w < kPieceWords; ++w) piece.v[w] = f.v[u].v[k * kPieceWords + w];
+        *reinterpret_cast<mf_Vector<unsigned int, kPieceWords>*>(smem + at) = piece;
       }
     }
   }
 
-  // Thread `role` writes its U vectors: store j = u * THREADS + role is slab positions
-  // [j * V, j * V + V); slab element e is column quad e / 512, row ((e % 16) / 4) * 32 +
-  // (e % 512) / 16, column e % 4.
+  // Thread `role` writes its U vectors: store j = u * threads + role is slab positions
+  // [j * V, j * V + V), read from shared memory as one vector.
   template <int U>
   __device__ void store(int role, const T* smem, T* out, mf_int64 out_numel) const {
     for (int u = 0; u < U; ++u) {
       const int e0 = (u * threads + role) * V;
-      const int quad = e0 / 512;
-      const int b = (e0 % 512) / 16;
-      mf_Vector<T, V> v;
-      if (V % 4 == 0) {
-        for (int w = 0; w < V; w += 4) {
-          const int a = ((e0 + w) % 16) / 4;
-          *reinterpret_cast<mf_Vector<T, 4>*>(v.v + w) = *reinterpret_cast<const mf_Vector<T, 4>*>(
-              smem + (a * 32 + b) * row_stride + quad * 4);
-        }
-      } else {
-        for (int w = 0; w < V; ++w) {
-          const int k16 = (e0 + w) % 16;
-          v.v[w] = smem[((k16 / 4) * 32 + b) * row_stride + quad * 4 + k16 % 4];
-        }
-      }
+      const Words v = *reinterpret_cast<const Words*>(smem + e0);
       const mf_int64 p = slab_start + e0;
-      if (p < 0) continue;
       if (p + V <= out_numel) {
-        *reinterpret_cast<mf_Vector<T, V>*>(out + p) = v;
+        *reinterpret_cast<Words*>(out + p) = v;
       } else {
-        for (int w = 0; p + w < out_numel; ++w) out[p + w] = v.v[w];
+        Elements x;
+        x.w = v;
+        for (int w = 0; w < V; ++w)
+          if (p + w < out_numel) out[p + w] = x.e.v[w];
       }
     }
   }
@@ -406,7 +456,8 @@ __device__ void mf_layoutOpTile(T* out, mf_index_t out_numel, mf_index_t p, cons
                                 int* error_flag) {
   constexpr int V = mf_LayoutTileVector<T, N>::value;
   typedef mf_LayoutTile<T, OffsetT, V> Tile;
-  __shared__ mf_Vector<T, 4> smem[Tile::sharedQuads(THREADS, N)];
+  __shared__ typename Tile::Words
+      smem[Tile::sharedBytes(THREADS, N) / static_cast<int>(sizeof(typename Tile::Words))];
   Tile tile(THREADS, N);
   if (!tile.fits(K)) {
     // Whole vectors of the gather form (it takes at most 16 bytes).
@@ -415,11 +466,18 @@ __device__ void mf_layoutOpTile(T* out, mf_index_t out_numel, mf_index_t p, cons
                                        in_off, out_off, M, K, G, error_flag);
     return;
   }
-  tile.init(p, in_off, out_off, M, K, G, error_flag);
-  if (!tile.active) return;  // the same for the whole block
+  const int vote_rounds = tile.begin(p, in_off, out_off, M, K, G, error_flag);
+  if (vote_rounds == 0) return;  // the same for the whole block
   const int role = tile.role(p);
+  int votes = 0;
+  for (int r = 0; r < vote_rounds; ++r)
+    votes += __syncthreads_count(tile.vote(role, r, out_off, G));
+  tile.locate(votes, in_off, out_off, M, G);
+  if (!tile.active) return;  // the same for the whole block
   T* shared = reinterpret_cast<T*>(smem);
-  tile.template load<N / V>(role, shared, in, in_stride0, in_stride1, K);
+  const typename Tile::template Fetched<N / V> f =
+      tile.template fetch<N / V>(role, in, in_stride0, in_stride1, K);
+  tile.template stage<N / V>(role, f, shared);
   __syncthreads();
   tile.template store<N / V>(role, shared, out, out_numel);
 }

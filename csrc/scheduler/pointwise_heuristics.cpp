@@ -113,11 +113,13 @@ BreakPointSplit chooseBreakPoint(const PointwiseDomainMap& map,
 // of its slab itself, at data-dependent rows). A block's slab is threads x per_thread
 // positions, moved as 16-byte vectors (per_thread = U vectors); it must be whole column
 // quads of a 128-row tile that divide the padded row's Kp / 4 quads, so that no slab
-// straddles two tiles, and its shared staging (128 rows of the slab's columns) must fit the
-// 48 KiB of static shared memory. 128 threads (else 256), then the most vectors per thread,
-// at most kMaxVectorsPerThread, that still leave 4 blocks per SM. Measured on the H200 (fp8,
-// K = 448, tools/bench/layout_op_bench, docs/layout_op.md): 128 threads x 2 vectors of 16
-// bytes beat 256 x 1 by 16-25% at G = 32 and 128; 4 and 7 vectors were slower than 2. Sets
+// straddles two tiles, and its shared staging (the slab) must fit the 48 KiB of static
+// shared memory. 128 threads (else 256), then the most vectors per thread, at most
+// kMaxVectorsPerThread, that still leave 4 blocks per SM. Measured on the H200 (fp8, K = 448
+// and 512, G = 8..128, docs/layout_op.md): 128 threads x 2 vectors of 16 bytes beat 1 vector
+// by 10-30%, and 4 vectors, 256 threads, or a block looping over 2-8 slabs with the next
+// slab's loads in flight were no faster than 2 (the same within 3%, or up to 10% slower at
+// G = 32). Sets
 // the params (the launch included) and returns true, or returns false with the reason the op
 // is written per element in `params.layout_form`.
 bool chooseLayoutTile(Fusion* fusion, const PreprocessGroupedMatmulInputSf* op,
@@ -149,7 +151,7 @@ bool chooseLayoutTile(Fusion* fusion, const PreprocessGroupedMatmulInputSf* op,
       for (int64_t u = 1; u <= kMaxVectorsPerThread; ++u) {
         const int64_t slab = threads * u * vector;
         if (slab % 512 != 0 || quads % (slab / 512) != 0) continue;
-        if (128 * (slab / 128 + 4) * elem > kStaticSharedBytes) continue;
+        if (slab * elem > kStaticSharedBytes) continue;
         if (best == 0 || ceilDiv(numel, slab) >= min_blocks) best = u;
       }
       if (best == 0) continue;

@@ -141,33 +141,47 @@ void tileBlock(const LayoutCall& c, int64_t per_thread, int64_t threads,
       for (int64_t i = 0; i < per_thread / V; ++i) gatherOne<T, OffsetT, V>(c, p + i * V);
     return;
   }
+  const auto* in_off = static_cast<const OffsetT*>(c.in_off);
+  const auto* out_off = static_cast<const OffsetT*>(c.out_off);
+  // Each phase for every thread, then the next (mf_layoutOpTile's barriers).
   std::vector<Tile> tiles(positions.size(), shape);
-  for (size_t i = 0; i < positions.size(); ++i)
-    tiles[i].init(positions[i], static_cast<const OffsetT*>(c.in_off),
-                  static_cast<const OffsetT*>(c.out_off), c.m, c.k, c.g, c.error_flag);
+  std::vector<int> vote_rounds(positions.size());
+  std::vector<int> roles(positions.size());
+  std::vector<bool> taken(positions.size(), false);
+  for (size_t i = 0; i < positions.size(); ++i) {
+    vote_rounds[i] = tiles[i].begin(positions[i], in_off, out_off, c.m, c.k, c.g, c.error_flag);
+    roles[i] = shape.role(positions[i]);
+    if (taken[static_cast<size_t>(roles[i])])
+      throw std::runtime_error("tile-form block: two threads share a role");
+    taken[static_cast<size_t>(roles[i])] = true;
+  }
   for (size_t i = 1; i < tiles.size(); ++i)
-    if (tiles[i].active != tiles[0].active ||
-        (tiles[0].active && tiles[i].slab_start != tiles[0].slab_start))
+    if (vote_rounds[i] != vote_rounds[0] ||
+        (vote_rounds[0] > 0 && tiles[i].slab_start != tiles[0].slab_start))
       throw std::runtime_error(fmt::format(
           "tile-form block: thread {} (position {}) and thread 0 (position {}) are not in one "
           "slab of {} positions",
           i, positions[i], positions[0], shape.slab));
-  if (!tiles[0].active) return;
-  std::vector<host_runtime::mf_Vector<T, 4>> smem(static_cast<size_t>(
-      Tile::sharedQuads(static_cast<int>(threads), static_cast<int>(per_thread))));
+  if (vote_rounds[0] == 0) return;
+  int votes = 0;  // __syncthreads_count, round by round
+  for (int r = 0; r < vote_rounds[0]; ++r)
+    for (size_t i = 0; i < tiles.size(); ++i) votes += tiles[i].vote(roles[i], r, out_off, c.g);
+  for (Tile& tile : tiles) tile.locate(votes, in_off, out_off, c.m, c.g);
+  if (!tiles[0].active) return;  // the same for every thread: it depends on votes only
+  std::vector<typename Tile::Words> smem(
+      static_cast<size_t>(
+          Tile::sharedBytes(static_cast<int>(threads), static_cast<int>(per_thread))) /
+      sizeof(typename Tile::Words));
   T* shared = reinterpret_cast<T*>(smem.data());
-  std::vector<bool> roles(positions.size(), false);
   withLoads(per_thread / V, [&]<int U>() {
-    for (size_t i = 0; i < positions.size(); ++i) {
-      const auto role = static_cast<size_t>(shape.role(positions[i]));
-      if (roles[role]) throw std::runtime_error("tile-form block: two threads share a role");
-      roles[role] = true;
-      tiles[i].template load<U>(static_cast<int>(role), shared, reinterpret_cast<const T*>(c.in),
-                                c.in_stride0, c.in_stride1, c.k);
-    }
-    for (size_t i = 0; i < positions.size(); ++i)
-      tiles[i].template store<U>(shape.role(positions[i]), shared, reinterpret_cast<T*>(c.out),
-                                 c.out_numel);
+    for (size_t i = 0; i < tiles.size(); ++i)
+      tiles[i].template stage<U>(
+          roles[i],
+          tiles[i].template fetch<U>(roles[i], reinterpret_cast<const T*>(c.in), c.in_stride0,
+                                     c.in_stride1, c.k),
+          shared);
+    for (size_t i = 0; i < tiles.size(); ++i)
+      tiles[i].template store<U>(roles[i], shared, reinterpret_cast<T*>(c.out), c.out_numel);
   });
 }
 
@@ -193,7 +207,14 @@ void runLayoutTileBlock(const LayoutCall& c, int64_t width, int64_t threads,
   withTypes(c, [&]<typename T, typename OffsetT>() {
     // The vector: 16 bytes, or the thread's elements when fewer (mf_LayoutTileVector).
     const int64_t v = std::min<int64_t>(width, std::max<int64_t>(16 / c.elem_bytes, 1));
-    withWidth(v, [&]<int V>() { tileBlock<T, OffsetT, V>(c, width, threads, positions); });
+    withWidth(v, [&]<int V>() {
+      // A vector is whole 32-bit words: N >= 4 (checkLayoutTile), so V * size >= 4 bytes.
+      if constexpr (V * sizeof(T) % 4 == 0) {
+        tileBlock<T, OffsetT, V>(c, width, threads, positions);
+      } else {
+        throw std::runtime_error(fmt::format("a tile-form vector of {} x {} bytes", V, sizeof(T)));
+      }
+    });
   });
 }
 

@@ -189,11 +189,15 @@ TEST(LayoutOpTest, TileFormByHand) {
 }
 
 // The tile form on random group sizes (empty groups, groups of exactly 128 and 256 rows, one
-// row), K at 1, primes, multiples of 4 and 16, three dtypes and both offset dtypes.
+// row, and 300 groups: more than a block's threads, so a block votes for its group in three
+// rounds), K at 1, primes, multiples of 4 and 16, three dtypes and both offset dtypes.
 TEST(LayoutOpTest, TileFormOnRandomGroups) {
   std::mt19937_64 rng(17);
-  const std::vector<std::vector<int64_t>> groups = {{1},        {128},     {0, 128, 0, 256, 1},
-                                                    {127, 129}, {0, 0, 5}, {2, 3, 5}};
+  std::vector<std::vector<int64_t>> groups = {{1},        {128},     {0, 128, 0, 256, 1},
+                                              {127, 129}, {0, 0, 5}, {2, 3, 5}};
+  std::vector<int64_t>& many = groups.emplace_back();
+  for (int i = 0; i < 300; ++i)
+    many.push_back(static_cast<int64_t>(rng() % 3 == 0 ? 0 : rng() % 9));
   const DataType dtypes[] = {DataType::Float8_e4m3fn, DataType::BFloat16, DataType::Float};
   const int64_t ks[] = {1, 4, 5, 7, 16, 36, 64};
   int64_t n = 0;
