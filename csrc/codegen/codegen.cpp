@@ -77,9 +77,12 @@ class CudaPrinter final : public KirVisitor {
         params.push_back(fmt::format("{} {}", cudaTypeName(p.val->dtype()), p.val->toString()));
       }
     }
-    const std::string bounds = summary.block_threads
-                                   ? fmt::format("__launch_bounds__({}) ", *summary.block_threads)
-                                   : std::string();
+    std::string bounds;
+    if (summary.block_threads && summary.min_blocks_per_sm)
+      bounds = fmt::format("__launch_bounds__({}, {}) ", *summary.block_threads,
+                           *summary.min_blocks_per_sm);
+    else if (summary.block_threads)
+      bounds = fmt::format("__launch_bounds__({}) ", *summary.block_threads);
     out_ += fmt::format("extern \"C\" __global__ void {}{}({}) {{\n", bounds, name,
                         fmt::join(params, ", "));
     indent_ = 1;

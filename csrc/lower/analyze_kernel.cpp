@@ -86,6 +86,10 @@ void addBlockSize(const Fusion& ir, KernelSummary& s) {
     threads *= d.constant_size.value_or(1);
   }
   if (any && constant) s.block_threads = threads;
+  for (Expr* e : ir.exprs())
+    if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e);
+        op && op->form() == LayoutOpForm::Tile && s.block_threads)
+      s.min_blocks_per_sm = std::max<int64_t>(1, 1536 / *s.block_threads);
   for (TensorView* tv : ir.allTvs())
     for (IterDomain* id : tv->getLoopDomain())
       s.assume_block_size |= id->isReduction() && id->parallelType() == ParallelType::TIDx;

@@ -125,6 +125,8 @@ std::string KernelSummary::toString() const {
              : fmt::format("    {} = max({})\n", mf::toString(d.type), fmt::join(extents, ", "));
   }
   if (block_threads) s += fmt::format("  block threads: {} (launch bounds)\n", *block_threads);
+  if (min_blocks_per_sm)
+    s += fmt::format("  blocks per SM: {} (launch bounds)\n", *min_blocks_per_sm);
   if (assume_block_size) {
     std::vector<std::string> sizes;
     for (const ParallelDimension& d : parallel_dims)

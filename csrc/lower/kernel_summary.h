@@ -91,6 +91,12 @@ struct KernelSummary {
   //! thread was compiled to more registers than 512 threads have, and failed to launch
   //! (random fusion seed 4327 on the H200).
   std::optional<int64_t> block_threads;
+  //! The blocks per SM __launch_bounds__ asks ptxas to leave room for (its second argument),
+  //! when a kernel needs that occupancy: the layout op's tile form, whose blocks are short
+  //! and latency-bound, takes 1536 / block_threads (12 blocks of 128 threads: measured on the
+  //! H200, 1.25-1.4x faster than the 88 registers ptxas picks unbounded, and 1536 faster than
+  //! 2048, which spills).
+  std::optional<int64_t> min_blocks_per_sm;
   //! The kernel reduces across threadIdx.x (then its thread extents are constants:
   //! validateSchedule). Codegen tells nvcc each thread dimension's constant_size
   //! (`__builtin_assume(threadIdx.x < 128)`, `blockDim.x == 128`): it then folds
