@@ -190,7 +190,8 @@ TEST(LayoutOpTest, TileFormByHand) {
 
 // The tile form on random group sizes (empty groups, groups of exactly 128 and 256 rows, one
 // row, and 300 groups: more than a block's threads, so a block votes for its group in three
-// rounds), K at 1, primes, multiples of 4 and 16, three dtypes and both offset dtypes.
+// rounds), K at 1, primes, multiples of 4 and 16, four dtypes (fp8, bf16, fp32, fp64) and both
+// offset dtypes.
 TEST(LayoutOpTest, TileFormOnRandomGroups) {
   std::mt19937_64 rng(17);
   std::vector<std::vector<int64_t>> groups = {{1},        {128},     {0, 128, 0, 256, 1},
@@ -198,12 +199,14 @@ TEST(LayoutOpTest, TileFormOnRandomGroups) {
   std::vector<int64_t>& many = groups.emplace_back();
   for (int i = 0; i < 300; ++i)
     many.push_back(static_cast<int64_t>(rng() % 3 == 0 ? 0 : rng() % 9));
-  const DataType dtypes[] = {DataType::Float8_e4m3fn, DataType::BFloat16, DataType::Float};
+  // Double: 8-byte elements, a vector of 2 is half a column quad (mf_LayoutTile's pieces).
+  const DataType dtypes[] = {DataType::Float8_e4m3fn, DataType::BFloat16, DataType::Float,
+                             DataType::Double};
   const int64_t ks[] = {1, 4, 5, 7, 16, 36, 64};
   int64_t n = 0;
   for (const std::vector<int64_t>& rows : groups)
     for (int64_t k : ks) {
-      const DataType dtype = dtypes[n % 3];
+      const DataType dtype = dtypes[n % 4];
       const DataType off = n % 2 ? DataType::Int64 : DataType::Int32;
       ++n;
       SCOPED_TRACE(fmt::format("{} K = {}, {} groups", toString(dtype), k, rows.size()));
