@@ -183,6 +183,11 @@ TEST(LayoutOpTest, TileFormByHand) {
                                       testing::layoutOffsetTensor(io, DataType::Int64),
                                       testing::layoutOffsetTensor(oo, DataType::Int64)};
         std::unique_ptr<Kernel> kernel = lowerFusion(*fusion);
+        // Short latency-bound blocks: the kernel asks ptxas for 12 blocks of 128 threads.
+        EXPECT_EQ(kernel->summary().min_blocks_per_sm, 1536 / threads);
+        EXPECT_THAT(
+            kernel->summary().toString(),
+            HasSubstr(fmt::format("  blocks per SM: {} (launch bounds)\n", 1536 / threads)));
         Tensor got = testing::interpretKernelOrThrow(*kernel, inputs)[0];
         testing::expectGroupedLayout(got, inputs[0], io, oo, /*pads_zero=*/true);
       }

@@ -311,6 +311,9 @@ TEST(KernelSummary, BlockSizeFacts) {
     EXPECT_FALSE(s.assume_block_size);
     EXPECT_THAT(s.toString(), HasSubstr("  block threads: 384 (launch bounds)\n"));
     EXPECT_THAT(s.toString(), Not(HasSubstr("block size assumed")));
+    // Blocks per SM are asked for by a tile-form layout op only (LayoutOpTest.TileFormByHand).
+    EXPECT_EQ(s.min_blocks_per_sm, std::nullopt);
+    EXPECT_THAT(s.toString(), Not(HasSubstr("blocks per SM")));
   }
   {
     // A symbolic thread extent: no bound.
