@@ -259,14 +259,15 @@ __device__ void mf_layoutOpGather(T* out, mf_index_t out_numel, mf_index_t p, co
 //     synchronizes, and writes the slab, which is contiguous, with V-element loads from shared
 //     memory and V-element stores.
 // Rows past the group's end and columns past K are written as 0, as in the gather form; tiles
-// at or past the used rows are not written. Load j (= u * threads + role) of the 4C / V
-// vectors of each of the 128 rows: with P = 2 lanes per row when a row has an even number of
-// vectors (else 1), x = (j / P) % 128, it is vector P * (j / (128 P)) + j % P of row
-// 32 (x % 4) + x / 4. So a warp's load is 32 / P rows 32 apart in fours, P adjacent vectors
-// of each (whole 32-byte sectors for 16-byte vectors and P = 2: measured 2-3% faster than
-// P = 1 on the H200), whose quads are consecutive chunks of the output: each shared store
-// of a warp falls in distinct banks but for P-way sharing, and each shared load of the
-// store phase is 32 consecutive vectors.
+// at or past the used rows are not written. The block's loads are the 4C / V vectors of each
+// of the 128 rows. With P = 2 lanes per row when a row has an even number of vectors (else
+// 1) and x = (j / P) % 128, load j (= u * threads + role) is vector P * (j / (128 P)) + j % P
+// of row 32 (x % 4) + x / 4. So a warp's load covers 32 / P rows, taken in fours 32 rows
+// apart (0, 32, 64, 96, 1, 33, ...), and P adjacent vectors of each (whole 32-byte sectors
+// for 16-byte vectors and P = 2: 2-3% faster than P = 1 on the H200); their quads are
+// consecutive chunks of the output, so each shared store of a warp falls in distinct banks
+// but for the P lanes of a row, and each shared load of the store phase is 32 consecutive
+// vectors.
 //
 // The phases are separate functions of values the whole block computes alike, so that the
 // host kernel interpreter runs this same code (tests/random/layout_runtime_host.cpp: each
