@@ -78,11 +78,11 @@ class CudaPrinter final : public KirVisitor {
       }
     }
     std::string bounds;
-    if (summary.block_threads && summary.min_blocks_per_sm)
-      bounds = fmt::format("__launch_bounds__({}, {}) ", *summary.block_threads,
-                           *summary.min_blocks_per_sm);
-    else if (summary.block_threads)
-      bounds = fmt::format("__launch_bounds__({}) ", *summary.block_threads);
+    if (summary.block_threads) {
+      const std::string min_blocks =
+          summary.min_blocks_per_sm ? fmt::format(", {}", *summary.min_blocks_per_sm) : "";
+      bounds = fmt::format("__launch_bounds__({}{}) ", *summary.block_threads, min_blocks);
+    }
     out_ += fmt::format("extern \"C\" __global__ void {}{}({}) {{\n", bounds, name,
                         fmt::join(params, ", "));
     indent_ = 1;

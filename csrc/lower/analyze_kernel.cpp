@@ -74,6 +74,10 @@ void addParallelDims(const Fusion& ir, KernelSummary& s) {
   }
 }
 
+// Threads per SM a tile-form layout op kernel asks ptxas to leave registers for
+// (KernelSummary::min_blocks_per_sm): 12 blocks of 128.
+constexpr int64_t kLayoutTileThreadsPerSm = 1536;
+
 // What codegen tells nvcc and ptxas about the block: its thread count when constant, and the
 // constant sizes of its thread dimensions when a block reduction's index math divides by them.
 void addBlockSize(const Fusion& ir, KernelSummary& s) {
@@ -89,7 +93,7 @@ void addBlockSize(const Fusion& ir, KernelSummary& s) {
   for (Expr* e : ir.exprs())
     if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e);
         op && op->form() == LayoutOpForm::Tile && s.block_threads)
-      s.min_blocks_per_sm = std::max<int64_t>(1, 1536 / *s.block_threads);
+      s.min_blocks_per_sm = std::max<int64_t>(1, kLayoutTileThreadsPerSm / *s.block_threads);
   for (TensorView* tv : ir.allTvs())
     for (IterDomain* id : tv->getLoopDomain())
       s.assume_block_size |= id->isReduction() && id->parallelType() == ParallelType::TIDx;

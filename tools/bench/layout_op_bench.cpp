@@ -12,16 +12,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "cuda/device_memory.h"
 #include "cuda/driver.h"
 #include "cuda/module.h"
+#include "ir/block_scaling_factor_layout.h"
 #include "minifuser/minifuser.h"
 
 namespace {
@@ -126,22 +127,27 @@ int main() {
         hand.compile(&fusion, inputs);
         gpu = hand.run(inputs, {.zero_fill_layout_pads = true})[0];
       }
-      // Correctness before speed: every logical element at its swizzled position (the layout
-      // formula, group by group), compared as bytes.
+      // Correctness before speed: every logical element at its swizzled position (the
+      // layout's geometry, group by group), compared as bytes. The swizzled offset is a row
+      // part plus a column part: the column part is computed once per column.
       {
         const auto* in_off_v = io.data<int32_t>();
         const auto* out_off_v = oo.data<int32_t>();
         const auto* want = static_cast<const uint8_t*>(inputs[0].dataPtr());
         const auto* got = static_cast<const uint8_t*>(gpu.dataPtr());
-        const int64_t kp = (c.k + 3) / 4 * 4;
+        const mf::BlockScalingFactorGeometry geometry =
+            mf::blockScalingFactorGeometry(mf::BlockScalingFactorLayout::Block128x4);
+        const int64_t kp = geometry.paddedCols(c.k);
+        std::vector<int64_t> col_offset(static_cast<size_t>(c.k));
+        for (int64_t col = 0; col < c.k; ++col)
+          col_offset[static_cast<size_t>(col)] = geometry.swizzledOffset(0, col, kp);
         for (int64_t e = 0; e < c.g; ++e) {
           const int64_t end = e + 1 < c.g ? in_off_v[e + 1] : c.m;
           for (int64_t row = in_off_v[e]; row < end; ++row) {
-            const int64_t r = row - in_off_v[e];
             const int64_t base =
-                out_off_v[e] * kp + (r / 128) * kp * 128 + (r % 32) * 16 + ((r % 128) / 32) * 4;
+                out_off_v[e] * kp + geometry.swizzledOffset(row - in_off_v[e], 0, kp);
             for (int64_t col = 0; col < c.k; ++col) {
-              const int64_t pos = base + (col / 4) * 512 + col % 4;
+              const int64_t pos = base + col_offset[static_cast<size_t>(col)];
               if (got[pos] != want[row * c.k + col]) {
                 fmt::print(stderr, "layout_op_bench: {} G={} M={} K={}: wrong result at {}\n", name,
                            c.g, c.m, c.k, pos);

@@ -20,6 +20,7 @@
 #include <vector>
 
 typedef int mf_index_t;
+#include "../../csrc/ir/block_scaling_factor_layout.h"
 #include "../../runtime/helpers.cuh"
 #include "../../runtime/numerics.cuh"
 #include "../../runtime/tensor.cuh"
@@ -68,23 +69,25 @@ int main(int argc, char** argv) {
     std::vector<long long> cuts = {0, c.m};
     for (int i = 1; i < c.g; ++i) cuts.push_back(static_cast<long long>(rng() % (c.m + 1)));
     std::sort(cuts.begin(), cuts.end());
+    // The layout's geometry (csrc/ir/block_scaling_factor_layout.h; this program links no
+    // library, so Block128x4's tile is named here).
+    const mf::BlockScalingFactorGeometry geometry{128, 4};
     std::vector<int> io(c.g), oo(c.g);
     long long rows = 0;
     for (int e = 0; e < c.g; ++e) {
       io[e] = static_cast<int>(cuts[e]);
       oo[e] = static_cast<int>(rows);
-      rows += (cuts[e + 1] - cuts[e] + 127) / 128 * 128;
+      rows += geometry.groupRows(cuts[e + 1] - cuts[e]);
     }
-    const int kp = (c.k + 3) / 4 * 4;
-    const int numel = static_cast<int>((c.m + 127LL * c.g) * kp);
+    const int kp = static_cast<int>(geometry.paddedCols(c.k));
+    const int numel = static_cast<int>(geometry.paddedRows(c.m, c.g) * kp);
     std::vector<unsigned char> in(static_cast<size_t>(c.m) * c.k), want(numel, 0xFF);
     for (unsigned char& b : in) b = static_cast<unsigned char>(rng());
     for (int e = 0; e < c.g; ++e) {
       const long long m = cuts[e + 1] - cuts[e];
-      for (long long r = 0; r < (m + 127) / 128 * 128; ++r)
+      for (long long r = 0; r < geometry.groupRows(m); ++r)
         for (int col = 0; col < kp; ++col)
-          want[oo[e] * kp + (r / 128) * kp * 128 + (col / 4) * 512 + (r % 32) * 16 +
-               ((r % 128) / 32) * 4 + col % 4] =
+          want[oo[e] * kp + geometry.swizzledOffset(r, col, kp)] =
               r < m && col < c.k ? in[(io[e] + r) * c.k + col] : 0;
     }
     T *d_in, *d_out;
