@@ -130,6 +130,17 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
             sets.find(a->inner()) == sets.find(b->inner()))
           changed |= sets.unite(a->out(), b->out());
       }
+    // A split of a merge's output by the merge's inner extent (an inner split) or outer
+    // extent (an outer split) gives back the merge's inputs: index (a * nb + b) / nb = a and
+    // % nb = b. How a tensor loops over a reshape's merged axis as its producer's two axes.
+    for (Split* s : splits)
+      for (Merge* m : merges) {
+        if (sets.find(s->in()) != sets.find(m->out())) continue;
+        IterDomain* by = s->innerSplit() ? m->inner() : m->outer();
+        if (!sameFactor(s->factor(), by->extent())) continue;
+        changed |= sets.unite(s->outer(), m->outer());
+        changed |= sets.unite(s->inner(), m->inner());
+      }
     // Equal widths on one axis give the same axis (a pad replayed onto its producer).
     for (size_t i = 0; i < resizes.size(); ++i)
       for (size_t j = i + 1; j < resizes.size(); ++j) {

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "ir/builder.h"
 #include "ir/exprs.h"
@@ -90,6 +91,20 @@ bool isPermute(const Expr* e) {
   if (op == nullptr || op->opType() != LoadStoreOpType::Set) return false;
   auto* out = dynamic_cast<const TensorView*>(op->out());
   return out != nullptr && out->domain()->hasRoot();
+}
+
+bool isMergeOnlyReshape(const Expr* e) {
+  auto* view = dynamic_cast<const ViewOp*>(e);
+  if (view == nullptr) return false;
+  const TensorView* tv = view->output(0)->as<TensorView>();
+  const auto& root = tv->getMaybeRootDomain();
+  std::function<bool(IterDomain*)> merges_of_root = [&](IterDomain* id) {
+    if (std::find(root.begin(), root.end(), id) != root.end()) return true;
+    auto* m = dynamic_cast<Merge*>(id->definition());
+    return m != nullptr && merges_of_root(m->outer()) && merges_of_root(m->inner());
+  };
+  const auto& logical = tv->getLogicalDomain();
+  return std::all_of(logical.begin(), logical.end(), merges_of_root);
 }
 
 }  // namespace mf

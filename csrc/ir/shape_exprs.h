@@ -60,4 +60,9 @@ class ExpandOp : public Expr {
 //! True for a LoadStoreOp Set whose output's logical domain is a permutation of its root.
 bool isPermute(const Expr* e);
 
+//! True for a ViewOp whose output's logical axes are its root axes or merges of them, never a
+//! split (`[i0, 9, 16] -> [i0, 144]`): a loop over the output can be split back into its
+//! root's axes and run like its producer (the transform propagator does so).
+bool isMergeOnlyReshape(const Expr* e);
+
 }  // namespace mf

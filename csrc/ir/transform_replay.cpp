@@ -57,10 +57,11 @@ class Frontier {
   std::vector<IterDomain*> ids_;
 };
 
-}  // namespace
-
-int64_t TransformReplay::replay(TensorView* target, const TensorView* reference,
-                                const IdMap& reference_to_target, int64_t reference_pos) {
+// TransformReplay::replay with the target's axes starting as `start` (its logical or loop
+// domain).
+int64_t replayFrom(TensorView* target, const TensorView* reference,
+                   const IdMap& reference_to_target, int64_t reference_pos,
+                   const std::vector<IterDomain*>& start) {
   int64_t n = reference->nDims();
   int64_t pos = reference_pos < 0 ? reference_pos + n + 1 : reference_pos;
   MF_CHECK(pos >= 0 && pos <= n, "replay onto {}: position {} of {} is out of range [-{}, {}]",
@@ -71,7 +72,7 @@ int64_t TransformReplay::replay(TensorView* target, const TensorView* reference,
            reference->toString(), target->toString());
   FusionGuard fg(target->fusion());
   IdMap ids = reference_to_target;
-  Frontier frontier(target->getLogicalDomain());
+  Frontier frontier(start);
   // A map onto the reference's root (reference_to_target from its producer): a reshape's
   // output replays its root -> logical splits and merges first, so the producer's loop covers
   // the reshaped index space, and a pad's or slice's its resizes. Other root domains (rfactor
@@ -145,6 +146,19 @@ int64_t TransformReplay::replay(TensorView* target, const TensorView* reference,
     if (std::find(loop.begin(), loop.end(), id) == loop.end()) loop.push_back(id);
   target->setLoopDomain(std::move(loop));
   return target_pos;
+}
+
+}  // namespace
+
+int64_t TransformReplay::replay(TensorView* target, const TensorView* reference,
+                                const IdMap& reference_to_target, int64_t reference_pos) {
+  return replayFrom(target, reference, reference_to_target, reference_pos,
+                    target->getLogicalDomain());
+}
+
+int64_t TransformReplay::replayOnLoop(TensorView* target, const TensorView* reference,
+                                      const IdMap& reference_to_loop, int64_t reference_pos) {
+  return replayFrom(target, reference, reference_to_loop, reference_pos, target->getLoopDomain());
 }
 
 int64_t TransformReplay::replayPasC(TensorView* producer, const TensorView* consumer,

@@ -30,6 +30,12 @@ class TransformReplay {
   //! axes of `target`.
   static int64_t replay(TensorView* target, const TensorView* reference,
                         const IdMap& reference_to_target, int64_t reference_pos);
+  //! The same onto `target`'s current loop domain, whose transforms stay below the replayed
+  //! ones: `reference_to_loop` maps logical axes of `reference` to loop axes of `target`.
+  //! How a reshape's merged output takes its producer's loop: its merged axis split back into
+  //! the producer's axes first (transform_propagator.cpp).
+  static int64_t replayOnLoop(TensorView* target, const TensorView* reference,
+                              const IdMap& reference_to_loop, int64_t reference_pos = -1);
 };
 
 }  // namespace mf

@@ -8,8 +8,8 @@ namespace mf {
 
 //! Replaces the symbolic extent of each request.known_extents axis, and of every axis exactly
 //! mapped to it (IdModel), by the constant value, so later splits of those axes have constant
-//! extents (register buffers and block-reduction widths must be constants). Needs: each
-//! known axis's extent is a fusion input scalar or already that constant.
+//! extents (register buffers and block-reduction widths must be constants). A derived extent
+//! (a reshape's `ceilDiv(i1, 9)`) is replaced as a whole; the scalars it is made of stay.
 //!   T1[iS2{i0}, rS3{i1}] = sum(T0[iS0{i0}, iS1{i1}]), known i1 = 8
 //!   ->  T1[iS6{i0}, rS7{8}] = sum(T0[iS4{i0}, iS5{8}])
 void specializeExtents(Fusion& fusion, const FusionPassRequest& request);

@@ -59,7 +59,9 @@ RowShape rowShape(const InnerNormalization& norm, SchedulerRuntimeInfo& runtime_
 }
 
 // The tensors whose accesses are vectorized: tensor inputs with uses and outputs. Each has
-// the full shape or the row's (analyzeInnerNormalization), so its innermost axis is the row's.
+// the full shape or the row's (analyzeInnerNormalization), so its innermost axis is the row's,
+// or is reshaped from or to the full shape (a reshape keeps the row-major order: the row's
+// innermost axis runs over consecutive elements of its innermost axis).
 std::vector<TensorView*> vectorizedInputsOutputs(Fusion* fusion) {
   std::vector<TensorView*> tvs;
   for (Val* v : fusion->inputs())
@@ -87,6 +89,9 @@ int64_t vectorizationFactor(Fusion* fusion, SchedulerRuntimeInfo& runtime_info,
       const std::vector<IterDomain*> axes = TensorDomain::noReductions(tv->getLogicalDomain());
       if (!layout || layout->empty() || layout->back().id != axes.back()) return false;
       if (layout->back().stride != 1 || !layout->back().contiguous) return false;
+      // An input read through a reshape: its own innermost extent too, so that no vector
+      // spans two of its rows.
+      if (layout->back().size % v != 0) return false;
       for (size_t i = 0; i + 1 < layout->size(); ++i)
         if ((*layout)[i].size > 1 && (*layout)[i].stride % v != 0) return false;
       if (runtime_info.alignment(tv) % (v * dataTypeSize(tv->dtype())) != 0) return false;
@@ -244,6 +249,11 @@ void InnerPersistentScheduler::applySchedule(Fusion* fusion, const HeuristicPara
       stageInputsAndOutputs(fusion, {.cache_broadcast_uses = true, .forks_last = true});
   std::vector<TensorView*> vectorized = staged.input_caches;
   vectorized.insert(vectorized.end(), staged.outputs.begin(), staged.outputs.end());
+  // A reduction that was an output without readers is now its output's producer (the
+  // output a copy of it): the reductions again, as staged.
+  norm.reductions.clear();
+  for (Expr* e : fusion->exprs())
+    if (e->isA<ReductionOp>()) norm.reductions.push_back(e->output(0)->as<TensorView>());
 
   TensorView* reference = norm.reductions.front();
   const int64_t iter_rank = reference->nDims() - norm.row_rank;

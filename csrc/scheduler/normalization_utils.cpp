@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "ir/exprs.h"
@@ -31,9 +32,17 @@ std::unordered_set<const Val*> upstreamOfReductions(const std::vector<Expr*>& ex
 }
 
 bool isSupportedExpr(const Expr* e) {
-  // Not the shape ops (reshape, squeeze, expand, permute): this schedule does not replay them.
+  // Of the shape ops (reshape, squeeze, expand, permute), reshapes only (of a fusion input
+  // into the normalized shape, or of it into an output; checked below).
   return e->isA<UnaryOp>() || e->isA<BinaryOp>() || e->isA<TernaryOp>() ||
-         (e->isA<LoadStoreOp>() && !isPermute(e)) || e->isA<BroadcastOp>() || e->isA<ReductionOp>();
+         (e->isA<LoadStoreOp>() && !isPermute(e)) || e->isA<BroadcastOp>() ||
+         e->isA<ReductionOp>() || e->isA<ViewOp>();
+}
+
+// Whether every use of `tv` is a reshape.
+bool onlyReshaped(const TensorView* tv) {
+  return !tv->uses().empty() && std::all_of(tv->uses().begin(), tv->uses().end(),
+                                            [](const Expr* e) { return e->isA<ViewOp>(); });
 }
 
 }  // namespace
@@ -129,15 +138,39 @@ std::variant<InnerNormalization, std::string> analyzeInnerNormalization(Fusion* 
     return std::string(
         "no reduction result is broadcast back over the row: nothing persists across a "
         "reduction (the Reduction scheduler's case)");
-  for (Val* out : fusion->outputs())
-    if (!isFull(out->as<TensorView>()))
+  auto isRowsShaped = [&](const TensorView* tv) {
+    return mapsToReference(dataAxes(tv), 0, first_row_axis);
+  };
+  // A reshape reads a fusion input as the normalized shape (the propagator replays it onto
+  // the input), or writes a full tensor as an output by merging axes (the output's loop is
+  // split back into the full shape's axes).
+  for (Expr* e : exprs) {
+    if (!e->isA<ViewOp>()) continue;
+    auto* in = e->input(0)->as<TensorView>();
+    auto* out = e->output(0)->as<TensorView>();
+    const bool reads_input = in->isFusionInput() && isFull(out);
+    const bool writes_output =
+        isFull(in) && out->isFusionOutput() && out->uses().empty() && isMergeOnlyReshape(e);
+    if (!reads_input && !writes_output)
       return fmt::format(
-          "output {} does not have the shape of {}; the inner persistent scheduler writes "
-          "only tensors of the normalized shape",
+          "{} reshapes neither a fusion input into the shape of {} nor a tensor of that shape "
+          "into an output by merging axes",
+          e->toString(), norm.reference->toString());
+  }
+  for (Val* out : fusion->outputs()) {
+    auto* tv = out->as<TensorView>();
+    const bool merged = tv->definition() != nullptr && tv->definition()->isA<ViewOp>();
+    if (!isFull(tv) && !isRowsShaped(tv) && !merged)
+      return fmt::format(
+          "output {} has neither the shape of {} nor that of its rows; the inner persistent "
+          "scheduler writes only tensors of the normalized shape (or reshaped from it) and "
+          "per-row results",
           out->toString(), norm.reference->toString());
+  }
   for (Val* in : fusion->inputs()) {
     auto* tv = dynamic_cast<TensorView*>(in);
-    if (tv == nullptr || tv->uses().empty() || isFull(tv) || isRowShaped(tv)) continue;
+    if (tv == nullptr || tv->uses().empty() || isFull(tv) || isRowShaped(tv) || onlyReshaped(tv))
+      continue;
     return fmt::format("input {} has neither the shape of {} nor that of its row", tv->toString(),
                        norm.reference->toString());
   }

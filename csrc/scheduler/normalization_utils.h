@@ -32,8 +32,10 @@ std::vector<TensorView*> persistentBuffers(Fusion* fusion);
 
 //! An inner normalization: every reduction reduces the same innermost `row_rank` axes of
 //! tensors of one shape (the reference's), at least one reduction result is broadcast back
-//! over the row, every output has the reference's shape, and every tensor input has that
-//! shape or the row's (a norm's weight, broadcast over the rows).
+//! over the row, every output has the reference's shape, the rows' (a per-row result) or is
+//! a merge-only reshape of a tensor of that shape, and every tensor input has that shape or
+//! the row's (a norm's weight, broadcast over the rows) or is read only through reshapes into
+//! that shape (NVFP4's `[M, K] -> [M, K/16, 16]`).
 struct InnerNormalization {
   //! The first reduction's input: every full-shape tensor's axes map (IdModel, exact) to its
   //! logical axes.

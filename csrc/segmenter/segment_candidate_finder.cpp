@@ -303,6 +303,34 @@ class Finder {
     return false;
   }
 
+  // The groups on a path from `from` to `to` (neither included), in key order: with the two
+  // they form a convex set (no path leaves it and comes back), so merging them all makes no
+  // cycle.
+  std::vector<int64_t> groupsBetween(const std::vector<std::vector<int64_t>>& consumers,
+                                     int64_t from, int64_t to) const {
+    auto reachable = [&](int64_t start, const std::vector<std::vector<int64_t>>& edges) {
+      std::vector<bool> seen(edges.size(), false);
+      std::vector<int64_t> work = edges[start];
+      while (!work.empty()) {
+        int64_t g = work.back();
+        work.pop_back();
+        if (seen[g]) continue;
+        seen[g] = true;
+        work.insert(work.end(), edges[g].begin(), edges[g].end());
+      }
+      return seen;
+    };
+    std::vector<std::vector<int64_t>> producers(consumers.size());
+    for (size_t p = 0; p < consumers.size(); ++p)
+      for (int64_t c : consumers[p]) producers[c].push_back(static_cast<int64_t>(p));
+    const std::vector<bool> after = reachable(from, consumers);
+    const std::vector<bool> before = reachable(to, producers);
+    std::vector<int64_t> mid;
+    for (int64_t g : aliveInKeyOrder())
+      if (g != from && g != to && after[g] && before[g]) mid.push_back(g);
+    return mid;
+  }
+
   std::string label(int64_t g) const {
     std::string s;
     for (int64_t i : groups_[g].exprs)
@@ -339,16 +367,30 @@ class Finder {
         !options_.custom_should_merge_groups(exprsOf(groups_[a].exprs), exprsOf(groups_[b].exprs)))
       return refuse("custom_should_merge_groups said no\n");
     const std::vector<std::vector<int64_t>> consumers = consumerLists();
-    if (reachesThroughOther(consumers, a, b) || reachesThroughOther(consumers, b, a))
-      return refuse("a path between them runs through another group (a cycle)\n");
+    // A path between them through other groups: the two alone would make a cycle, so the
+    // merge takes those groups too (a normalization whose reduction sits between its input's
+    // reader and its output's writer: {reshape, abs} + {div} through {max, broadcast}).
+    std::vector<int64_t> mid;
+    if (reachesThroughOther(consumers, a, b)) mid = groupsBetween(consumers, a, b);
+    if (reachesThroughOther(consumers, b, a)) mid = groupsBetween(consumers, b, a);
+    std::string through;
+    for (int64_t g : mid) {
+      merged.insert(merged.end(), groups_[g].exprs.begin(), groups_[g].exprs.end());
+      through += (through.empty() ? "" : " + ") + label(g);
+    }
+    std::sort(merged.begin(), merged.end());
+    if (!mid.empty()) through = fmt::format(" (with {} between them)", through);
     HeuristicsProposal proposal = propose(merged);
     if (!proposal.accepted())
-      return refuse("no scheduler takes the union:\n" + indent(proposal.rejectionsString()));
-    if (logging()) dumpStream() << what << ": accepted by " << toString(proposal.type) << "\n";
-    for (int64_t i : groups_[b].exprs) group_of_[i] = a;
+      return refuse(fmt::format("no scheduler takes the union{}:\n{}", through,
+                                indent(proposal.rejectionsString())));
+    if (logging())
+      dumpStream() << what << through << ": accepted by " << toString(proposal.type) << "\n";
+    for (int64_t g : mid) groups_[g].alive = false;
+    groups_[b].alive = false;
     groups_[a].exprs = std::move(merged);
     groups_[a].type = proposal.type;
-    groups_[b].alive = false;
+    for (int64_t i : groups_[a].exprs) group_of_[i] = a;
     return true;
   }
 

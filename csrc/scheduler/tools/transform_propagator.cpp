@@ -1,6 +1,7 @@
 #include "scheduler/tools/transform_propagator.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -44,10 +45,38 @@ bool resizedFromRoot(const TensorView* tv) {
          });
 }
 
+// Sets `tv`'s loop (a merge-only reshape's output, isMergeOnlyReshape) to its logical axes with
+// each merge split back by its inner extent, and returns its root axes -> those loop axes (IdModel
+// maps each pair).
+//   [iS0{i0}, iS3{9 * 16}] (iS3 = merge(iS1{9}, iS2{16}))  ->  loop [iS0, iS4{9}, iS5{16}]
+IdMap unmergedLoop(TensorView* tv) {
+  const auto& root = tv->getMaybeRootDomain();
+  IdMap root_to_loop;
+  std::vector<IterDomain*> loop;
+  std::function<void(IterDomain*, IterDomain*)> unmerge = [&](IterDomain* id, IterDomain* as) {
+    auto* m = dynamic_cast<Merge*>(id->definition());
+    if (m == nullptr || std::find(root.begin(), root.end(), id) != root.end()) {
+      root_to_loop.emplace(id, as);
+      loop.push_back(as);
+      return;
+    }
+    auto [outer, inner] = IterDomain::split(as, m->inner()->extent(), /*inner_split=*/true);
+    unmerge(m->outer(), outer);
+    unmerge(m->inner(), inner);
+  };
+  FusionGuard fg(tv->fusion());
+  for (IterDomain* id : tv->getLogicalDomain()) unmerge(id, id);
+  tv->setLoopDomain(std::move(loop));
+  return root_to_loop;
+}
+
 struct Edge {
   TensorView* from;
   TensorView* to;
   bool to_is_producer;
+  // A producer -> reshape-output edge (isMergeOnlyReshape): taken only when no other edge is left,
+  // so a reshape's output keeps taking its loop from its consumers where it has them.
+  bool into_merge;
   PreservedAxes axes;
   // Second weight: the axes of `to` the edge maps at all, broadcasts included, so that
   // `[i0, b] = broadcast([i0])` takes its loop from a consumer `[i0, b]` (the broadcast axis
@@ -61,6 +90,7 @@ Edge makeEdge(const PreservedAxes& from_axes, TensorView* from, TensorView* to, 
   return {from,
           to,
           to_is_producer,
+          !to_is_producer && isMergeOnlyReshape(to->definition()),
           preservedAcross(from_axes, from, to, to_is_producer),
           stepMap(from, to, to_is_producer).size(),
           order};
@@ -81,9 +111,12 @@ std::vector<Edge> spanningTree(TensorView* reference) {
       if (!visited.count(p)) frontier.push_back(makeEdge(preserved[tv], tv, p, true, order++));
     // A reshape's, pad's or slice's output is reached from its consumers only: a producer's
     // loop transforms cannot be replayed onto its logical domain (they apply to its root; its
-    // producer's loop is replayed from its reshaped or resized one, never the other way).
+    // producer's loop is replayed from its reshaped or resized one, never the other way). But
+    // a reshape that only merges axes is split back into its root's axes (unmergedLoop).
     for (TensorView* c : consumerTvsOf(tv))
-      if (!visited.count(c) && !(c->definition() && c->definition()->isA<ViewOp>()) &&
+      if (!visited.count(c) &&
+          (!(c->definition() && c->definition()->isA<ViewOp>()) ||
+           isMergeOnlyReshape(c->definition())) &&
           !resizedFromRoot(c))
         frontier.push_back(makeEdge(preserved[tv], tv, c, false, order++));
   };
@@ -92,6 +125,7 @@ std::vector<Edge> spanningTree(TensorView* reference) {
   while (!frontier.empty()) {
     auto best =
         std::min_element(frontier.begin(), frontier.end(), [](const Edge& a, const Edge& b) {
+          if (a.into_merge != b.into_merge) return !a.into_merge;
           if (a.axes.size() != b.axes.size()) return a.axes.size() > b.axes.size();
           if (a.mapped != b.mapped) return a.mapped > b.mapped;
           return a.order < b.order;
@@ -129,10 +163,19 @@ void propagateTransforms(TensorView* reference) {
            reference->toString());
   for (const Edge& edge : spanningTree(reference)) {
     if (edge.to->domain()->loopFromAllocation()) continue;
-    if (edge.to_is_producer)
+    if (edge.to_is_producer) {
       TransformReplay::replayPasC(edge.to, edge.from);
-    else
+    } else if (edge.into_merge) {
+      // The producer's logical axes map to the reshape's root, which maps to the split loop.
+      const IdMap root_to_loop = unmergedLoop(edge.to);
+      IdMap to_loop;
+      for (auto [p_id, root_id] : stepMap(edge.from, edge.to, false))
+        if (auto it = root_to_loop.find(root_id); it != root_to_loop.end())
+          to_loop.emplace(p_id, it->second);
+      TransformReplay::replayOnLoop(edge.to, edge.from, to_loop);
+    } else {
       TransformReplay::replayCasP(edge.to, edge.from);
+    }
     edge.to->setComputeAtPosition(0);
   }
 }

@@ -19,9 +19,11 @@ namespace mf {
 //! parent (TransformReplay::replayPasC / replayCasP, all positions), so its previous loop
 //! transforms and compute-at position are replaced. A tensor whose loop domain runs over a
 //! declared allocation domain (the layout op's gather form) keeps its loop domain and ends
-//! the walk. A reshape's output (ViewOp) is reached from a consumer only, its producer then
-//! replayed through the reshape's root -> logical transforms; a tensor reachable otherwise
-//! only is left alone (propagatedAxes lacks it: schedulers refuse such a fusion).
+//! the walk. A reshape's output (ViewOp) is reached from a consumer, its producer then
+//! replayed through the reshape's root -> logical transforms; a reshape that only merges axes
+//! is also reached from its producer when nothing else reaches it (its loop split back into
+//! its root's axes, then TransformReplay::replayOnLoop); a tensor reachable otherwise only is
+//! left alone (propagatedAxes lacks it: schedulers refuse such a fusion).
 void propagateTransforms(TensorView* reference);
 
 //! The spanning tree propagateTransforms walks, without replaying anything: for `reference`

@@ -292,10 +292,11 @@ TEST(LayoutOpTest, SchedulerKernelWithOffsetsProducer) {
 
 // LayoutOpTest.SchedulerKernelWithExplicitQuantizationPattern: per-16 block maxima of a
 // [512, 144] input (reshape, max) scale it (output 0) and go through the layout op (output 1):
-// the layout op is a kernel of its own in the tile form, reading the maxima from global
-// memory, and both outputs equal the reference. (nvFuser makes the rest one persistent
-// kernel; ours is three, reshape/abs, max and div/reshape: the inner persistent scheduler
-// takes no reshape yet, docs/layout_op.md "Known limits".)
+// two segments, as nvFuser's: one inner persistent kernel (the input read once through its
+// reshape, a thread per block of 16, the scaled blocks written through the merging reshape,
+// the maxima written as a per-row output) and the layout op's tile kernel reading the maxima
+// from global memory; both outputs, computed by the kernels on the host interpreter, equal
+// the reference.
 TEST(LayoutOpTest, SchedulerKernelWithExplicitQuantizationPattern) {
   const int64_t m = 512, k = 144;
   auto fusion = std::make_unique<Fusion>();
@@ -314,9 +315,12 @@ TEST(LayoutOpTest, SchedulerKernelWithExplicitQuantizationPattern) {
                                 testing::layoutOffsetTensor(io, DataType::Int32),
                                 testing::layoutOffsetTensor(oo, DataType::Int32)};
   CacheRun run = runOnInterpreter(fec, inputs);
-  ASSERT_FALSE(run.params.empty());
-  EXPECT_EQ(run.types.back(), SchedulerType::PointWise);
+  EXPECT_THAT(run.types,
+              ::testing::ElementsAre(SchedulerType::InnerPersistent, SchedulerType::PointWise));
   EXPECT_THAT(run.params.back(), HasSubstr("layout op: tile"));
+  EXPECT_THAT(fec.getMostRecentKernelRuntime()->fusionSegments()->toString(),
+              HasSubstr("edge group 0 -> group 1: T5"));
+  EXPECT_THAT(run.params.front(), HasSubstr("row_extents = [16]"));
   const std::vector<Tensor> ref = ReferenceEvaluator(fec.fusion()).run(inputs);
   for (int64_t i = 0; i < ref[0].numel(); ++i)
     ASSERT_NEAR(run.outputs[0].item(i), ref[0].item(i), 1e-6 * (1 + std::abs(ref[0].item(i))))

@@ -105,6 +105,24 @@ TEST(SpecializeExtents, FixesTheAxisAndItsExactlyMappedAxes) {
             "} // %kernel_math\n");
 }
 
+// Through a reshape: [i0, i1] read as [i0, 9, ceilDiv(i1, 9)], the block of 16 known. The
+// derived extent becomes 16, and since a reshape's split is exact, the input's i1 becomes
+// 9 * 16 (so a loop replayed onto the input through the reshape has constant extents).
+TEST(SpecializeExtents, ThroughAReshapeItsSplitsAreExact) {
+  Fusion f;
+  FusionGuard fg(&f);
+  TensorView* x = makeSymbolicTensor(2);
+  f.addInput(x);
+  TensorView* r = reshape(x, {512, 144}, {512, 9, 16});
+  f.addOutput(neg(r));
+  ASSERT_EQ(r->getLogicalDomain()[2]->extent()->toInlineString(), "ceilDiv(i1, 9)");
+  runFusionPasses(f, request({"specializeExtents"}, 0, {{r->getLogicalDomain()[2], 16}}));
+  EXPECT_THAT(f.mathString(), HasSubstr("T0_g_float[iS0{i0}, iS"));
+  EXPECT_THAT(f.mathString(), HasSubstr("{144}]"));
+  EXPECT_THAT(f.mathString(), HasSubstr("= reshape(T0, {i0, 9, 16})"));
+  EXPECT_THAT(f.mathString(), Not(HasSubstr("i1")));
+}
+
 // A request naming no pass of the table is refused with the name.
 TEST(FusionPassRunner, RefusesAnUnknownPass) {
   Fusion f;

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "minifuser.h"
+#include "random/kernel_interpreter.h"
 #include "unit/scheduler/normalization_fusions.h"
 #include "unit/scheduler/scheduler_test_utils.h"
 
@@ -229,15 +230,18 @@ TEST(PersistentScheduler, RefusalsSayWhy) {
                 HasSubstr("no reduction result is broadcast back over the row"));
   }
   {
-    // Softmax that also outputs its row maxima: only full-shape outputs are written.
+    // Softmax that also outputs its row maxima broadcast back ([rows, 1]): outputs are
+    // full-shape tensors, reshapes of them, or per-row results without broadcast axes.
     Fusion f;
     FusionGuard fg(&f);
     TensorView* x = makeContigTensor(2);
     f.addInput(x);
-    TensorView* m = max(x, {1});
-    f.addOutput(sub(x, broadcast(m, {false, true})));
+    TensorView* m = broadcast(max(x, {1}), {false, true});
+    f.addOutput(sub(x, m));
     f.addOutput(m);
-    EXPECT_THAT(compileTimeRejection(f), HasSubstr("does not have the shape of"));
+    EXPECT_THAT(compileTimeRejection(f),
+                HasSubstr("has neither the shape of T0_g_float[iS0{i0}, iS1{i1}] nor that of its "
+                          "rows"));
   }
   {
     Fusion f;
@@ -502,6 +506,42 @@ TEST(PersistentScheduler, IntermediateOutputWithReaders) {
   EXPECT_EQ(rt->heuristics().at(0)->schedulerType(), SchedulerType::InnerPersistent);
   EXPECT_EQ(globalReads(fec.getMostRecentCode(), "T0"), 1) << fec.getMostRecentCode();
   EXPECT_THAT(rt->executor()->ptx(), Not(HasSubstr(".local")));
+}
+
+// Per-row results as outputs (the row maxima, sums and a sum nothing else reads beside the
+// softmax): each row's value
+// is written once, by the thread that owns the row or (a block per row) after the block's
+// all-reduce; the kernel's values, run on the host interpreter, equal the reference's, for
+// rows of one thread, of a block shared by several rows, and of a whole block.
+TEST(PersistentScheduler, PerRowResultsAsOutputs) {
+  for (auto [rows, row] : {std::pair<int64_t, int64_t>{131, 13}, {5, 1000}, {3, 4099}}) {
+    auto fusion = std::make_unique<Fusion>();
+    {
+      FusionGuard fg(fusion.get());
+      TensorView* x = makeContigTensor(2);
+      fusion->addInput(x);
+      TensorView* m = max(x, {1});
+      TensorView* e = exp(sub(x, testing::backOverRow(m, 2)));
+      TensorView* s = sum(e, {1});
+      fusion->addOutput(div(e, testing::backOverRow(s, 2)));
+      fusion->addOutput(m);
+      fusion->addOutput(mul(s, constFloat(2.0)));
+      fusion->addOutput(sum(x, {1}));  // a reduction nothing else reads
+    }
+    FusionExecutorCache fec(std::move(fusion));
+    std::vector<Tensor> in = {Tensor::random({rows, row}, DataType::Float, 7)};
+    fec.runFusionWithInputs(in);
+    FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+    EXPECT_FALSE(rt->isSegmented()) << rt->fusionSegments()->toString();
+    EXPECT_EQ(rt->heuristics().at(0)->schedulerType(), SchedulerType::InnerPersistent);
+    const std::vector<Tensor> got = rt->runOnHost(in, testing::interpretKernelOrThrow);
+    const std::vector<Tensor> ref = ReferenceEvaluator(fec.fusion()).run(in);
+    ASSERT_EQ(got.size(), 4u);
+    for (size_t o = 0; o < 4; ++o)
+      for (int64_t i = 0; i < ref[o].numel(); ++i)
+        ASSERT_NEAR(got[o].item(i), ref[o].item(i), 1e-5 * (1 + std::abs(ref[o].item(i))))
+            << "rows " << rows << " of " << row << ", output " << o << ", element " << i;
+  }
 }
 
 }  // namespace

@@ -146,6 +146,33 @@ TEST(TransformPropagator, GatherFormLayoutOpKeepsItsLoop) {
 }
 
 // All parallel types, or only those listed, go to the mapped axes of every tensor.
+// A reshape output that only merges axes ([i0, 9, 16] -> [i0, 144]) is reached from its
+// producer: its loop is split back into [i0, 9, 16] and replayed like the reference, so its
+// loop axes map (IdModel exact) to the reference's one by one, and the schedule inlines and
+// compiles.
+TEST(TransformPropagator, MergingReshapeOutputTakesItsProducersLoop) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* x = makeContigTensor(3);
+  fusion.addInput(x);
+  TensorView* y = neg(x);
+  TensorView* out = reshape(y, {64, 9, 16}, {64, 144});
+  fusion.addOutput(out);
+  y->merge(0, 1)->split(0, 128)->split(-1, 4);  // [ceilDiv(i0 * 9, 128), 128, 4, 4]
+  y->axis(0)->parallelize(ParallelType::BIDx);
+  y->axis(1)->parallelize(ParallelType::TIDx);
+  propagateTransforms(y);
+  ASSERT_EQ(out->nDims(), 4) << out->toString();
+  IdModel model(fusion);
+  for (int64_t i = 0; i < 4; ++i)
+    EXPECT_TRUE(model.areMapped(out->axis(i), y->axis(i), IdMappingMode::Exact))
+        << out->toString() << " axis " << i;
+  parallelizeAllLike(y);
+  inlineMost();
+  EXPECT_EQ(y->computeAtPosition(), 4);
+  EXPECT_THAT(compile(fusion), HasSubstr("T2["));
+}
+
 TEST(ParallelizeAllLike, CopiesSelectedTypes) {
   Fusion fusion;
   FusionGuard fg(&fusion);
