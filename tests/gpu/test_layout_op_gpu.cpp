@@ -218,6 +218,57 @@ TEST_F(LayoutOpGpu, TileFormMatchesReferenceLarge) {
   tileFormCases({32, 256}, 2025);
 }
 
+// The explicit quantization pattern (LayoutOpTest.SchedulerKernelWithExplicitQuantizationPattern)
+// on the device: an inner persistent kernel (reshape, block max, divide, reshape; the maxima a
+// per-row output) and the layout op's tile kernel, on device inputs with poisoned outputs;
+// both outputs equal the reference. One row, a prime number of rows with an empty group and
+// a group of 128, and long rows.
+TEST_F(LayoutOpGpu, ExplicitQuantizationPatternMatchesReference) {
+  struct Case {
+    int64_t m, k;
+    std::vector<int64_t> tokens;
+  };
+  const std::vector<Case> cases = {
+      {1, 16, {1}}, {509, 144, {100, 0, 128, 281}}, {1000, 4096, {999, 1}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(fmt::format("M = {}, K = {}", c.m, c.k));
+    auto fusion = std::make_unique<Fusion>();
+    {
+      FusionGuard fg(fusion.get());
+      const LayoutInputs l = addLayoutInputs(*fusion, DataType::Float, DataType::Int32);
+      TensorView* r = reshape(l.in, {c.m, c.k}, {c.m, c.k / 16, 16});
+      TensorView* sf = max(abs(r), {2});
+      fusion->addOutput(
+          reshape(div(r, broadcast(sf, {false, false, true})), {c.m, c.k / 16, 16}, {c.m, c.k}));
+      fusion->addOutput(preprocessGroupedMatmulInputSf(sf, l.in_off, l.out_off));
+    }
+    FusionExecutorCache fec(std::move(fusion));
+    auto [io, oo] = testing::layoutOffsets(c.tokens);
+    const std::vector<Tensor> host = {Tensor::random({c.m, c.k}, DataType::Float, 31),
+                                      testing::layoutOffsetTensor(io, DataType::Int32),
+                                      testing::layoutOffsetTensor(oo, DataType::Int32)};
+    std::vector<Tensor> dev;
+    for (const Tensor& t : host) dev.push_back(t.toDevice());
+    std::vector<Tensor> out = fec.runFusionWithInputs(dev, {.poison_outputs = true});
+    FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+    ASSERT_EQ(rt->fusionSegments()->groups().size(), 2u) << rt->fusionSegments()->toString();
+    EXPECT_EQ(rt->heuristics().at(0)->schedulerType(), SchedulerType::InnerPersistent);
+    const std::vector<Tensor> ref = ReferenceEvaluator(fec.fusion()).run(host);
+    const Tensor scaled = out.at(0).toHost();
+    for (int64_t i = 0; i < ref[0].numel(); ++i)
+      ASSERT_NEAR(scaled.item(i), ref[0].item(i), 1e-6 * (1 + std::abs(ref[0].item(i))))
+          << "output 0 element " << i;
+    Tensor sf = Tensor::empty({c.m, c.k / 16}, DataType::Float);
+    for (int64_t row = 0; row < c.m; ++row)
+      for (int64_t b = 0; b < c.k / 16; ++b) {
+        double mx = 0;
+        for (int64_t j = 0; j < 16; ++j) mx = std::max(mx, std::abs(host[0].at({row, b * 16 + j})));
+        sf.data<float>()[row * (c.k / 16) + b] = static_cast<float>(mx);
+      }
+    testing::expectGroupedLayout(out.at(1).toHost(), sf, io, oo, /*pads_zero=*/true);
+  }
+}
+
 // Bad offsets on device tensors through the automatic path (the tile form): the kernel's
 // flag is raised, the run throws, nothing is written outside the buffer (memcheck).
 TEST_F(LayoutOpGpu, TileFormBadDeviceOffsetsRaiseErrorFlag) {
