@@ -135,8 +135,10 @@ TEST(LayoutOpTest, TileShapeFollowsKAndDtype) {
   }
 }
 
-// At the benchmark's sizes (fp8, docs/layout_op.md): 128 threads of two 16-byte vectors
-// (8 of K = 448's 112 column quads per block) while the grid keeps 4 blocks per SM.
+// At the benchmark's sizes (fp8, docs/layout_op.md): the largest slab that keeps 4 blocks
+// per SM: 256 threads of two 16-byte vectors (16 of K = 448's 112 column quads per block),
+// or 128 threads of two when the grid would be too small (G = 8, M = 8192: 504 blocks of
+// 256 x 32 for 132 SMs).
 TEST(LayoutOpTest, TileVectorsPerThreadFollowTheSize) {
   struct Case {
     int64_t g, m, k;
@@ -144,10 +146,11 @@ TEST(LayoutOpTest, TileVectorsPerThreadFollowTheSize) {
   };
   const std::vector<Case> cases = {
       {8, 8192, 448, "128 threads x 32 elements per block (8 column quads"},
-      {128, 262144, 448,
-       "128 threads x 32 elements per block (8 column quads of a 128-row "
+      {32, 65536, 448,
+       "256 threads x 32 elements per block (16 column quads of a 128-row "
        "tile, 2 vectors of 16 per thread)"},
-      {8, 1 << 20, 512, "128 threads x 32 elements per block (8 column quads"},
+      {128, 262144, 448, "256 threads x 32 elements per block (16 column quads"},
+      {8, 1 << 20, 512, "256 threads x 32 elements per block (16 column quads"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(fmt::format("G = {} M = {} K = {}", c.g, c.m, c.k));
