@@ -76,6 +76,9 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
 
   // Splits by equal factors of one axis give the same axes, and merges of the same axes the
   // same axis; each union can enable another, so repeat until nothing changes.
+  std::unordered_set<const IterDomain*> logical;  // every tensor's logical axes
+  for (TensorView* tv : tvs_)
+    logical.insert(tv->getLogicalDomain().begin(), tv->getLogicalDomain().end());
   std::vector<Split*> splits;
   std::vector<Merge*> merges;
   std::vector<Resize*> resizes;
@@ -135,7 +138,12 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
     // % nb = b. How a tensor loops over a reshape's merged axis as its producer's two axes.
     for (Split* s : splits)
       for (Merge* m : merges) {
-        if (sets.find(s->in()) != sets.find(m->out())) continue;
+        // A reshape's merged logical axis split in its loop only, of two iterated axes: on a
+        // loop merge, or through mapped axes (a permissive set holds a broadcast merge's
+        // output with its other input), the rule binds two loop axes of a tensor alike.
+        if (s->in() != m->out() || !logical.count(m->out()) || m->outer()->isBroadcast() ||
+            m->inner()->isBroadcast())
+          continue;
         IterDomain* by = s->innerSplit() ? m->inner() : m->outer();
         if (!sameFactor(s->factor(), by->extent())) continue;
         changed |= sets.unite(s->outer(), m->outer());

@@ -17,8 +17,8 @@ class Fusion;
 
 enum class IdMappingMode {
   //! Same axis with the same extent: mapped through ops (broadcast to broadcast only), and
-  //! the outputs of splits by equal factors / merges of mapped inputs, and the outputs of a
-  //! merge's output split by the merge's inner extent mapped to the merge's inputs.
+  //! the outputs of splits by equal factors / merges of mapped inputs, and a reshape's merged
+  //! logical axis split in its loop by the merge's inner extent mapped to the merge's inputs.
   Exact,
   //! Exact, plus a producer's broadcast axis with the consumer axis it is broadcast to: the
   //! two can share one loop (over the consumer's extent); and the output of a merge with a
