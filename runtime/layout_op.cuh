@@ -244,7 +244,6 @@ __device__ void mf_layoutOpGather(T* out, mf_index_t out_numel, mf_index_t p, co
   }
 }
 
-
 // The tile form. A block of `threads` threads owns a slab of threads * per_thread
 // consecutive positions of the padded buffer (thread i the per_thread positions from its own
 // p, as the loops [blocks, threads, per_thread] give them), moved as U = per_thread / V
@@ -419,9 +418,9 @@ struct mf_LayoutTile {
     if (static_cast<mf_int64>(tile) * 128 >= used) return;
     // Wrapping too, whatever the offsets hold: the bounds below are of this value, so a row
     // read is begin + row in [0, row_end) exactly.
-    const RowInt begin = static_cast<RowInt>(static_cast<RowUInt>(in_start) +
-                                             static_cast<RowUInt>(tile * 128) -
-                                             static_cast<RowUInt>(out_start));
+    const RowInt begin =
+        static_cast<RowInt>(static_cast<RowUInt>(in_start) + static_cast<RowUInt>(tile * 128) -
+                            static_cast<RowUInt>(out_start));
     const RowInt row_end = in_next < M ? in_next : static_cast<RowInt>(M);
     const RowUInt below = RowUInt(0) - static_cast<RowUInt>(begin);  // -begin when negative
     row_lo = begin >= 0 ? 0 : below < 128 ? static_cast<int>(below) : 128;
@@ -435,8 +434,8 @@ struct mf_LayoutTile {
   __device__ void locate(int votes, const OffsetT* in_off, const OffsetT* out_off, I M, I G) {
     const int e = groupOf(votes, G);
     place(in_off[e], out_off[e],
-          e + 1 < G ? static_cast<RowInt>(in_off[e + 1]) : static_cast<RowInt>(M),
-          in_off[G - 1], out_off[G - 1], M);
+          e + 1 < G ? static_cast<RowInt>(in_off[e + 1]) : static_cast<RowInt>(M), in_off[G - 1],
+          out_off[G - 1], M);
   }
 
   // The tile row and the row's vector of load j (see the top), and x (unsigned: j >= 0, and
@@ -459,8 +458,7 @@ struct mf_LayoutTile {
   // past K (the same for the whole block); else it loads element by element.
   __device__ bool wholeVectors(const T* in, I stride0, I stride1) const {
     return stride1 == 1 && stride0 % V == 0 &&
-           reinterpret_cast<unsigned long long>(in) % (V * sizeof(T)) == 0 &&
-           col_room == quads * 4;
+           reinterpret_cast<unsigned long long>(in) % (V * sizeof(T)) == 0 && col_room == quads * 4;
   }
 
   // (The slab's columns before K are col_room.)
@@ -535,8 +533,9 @@ struct mf_LayoutTile {
   template <int U>
   __device__ void store(int role, const T* smem, T* out, I out_numel) const {
     const I left = out_numel - slab_start;
-    const int room = slab_start < 0 || left <= 0 ? 0 : left < slab ? static_cast<int>(left)
-                                                                   : static_cast<int>(slab);
+    const int room = slab_start < 0 || left <= 0 ? 0
+                     : left < slab               ? static_cast<int>(left)
+                                                 : static_cast<int>(slab);
     for (int u = 0; u < U; ++u) {
       const int e0 = (u * threads + role) * V;
       const Words v = *reinterpret_cast<const Words*>(smem + e0);
@@ -567,13 +566,13 @@ struct mf_LayoutTileVector {
 // common path's registers).
 template <typename T, typename OffsetT, int N, int V>
 __noinline__ __device__ void mf_layoutTileGather(T* out, mf_index_t out_numel, mf_index_t p,
-                                                   const T* in, mf_index_t in_stride0,
-                                                   mf_index_t in_stride1, const OffsetT* in_off,
-                                                   const OffsetT* out_off, mf_index_t M,
-                                                   mf_index_t K, mf_index_t G, int* error_flag) {
+                                                 const T* in, mf_index_t in_stride0,
+                                                 mf_index_t in_stride1, const OffsetT* in_off,
+                                                 const OffsetT* out_off, mf_index_t M, mf_index_t K,
+                                                 mf_index_t G, int* error_flag) {
   for (int i = 0; i < N / V; ++i)
-    mf_layoutOpGather<T, OffsetT, V>(out, out_numel, p + i * V, in, in_stride0, in_stride1,
-                                     in_off, out_off, M, K, G, error_flag);
+    mf_layoutOpGather<T, OffsetT, V>(out, out_numel, p + i * V, in, in_stride0, in_stride1, in_off,
+                                     out_off, M, K, G, error_flag);
 }
 
 // The rest of the tile form when the block loads element by element (out of line: a rare
@@ -642,8 +641,8 @@ __device__ void mf_layoutOpTile(T* out, mf_index_t out_numel, mf_index_t p, cons
   if (!tile.active) return;  // the same for the whole block
   T* shared = reinterpret_cast<T*>(smem);
   if (!tile.wholeVectors(in, in_stride0, in_stride1)) {
-    mf_layoutTileElements<T, OffsetT, V, N / V>(tile, role, in, in_stride0, in_stride1, shared,
-                                                  out, out_numel);
+    mf_layoutTileElements<T, OffsetT, V, N / V>(tile, role, in, in_stride0, in_stride1, shared, out,
+                                                out_numel);
     return;
   }
   const typename Tile::template Fetched<N / V> f =

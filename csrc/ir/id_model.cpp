@@ -90,6 +90,21 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
         def, [&](Split* s) { splits.push_back(s); }, [&](Merge* m) { merges.push_back(m); },
         [&](Resize* r) { resizes.push_back(r); });
   }
+  // A reshape's merged logical axis split in its loop by the merge's inner extent (an inner
+  // split) or outer extent (an outer split) gives back the merge's inputs: index
+  // (a * nb + b) / nb = a and % nb = b. Only there, of two iterated axes: on a loop merge, or
+  // through mapped axes (a permissive set holds a broadcast merge's output with its other
+  // input), it bound two loop axes of one tensor alike. Depends on no union: once.
+  for (Split* s : splits) {
+    auto* m = dynamic_cast<Merge*>(s->in()->definition());
+    if (m == nullptr || !logical.count(m->out()) || m->outer()->isBroadcast() ||
+        m->inner()->isBroadcast())
+      continue;
+    IterDomain* by = s->innerSplit() ? m->inner() : m->outer();
+    if (!sameFactor(s->factor(), by->extent())) continue;
+    sets.unite(s->outer(), m->outer());
+    sets.unite(s->inner(), m->inner());
+  }
   if (forward_broadcast_merges)
     for (Merge* m : merges) {
       if (m->inner()->isBroadcast()) sets.unite(m->out(), m->outer());
@@ -132,22 +147,6 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
         if (sets.find(a->outer()) == sets.find(b->outer()) &&
             sets.find(a->inner()) == sets.find(b->inner()))
           changed |= sets.unite(a->out(), b->out());
-      }
-    // A split of a merge's output by the merge's inner extent (an inner split) or outer
-    // extent (an outer split) gives back the merge's inputs: index (a * nb + b) / nb = a and
-    // % nb = b. How a tensor loops over a reshape's merged axis as its producer's two axes.
-    for (Split* s : splits)
-      for (Merge* m : merges) {
-        // A reshape's merged logical axis split in its loop only, of two iterated axes: on a
-        // loop merge, or through mapped axes (a permissive set holds a broadcast merge's
-        // output with its other input), the rule binds two loop axes of a tensor alike.
-        if (s->in() != m->out() || !logical.count(m->out()) || m->outer()->isBroadcast() ||
-            m->inner()->isBroadcast())
-          continue;
-        IterDomain* by = s->innerSplit() ? m->inner() : m->outer();
-        if (!sameFactor(s->factor(), by->extent())) continue;
-        changed |= sets.unite(s->outer(), m->outer());
-        changed |= sets.unite(s->inner(), m->inner());
       }
     // Equal widths on one axis give the same axis (a pad replayed onto its producer).
     for (size_t i = 0; i < resizes.size(); ++i)
