@@ -18,6 +18,7 @@ namespace mf {
 namespace {
 
 using ::testing::AllOf;
+using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
@@ -381,6 +382,38 @@ TEST(LayoutOpTest, TileFormNeedsItsLoops) {
           AllOf(HasSubstr("is scheduled in the tile form, which needs the loop domain [BIDx, TIDx, "
                           "Vectorize]"),
                 HasSubstr("got 96 threads of 4 elements"))));
+}
+
+// The same pattern on one block ([1, 16]): the reshape's size-1 axes are broadcasts, so there
+// are no rows to spread and the layout op shares a pointwise kernel with the scaled output;
+// it is then the per-element form, which says why (the reference tensor is not the op's
+// output) and leaves pads uninitialized, as nvFuser. Both outputs equal the reference.
+TEST(LayoutOpTest, ExplicitQuantizationPatternOfOneBlockIsPerElement) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    const schedtest::LayoutInputs l = schedtest::layoutInputs(*fusion);
+    TensorView* r = reshape(l.in, {1, 16}, {1, 1, 16});
+    TensorView* sf = max(abs(r), {2});
+    fusion->addOutput(reshape(div(r, broadcast(sf, {false, false, true})), {1, 1, 16}, {1, 16}));
+    fusion->addOutput(preprocessGroupedMatmulInputSf(sf, l.in_off, l.out_off));
+  }
+  FusionExecutorCache fec(std::move(fusion));
+  auto [io, oo] = testing::layoutOffsets({1});
+  std::vector<Tensor> inputs = {Tensor::random({1, 16}, DataType::Float, 6),
+                                testing::layoutOffsetTensor(io, DataType::Int32),
+                                testing::layoutOffsetTensor(oo, DataType::Int32)};
+  CacheRun run = runOnInterpreter(fec, inputs);
+  EXPECT_THAT(run.params, Contains(HasSubstr("layout op: per element: the reference tensor is")));
+  const std::vector<Tensor> ref = ReferenceEvaluator(fec.fusion()).run(inputs);
+  for (int64_t i = 0; i < 16; ++i)
+    ASSERT_NEAR(run.outputs[0].item(i), ref[0].item(i), 1e-6 * (1 + std::abs(ref[0].item(i))))
+        << "output 0 element " << i;
+  Tensor sf = Tensor::empty({1, 1}, DataType::Float);
+  double mx = 0;
+  for (int64_t j = 0; j < 16; ++j) mx = std::max(mx, std::abs(inputs[0].at({0, j})));
+  sf.data<float>()[0] = static_cast<float>(mx);
+  testing::expectGroupedLayout(run.outputs[1], sf, io, oo, /*pads_zero=*/false);
 }
 
 }  // namespace
