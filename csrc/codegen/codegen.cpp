@@ -34,6 +34,8 @@ std::string_view cudaTypeName(DataType t) {
       return "double";
     case DataType::Float8_e4m3fn:
       return "mf_fp8e4m3";
+    case DataType::Float4_e2m1fn:
+      return "mf_fp4e2m1x2";  // a pair (kernels address fp4 tensors by the byte)
   }
   return "?";
 }

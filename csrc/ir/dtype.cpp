@@ -45,11 +45,16 @@ bool isIntegralType(DataType t) {
 
 bool isFloatingType(DataType t) {
   return t == DataType::Half || t == DataType::BFloat16 || t == DataType::Float ||
-         t == DataType::Double || t == DataType::Float8_e4m3fn;
+         t == DataType::Double || t == DataType::Float8_e4m3fn || t == DataType::Float4_e2m1fn;
 }
 
 bool isNarrowFloat(DataType t) {
-  return t == DataType::Half || t == DataType::BFloat16 || t == DataType::Float8_e4m3fn;
+  return t == DataType::Half || t == DataType::BFloat16 || t == DataType::Float8_e4m3fn ||
+         t == DataType::Float4_e2m1fn;
+}
+
+bool isSubByteType(DataType t) {
+  return dataTypeSizeBit(t) < 8;
 }
 
 bool isTensorDataType(DataType t) {
@@ -75,7 +80,9 @@ DataType promoteTypes(DataType a, DataType b) {
     if (a == DataType::Index || b == DataType::Index) return DataType::Index;
     return DataType::Int64;  // Int32 with Int64
   }
-  // Both floating and different.
+  // Both floating and different: the narrowest of them gives way.
+  if (a == DataType::Float4_e2m1fn) return b;
+  if (b == DataType::Float4_e2m1fn) return a;
   if (a == DataType::Float8_e4m3fn) return b;
   if (b == DataType::Float8_e4m3fn) return a;
   if (a == DataType::Double || b == DataType::Double) return DataType::Double;

@@ -10,16 +10,17 @@ namespace mf {
 
 // X(enumerator, printed name, bits). Index is the scalar type of extents and indices; the
 // code generator lowers it to int32 or int64 per kernel. It is never a tensor dtype.
-#define MF_DATA_TYPES(X)      \
-  X(Bool, "bool", 8)          \
-  X(Int32, "int32", 32)       \
-  X(Int64, "int64", 64)       \
-  X(Index, "index", 64)       \
-  X(Half, "half", 16)         \
-  X(BFloat16, "bfloat16", 16) \
-  X(Float, "float", 32)       \
-  X(Double, "double", 64)     \
-  X(Float8_e4m3fn, "float8_e4m3fn", 8)
+#define MF_DATA_TYPES(X)               \
+  X(Bool, "bool", 8)                   \
+  X(Int32, "int32", 32)                \
+  X(Int64, "int64", 64)                \
+  X(Index, "index", 64)                \
+  X(Half, "half", 16)                  \
+  X(BFloat16, "bfloat16", 16)          \
+  X(Float, "float", 32)                \
+  X(Double, "double", 64)              \
+  X(Float8_e4m3fn, "float8_e4m3fn", 8) \
+  X(Float4_e2m1fn, "float4_e2m1fn", 4)
 
 enum class DataType {
 #define MF_DTYPE_ENUM(e, name, bits) e,
@@ -44,8 +45,9 @@ int64_t dataTypeSize(DataType t);
 //! Bytes that `numel` elements of `t` take, packed: ceil(numel * bits / 8).
 int64_t storageBytes(DataType t, int64_t numel);
 bool isIntegralType(DataType t);    //!< Int32, Int64, Index
-bool isFloatingType(DataType t);    //!< Half, BFloat16, Float, Double, Float8_e4m3fn
-bool isNarrowFloat(DataType t);     //!< Half, BFloat16, Float8_e4m3fn: computed in float
+bool isFloatingType(DataType t);    //!< Half, BFloat16, Float, Double, the float8 and float4
+bool isNarrowFloat(DataType t);     //!< Half, BFloat16, float8, float4: computed in float
+bool isSubByteType(DataType t);     //!< Float4_e2m1fn: stored packed, two per byte
 bool isTensorDataType(DataType t);  //!< every type but Index
 
 //! The type arithmetic producing a value of type `t` computes in: narrow floats compute in
@@ -54,8 +56,8 @@ DataType computeType(DataType t);
 
 //! The type a binary op of `a` and `b` computes in, as PyTorch's type promotion for two
 //! tensors: bool < integers < floating; among integers the wider; among floats the wider,
-//! where Half and BFloat16 together promote to Float and float8 with anything floating
-//! promotes to that other type (float8 with float8 stays float8).
+//! where Half and BFloat16 together promote to Float and float8 or float4 with anything
+//! floating promotes to that other type (float4 with float8 gives float8).
 DataType promoteTypes(DataType a, DataType b);
 
 //! Promotion of a tensor of type `t` with a scalar of type `s` (PyTorch: a scalar only

@@ -188,6 +188,34 @@ LayoutOpForm PreprocessGroupedMatmulInputSf::form() const {
   return tile_ ? LayoutOpForm::Tile : LayoutOpForm::Gather;
 }
 
+BlockQuantizationOp::BlockQuantizationOp(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs,
+                                         int64_t block_size)
+    : Expr(f, ExprKind::BlockQuantizationOp, std::move(ins), std::move(outs)),
+      block_size_(block_size) {
+  MF_ASSERT((inputs().size() == 1 || inputs().size() == 2) && outputs().size() == 2,
+            "blockQuantize arity");
+}
+Expr* BlockQuantizationOp::newObject(Fusion* f, std::vector<Val*> ins,
+                                     std::vector<Val*> outs) const {
+  return IrBuilder::createIn<BlockQuantizationOp>(f, std::move(ins), std::move(outs), block_size_);
+}
+
+GroupedBlockQuantizationOp::GroupedBlockQuantizationOp(Fusion* f, std::vector<Val*> ins,
+                                                       std::vector<Val*> outs,
+                                                       BlockScalingFactorLayout layout,
+                                                       int64_t block_size)
+    : Expr(f, ExprKind::GroupedBlockQuantizationOp, std::move(ins), std::move(outs)),
+      layout_(layout),
+      block_size_(block_size) {
+  MF_ASSERT((inputs().size() == 5 || inputs().size() == 6) && outputs().size() == 2,
+            "groupedBlockQuantize arity");
+}
+Expr* GroupedBlockQuantizationOp::newObject(Fusion* f, std::vector<Val*> ins,
+                                            std::vector<Val*> outs) const {
+  return IrBuilder::createIn<GroupedBlockQuantizationOp>(f, std::move(ins), std::move(outs),
+                                                         layout_, block_size_);
+}
+
 FullOp::FullOp(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs)
     : Expr(f, ExprKind::FullOp, std::move(ins), std::move(outs)) {
   MF_ASSERT(inputs().size() == 1 && outputs().size() == 1 &&

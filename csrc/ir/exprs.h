@@ -215,6 +215,55 @@ class PreprocessGroupedMatmulInputSf : public Expr {
   bool tile_ = false;
 };
 
+//! NVFP4 block quantization (ops/quantization.h; docs/numerics.md states the arithmetic): per
+//! block of `blockSize()` values along the last axis of `in`, a scale (block_scales, e4m3)
+//! and the values divided by it (quantized, e2m1, stored two per byte). Inputs: {in} or {in,
+//! global_scale} (a 0-dim tensor); outputs: {block_scales [.., K/16], quantized [.., K]}.
+class BlockQuantizationOp : public Expr {
+ public:
+  BlockQuantizationOp(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs,
+                      int64_t block_size);
+  MF_DECLARE_EXPR(BlockQuantizationOp)
+  Val* in() const { return input(0); }
+  //! Null without one (a global scale of 1).
+  Val* globalScale() const { return inputs().size() > 1 ? input(1) : nullptr; }
+  Val* blockScales() const { return output(0); }
+  Val* quantized() const { return output(1); }
+  int64_t blockSize() const { return block_size_; }
+  std::string toString() const override;
+
+ private:
+  int64_t block_size_;
+};
+
+//! blockQuantize of a grouped input [M, K] whose block_scales are written in the layout op's
+//! padded, swizzled layout (PreprocessGroupedMatmulInputSf's output for the [M, K/16] scales).
+//! Inputs: {in, input_offsets, output_offsets, K / block_size, G} and then the global scale
+//! if any; outputs: {block_scales (logical [M, K/16], declared allocation [M + 127*G,
+//! ceil(K/64)*4]), quantized [M, K]}.
+class GroupedBlockQuantizationOp : public Expr {
+ public:
+  GroupedBlockQuantizationOp(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs,
+                             BlockScalingFactorLayout layout, int64_t block_size);
+  MF_DECLARE_EXPR(GroupedBlockQuantizationOp)
+  Val* in() const { return input(0); }
+  Val* inputOffsets() const { return input(1); }
+  Val* outputOffsets() const { return input(2); }
+  //! The scales' columns (K / block size) and the groups.
+  Val* scaleCols() const { return input(3); }
+  Val* g() const { return input(4); }
+  Val* globalScale() const { return inputs().size() > 5 ? input(5) : nullptr; }
+  Val* blockScales() const { return output(0); }
+  Val* quantized() const { return output(1); }
+  BlockScalingFactorLayout layout() const { return layout_; }
+  int64_t blockSize() const { return block_size_; }
+  std::string toString() const override;
+
+ private:
+  BlockScalingFactorLayout layout_;
+  int64_t block_size_;
+};
+
 //! out = full(fill_value): every element of out (its logical shape) is the scalar fill_value
 //! converted to out's dtype. Reads no tensor. Inputs: {fill_value}; output: {out}.
 //! RemoveEmpty (passes/) makes one for an empty tensor and for a reduction over an empty axis.

@@ -21,6 +21,17 @@ std::vector<std::pair<IterDomain*, IterDomain*>> PairwiseLogicalDomainMap::pairs
       layout != nullptr && layout->in() != producer_)
     return {};  // the offsets are read whole; none of their axes is a loop of the output
   std::vector<IterDomain*> p_ids = TensorDomain::noReductions(producer_->getLogicalDomain());
+  if (def->isA<BlockQuantizationOp>() || def->isA<GroupedBlockQuantizationOp>()) {
+    // The quantized values align with the input; the scales with all but its last axis (a
+    // scale column is a block of 16 input columns). The global scale and the offsets map
+    // nothing.
+    if (producer_ != def->input(0)) return {};
+    const std::vector<IterDomain*>& c_ids = consumer_->getLogicalDomain();
+    const size_t n = consumer_ == def->output(1) ? p_ids.size() : p_ids.size() - 1;
+    std::vector<std::pair<IterDomain*, IterDomain*>> out;
+    for (size_t i = 0; i < n; ++i) out.emplace_back(p_ids[i], c_ids[i]);
+    return out;
+  }
   if (auto* sq = dynamic_cast<SqueezeOp*>(def)) {
     // The squeezed producer axes have no image; the rest map in order.
     std::vector<IterDomain*> kept;

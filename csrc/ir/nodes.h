@@ -27,6 +27,8 @@
   X(BroadcastOp)                    \
   X(ReductionOp)                    \
   X(PreprocessGroupedMatmulInputSf) \
+  X(BlockQuantizationOp)            \
+  X(GroupedBlockQuantizationOp)     \
   X(FullOp)                         \
   X(ViewOp)                         \
   X(SqueezeOp)                      \

@@ -14,6 +14,8 @@ namespace mf {
 bool readsOperandWhole(const Expr* e, const Val* operand) {
   if (auto* op = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(e))
     return op->inputOffsets() == operand || op->outputOffsets() == operand;
+  if (auto* op = dynamic_cast<const GroupedBlockQuantizationOp*>(e))
+    return op->inputOffsets() == operand || op->outputOffsets() == operand;
   return false;
 }
 
@@ -55,6 +57,9 @@ OperandExtentRule operandExtentRule(const Expr* e) {
   if (e->isA<BroadcastOp>() || e->isA<ViewOp>() || e->isA<SqueezeOp>() || e->isA<ExpandOp>() ||
       isPermute(e) || e->isA<PadOp>() || e->isA<SliceOp>())
     return rule;
+  // The block quantizations have one data operand (the global scale is 0-dim, the offsets
+  // have G entries): nothing to compare.
+  if (e->isA<BlockQuantizationOp>() || e->isA<GroupedBlockQuantizationOp>()) return rule;
   auto* out = e->output(0)->as<TensorView>();
   if (auto* layout = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(e)) {
     rule.aligned.push_back(layout->in()->as<TensorView>());

@@ -47,8 +47,9 @@ bool squeezesIterationAxis(const Expr* e);
 //! no other operand is compared. Pointwise ops, set and reductions align every tensor
 //! operand (a reduction over all its logical axes, the reduced ones too); a broadcast
 //! compares nothing; the layout op has one aligned operand, its input (the offsets have G
-//! entries). An op relating extents otherwise (cat: all axes but the concatenated one;
-//! pad, slice: none position by position) states its rule here.
+//! entries), and the block quantizations none. An op relating extents otherwise (cat: all
+//! axes but the concatenated one; pad, slice: none position by position) states its rule
+//! here.
 struct OperandExtentRule {
   std::vector<TensorView*> aligned;
   size_t rank = 0;

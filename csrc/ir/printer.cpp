@@ -21,6 +21,7 @@ char scalarPrefix(DataType t) {
     case DataType::Half:
     case DataType::BFloat16:
     case DataType::Float8_e4m3fn:
+    case DataType::Float4_e2m1fn:
       return 'f';
     default:
       return 'i';
@@ -190,6 +191,22 @@ std::string PreprocessGroupedMatmulInputSf::toString() const {
                                        operand(in()), operand(inputOffsets()),
                                        operand(outputOffsets()), operand(k()), operand(g()),
                                        mf::toString(layout_), tile_ ? ", form = tile" : ""));
+}
+
+std::string BlockQuantizationOp::toString() const {
+  return fmt::format("{}, {} = blockQuantize({}{}, block_size = {})", blockScales()->toString(),
+                     quantized()->toString(), operand(in()),
+                     globalScale() ? ", global_scale = " + operand(globalScale()) : "",
+                     block_size_);
+}
+
+std::string GroupedBlockQuantizationOp::toString() const {
+  return fmt::format(
+      "{}, {} = groupedBlockQuantize({}, input_offsets = {}, output_offsets = {}{}, block_size = "
+      "{}, g = {}, layout = {})",
+      blockScales()->toString(), quantized()->toString(), operand(in()), operand(inputOffsets()),
+      operand(outputOffsets()), globalScale() ? ", global_scale = " + operand(globalScale()) : "",
+      block_size_, operand(g()), mf::toString(layout_));
 }
 
 std::string ForLoop::toString() const {

@@ -225,6 +225,8 @@ ScalarValue castScalar(const ScalarValue& v, DataType dtype) {
       return castTo<double>(v);
     case DataType::Float8_e4m3fn:
       return castTo<Float8e4m3>(v);
+    case DataType::Float4_e2m1fn:
+      return castTo<Float4e2m1>(v);
   }
   MF_ASSERT(false, "unknown dtype");
 }

@@ -18,4 +18,16 @@ TensorView* preprocessGroupedMatmulInputSf(
     TensorView* input, TensorView* input_offsets, TensorView* output_offsets,
     BlockScalingFactorLayout layout = BlockScalingFactorLayout::Block128x4);
 
+// Shared with groupedBlockQuantize (ops/quantization.h), which writes its scales in this
+// layout.
+
+//! The offsets' checks at construction (UserError naming `op`): 1-D, Int32 or Int64, one
+//! dtype, equal lengths when both are constant.
+void checkGroupOffsets(std::string_view op, TensorView* input_offsets, TensorView* output_offsets);
+
+//! A tensor of logical domain `logical` ([M, K]) whose declared allocation is the padded
+//! buffer of `layout` for `g` groups: [M + 127*G, ceil(K/4)*4] for Block128x4.
+TensorView* blockScalingFactorOutput(std::vector<IterDomain*> logical, Val* g,
+                                     BlockScalingFactorLayout layout, DataType dtype);
+
 }  // namespace mf

@@ -9,6 +9,21 @@
 namespace mf {
 
 class PreprocessGroupedMatmulInputSf;
+class GroupedBlockQuantizationOp;
+class Val;
+enum class BlockScalingFactorLayout;
+
+//! What the scatter and its checks name in their messages: the op and its operands.
+struct LayoutOperands {
+  std::string_view op;
+  const Val* in;
+  const Val* input_offsets;
+  const Val* output_offsets;
+  BlockScalingFactorLayout layout;
+};
+LayoutOperands layoutOperands(const PreprocessGroupedMatmulInputSf* op);
+//! groupedBlockQuantize writes its [M, K/16] scales as the layout op would.
+LayoutOperands layoutOperands(const GroupedBlockQuantizationOp* op);
 
 //! Scatters `in` [M, K] into a Tensor::withAllocation([M, K], [M + 127*G, ceil(K/4)*4]):
 //! element (row, col) of group e goes to out_off[e]*Kp + (r/128)*Kp*128 + (col/4)*512 +
@@ -19,8 +34,14 @@ class PreprocessGroupedMatmulInputSf;
 //! The op's run-time preconditions on its offsets (UserError naming `op`'s operands): equal
 //! lengths, G > 0 unless M = 0, in_off starts at 0, never decreases, never passes `m`, and
 //! out_off is exactly each group's start rounded up to 128 rows. Host tensors.
+void checkLayoutOffsets(const LayoutOperands& op, int64_t m, const Tensor& input_offsets,
+                        const Tensor& output_offsets);
 void checkLayoutOffsets(const PreprocessGroupedMatmulInputSf* op, int64_t m,
                         const Tensor& input_offsets, const Tensor& output_offsets);
+
+//! The scatter above for any op writing this layout (evalLayoutOp is the layout op's).
+Tensor scatterToLayout(const LayoutOperands& op, const Tensor& in, const Tensor& input_offsets,
+                       const Tensor& output_offsets, const ReferenceOptions& options);
 
 Tensor evalLayoutOp(const PreprocessGroupedMatmulInputSf* op, const Tensor& in,
                     const Tensor& input_offsets, const Tensor& output_offsets,

@@ -16,6 +16,7 @@
 #include "ir/shape_exprs.h"
 #include "ir/tensor_view.h"
 #include "reference/layout_reference.h"
+#include "reference/quantization_reference.h"
 #include "reference/reduction_reference.h"
 #include "reference/resize_reference.h"
 #include "reference/shape_reference.h"
@@ -180,7 +181,7 @@ std::vector<Operand> ReferenceRun::alignOperands(const Expr* e, std::vector<int6
               "{}: operand rank mismatch", e->toString());
     op.data = static_cast<const std::byte*>(t.rawData());
     op.dtype = t.dtype();
-    op.bytes = dataTypeSize(t.dtype());
+    op.bytes = isSubByteType(t.dtype()) ? 0 : dataTypeSize(t.dtype());  // 0: packed
     op.strides.assign(rank, 0);
     for (size_t d = 0; d < rank; ++d) {
       if (ids[d]->isBroadcast()) continue;
@@ -206,15 +207,14 @@ Tensor ReferenceRun::pointwise(const Expr* e, F&& f) {
   const DataType dtype = e->output(0)->dtype();
   Tensor out = Tensor::empty(sizes, dtype);
   auto* dst = static_cast<std::byte*>(out.rawData());
-  const int64_t out_bytes = dataTypeSize(dtype);
   std::array<ScalarValue, kMaxOperands> vals;
   for (size_t k = 0; k < operands.size(); ++k) vals[k] = operands[k].scalar;
   forEachElement(sizes, operands, [&](int64_t i, const std::array<int64_t, kMaxOperands>& off) {
     for (size_t k = 0; k < operands.size(); ++k) {
       const Operand& op = operands[k];
-      if (op.data != nullptr) vals[k] = loadElement(op.data + off[k] * op.bytes, op.dtype);
+      if (op.data != nullptr) vals[k] = loadElementAt(op.data, off[k], op.dtype);
     }
-    storeElement(dst + i * out_bytes, dtype, f(vals.data()));
+    storeElementAt(dst, i, dtype, f(vals.data()));
   });
   return out;
 }
@@ -223,7 +223,10 @@ Tensor ReferenceRun::copy(const Operand& src, const std::vector<int64_t>& sizes,
   Tensor out = Tensor::empty(sizes, dtype);
   auto* dst = static_cast<std::byte*>(out.rawData());
   forEachElement(sizes, {src}, [&](int64_t i, const std::array<int64_t, kMaxOperands>& off) {
-    std::memcpy(dst + i * src.bytes, src.data + off[0] * src.bytes, src.bytes);
+    if (src.bytes == 0)  // packed: an element is a nibble, copied as its code
+      storeElementAt(dst, i, dtype, loadElementAt(src.data, off[0], src.dtype));
+    else
+      std::memcpy(dst + i * src.bytes, src.data + off[0] * src.bytes, src.bytes);
   });
   return out;
 }
@@ -234,14 +237,16 @@ Tensor ReferenceRun::select(const Expr* e) {
   const DataType dtype = e->output(0)->dtype();
   Tensor out = Tensor::empty(sizes, dtype);
   auto* dst = static_cast<std::byte*>(out.rawData());
-  const int64_t out_bytes = dataTypeSize(dtype);
+  const int64_t out_bytes = isSubByteType(dtype) ? 0 : dataTypeSize(dtype);
   auto load = [&](const Operand& op, int64_t off) {
-    return op.data != nullptr ? loadElement(op.data + off * op.bytes, op.dtype) : op.scalar;
+    return op.data != nullptr ? loadElementAt(op.data, off, op.dtype) : op.scalar;
   };
   forEachElement(sizes, operands, [&](int64_t i, const std::array<int64_t, kMaxOperands>& off) {
     const size_t k = asBool(load(operands[0], off[0])) ? 1 : 2;
     const Operand& op = operands[k];
-    if (op.data != nullptr && op.dtype == dtype)
+    if (out_bytes == 0)
+      storeElementAt(dst, i, dtype, load(op, off[k]));  // packed: codes are exact values
+    else if (op.data != nullptr && op.dtype == dtype)
       std::memcpy(dst + i * out_bytes, op.data + off[k] * op.bytes, out_bytes);
     else
       storeElement(dst + i * out_bytes, dtype, load(op, off[k]));  // castScalar first
@@ -397,8 +402,10 @@ Tensor ReferenceRun::evalExpand(const ExpandOp* op) {
 }
 
 void ReferenceRun::evaluate(Expr* e) {
-  // Each case below computes the one output; a multi-output op adds its own outputs here.
-  MF_CHECK(e->outputs().size() == 1,
+  // Each case below computes output 0; a multi-output op (the block quantizations) binds
+  // its other outputs itself.
+  const bool binds_others = e->isA<BlockQuantizationOp>() || e->isA<GroupedBlockQuantizationOp>();
+  MF_CHECK(e->outputs().size() == 1 || binds_others,
            "{}: {} has {} outputs; the CPU reference evaluates one-output exprs only: {}", kWho,
            e->opName(), e->outputs().size(), e->toString());
   Tensor out;
@@ -449,6 +456,19 @@ void ReferenceRun::evaluate(Expr* e) {
     out = evalReduction(red);
   } else if (auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) {
     out = evalLayout(layout);
+  } else if (auto* bq = dynamic_cast<BlockQuantizationOp*>(e)) {
+    QuantizedTensors q = quantizeBlocks(
+        "blockQuantize", bq->in(), valueOf(bq->in(), e),
+        bq->globalScale() ? &valueOf(bq->globalScale(), e) : nullptr, bq->blockSize());
+    values_.insert_or_assign(bq->quantized(), std::move(q.quantized));
+    out = std::move(q.block_scales);
+  } else if (auto* gq = dynamic_cast<GroupedBlockQuantizationOp*>(e)) {
+    QuantizedTensors q = quantizeBlocks(
+        "groupedBlockQuantize", gq->in(), valueOf(gq->in(), e),
+        gq->globalScale() ? &valueOf(gq->globalScale(), e) : nullptr, gq->blockSize());
+    values_.insert_or_assign(gq->quantized(), std::move(q.quantized));
+    out = scatterToLayout(layoutOperands(gq), q.block_scales, valueOf(gq->inputOffsets(), e),
+                          valueOf(gq->outputOffsets(), e), options_);
   } else if (auto* full = dynamic_cast<FullOp*>(e)) {
     out = evalFull(full);
   } else if (isResizeOp(e)) {

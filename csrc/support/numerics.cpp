@@ -5,6 +5,9 @@
 #include <cmath>
 #include <limits>
 
+// The e2m1 conversion and NVFP4's block arithmetic, shared with the kernels.
+#include "../../runtime/fp4.cuh"  // NOLINT(build/include)
+
 namespace mf {
 
 namespace {
@@ -150,6 +153,26 @@ float float8e4m3ToFloat(Float8e4m3 v) {
   const uint32_t magnitude = v.bits & 0x7fu;
   if (magnitude == 0x7f) return canonicalFloatNan();
   return withSign(decodeMagnitude(magnitude, kFloat8e4m3Format), (v.bits & 0x80) != 0);
+}
+
+Float4e2m1 floatToFloat4e2m1(float v) {
+  return Float4e2m1{mf_e2m1Code(v)};
+}
+Float4e2m1 doubleToFloat4e2m1(double v) {
+  return Float4e2m1{mf_e2m1Code(v)};
+}
+float float4e2m1ToFloat(Float4e2m1 v) {
+  return mf_e2m1Value(v.bits);
+}
+
+float nvfp4AbsMax(float amax, float x) {
+  return mf_nvfp4AbsMax(amax, x);
+}
+float nvfp4BlockScale(float amax, float global_scale) {
+  return mf_nvfp4BlockScale(amax, global_scale);
+}
+Float4e2m1 nvfp4Quantize(float x, float rounded_scale, float global_scale) {
+  return Float4e2m1{mf_nvfp4Code(x, rounded_scale, global_scale)};
 }
 
 int32_t floatToInt32(double v) {

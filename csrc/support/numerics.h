@@ -20,6 +20,11 @@ struct BFloat16 {
 struct Float8e4m3 {
   uint8_t bits = 0;
 };
+//! float4 e2m1fn (magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6; no infinities, no NaN): one element,
+//! its code in the low 4 bits. A tensor stores two per byte (docs/numerics.md).
+struct Float4e2m1 {
+  uint8_t bits = 0;
+};
 
 // Canonical NaN bit patterns: every conversion that produces a NaN produces exactly these
 // (the patterns the GPU's cvt instructions produce).
@@ -41,10 +46,24 @@ Float8e4m3 floatToFloat8e4m3(float v);
 //! has no such instruction: the device side runs the same integer algorithm.
 Float8e4m3 doubleToFloat8e4m3(double v);
 
+//! Round to nearest, ties to the even code; magnitudes past 6 and +-inf saturate to +-6; the
+//! sign is kept (-0 gives code 0x8); NaN gives +6. The same function as the device's
+//! (runtime/fp4.cuh, shared by both); from double, one rounding.
+Float4e2m1 floatToFloat4e2m1(float v);
+Float4e2m1 doubleToFloat4e2m1(double v);
+
+//! NVFP4 block quantization's steps (docs/numerics.md), the device's functions
+//! (runtime/fp4.cuh): the running amax of |x| (a NaN sticks), the block's scale before its
+//! e4m3 rounding, and the code of x given the rounded scale.
+float nvfp4AbsMax(float amax, float x);
+float nvfp4BlockScale(float amax, float global_scale);
+Float4e2m1 nvfp4Quantize(float x, float rounded_scale, float global_scale);
+
 // Widening conversions are exact; a NaN gives kFloatCanonicalNan.
 float halfToFloat(Half v);
 float bfloat16ToFloat(BFloat16 v);
 float float8e4m3ToFloat(Float8e4m3 v);
+float float4e2m1ToFloat(Float4e2m1 v);
 
 //! Floating point to int32 as the GPU's cvt.rzi.s32.f64: truncates toward zero (like C++),
 //! saturates out-of-range values to INT32_MIN / INT32_MAX (+-inf included), NaN gives 0.
@@ -55,8 +74,8 @@ int64_t floatToInt64(double v);
 
 namespace detail {
 template <typename T>
-constexpr bool kIsNarrowFloat =
-    std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> || std::is_same_v<T, Float8e4m3>;
+constexpr bool kIsNarrowFloat = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ||
+                                std::is_same_v<T, Float8e4m3> || std::is_same_v<T, Float4e2m1>;
 template <typename T>
 constexpr bool kIsScalar =
     kIsNarrowFloat<T> || std::is_same_v<T, bool> || std::is_same_v<T, int32_t> ||
@@ -71,11 +90,15 @@ inline float narrowToFloat(BFloat16 v) {
 inline float narrowToFloat(Float8e4m3 v) {
   return float8e4m3ToFloat(v);
 }
+inline float narrowToFloat(Float4e2m1 v) {
+  return float4e2m1ToFloat(v);
+}
 }  // namespace detail
 
 //! The value cast of the generated code (`mf_cast<To, From>` in runtime/numerics.cuh), on the
-//! host, over {bool, int32_t, int64_t, float, double, Half, BFloat16, Float8e4m3} (the device's
-//! `int` and `long long` are int32_t and int64_t here). Rules, as on the device:
+//! host, over {bool, int32_t, int64_t, float, double, Half, BFloat16, Float8e4m3, Float4e2m1}
+//! (the device's `int` and `long long` are int32_t and int64_t here; kernels do not cast to
+//! or from Float4e2m1 yet: only blockQuantize writes it). Rules, as on the device:
 //! - same type: the value unchanged (bits included);
 //! - from a narrow float: widen to float (exact), then cast the float;
 //! - to bool: `v != 0` (NaN gives true, -0 gives false);
@@ -105,6 +128,8 @@ To castValue(From v) {
       return doubleToHalf(v);
     } else if constexpr (std::is_same_v<To, BFloat16>) {
       return doubleToBFloat16(v);
+    } else if constexpr (std::is_same_v<To, Float4e2m1>) {
+      return doubleToFloat4e2m1(v);
     } else {
       return doubleToFloat8e4m3(v);
     }
@@ -114,6 +139,8 @@ To castValue(From v) {
       return floatToHalf(f);
     } else if constexpr (std::is_same_v<To, BFloat16>) {
       return floatToBFloat16(f);
+    } else if constexpr (std::is_same_v<To, Float4e2m1>) {
+      return floatToFloat4e2m1(f);
     } else {
       return floatToFloat8e4m3(f);
     }

@@ -41,12 +41,13 @@ int64_t product(const std::vector<int64_t>& sizes) {
   return n;
 }
 
-// numel * element bytes, checked like checkedNumel.
+// The bytes numel elements take (storageBytes: packed for a sub-byte dtype), checked like
+// checkedNumel.
 int64_t checkedBytes(const std::vector<int64_t>& sizes, DataType dtype, std::string_view what) {
-  int64_t bytes = 0;
-  MF_CHECK(!__builtin_mul_overflow(checkedNumel(sizes, what), dataTypeSize(dtype), &bytes),
+  int64_t bits = 0;
+  MF_CHECK(!__builtin_mul_overflow(checkedNumel(sizes, what), dataTypeSizeBit(dtype), &bits),
            "{}: sizes [{}] of {} need more than 2^63-1 bytes", what, fmt::join(sizes, ", "), dtype);
-  return bytes;
+  return (bits + 7) / 8;
 }
 
 // The last element a view addresses, relative to its first: sum of (size-1)*stride.
@@ -126,6 +127,7 @@ ScalarValue loadElement(const std::byte* p, DataType dtype) {
       return loadAs<double>(p);
     case DataType::Float8_e4m3fn:
       return double{float8e4m3ToFloat(loadAs<Float8e4m3>(p))};
+    case DataType::Float4_e2m1fn:  // has no byte address: loadElementAt
     case DataType::Index:
       break;
   }
@@ -152,10 +154,27 @@ void storeElement(std::byte* p, DataType dtype, const ScalarValue& v) {
       return storeAs(p, asDouble(c));
     case DataType::Float8_e4m3fn:
       return storeAs(p, doubleToFloat8e4m3(asDouble(c)));
+    case DataType::Float4_e2m1fn:  // has no byte address: storeElementAt
     case DataType::Index:
       break;
   }
   MF_ASSERT(false, "storeElement: {} is not a tensor dtype", dtype);
+}
+
+ScalarValue loadElementAt(const std::byte* base, int64_t element, DataType dtype) {
+  if (!isSubByteType(dtype)) return loadElement(base + element * dataTypeSize(dtype), dtype);
+  const auto byte = static_cast<uint8_t>(base[element / 2]);
+  const auto code = static_cast<uint8_t>((element % 2 != 0 ? byte >> 4 : byte) & 0xf);
+  return double{float4e2m1ToFloat(Float4e2m1{code})};
+}
+
+void storeElementAt(std::byte* base, int64_t element, DataType dtype, const ScalarValue& v) {
+  if (!isSubByteType(dtype)) return storeElement(base + element * dataTypeSize(dtype), dtype, v);
+  const uint8_t code = doubleToFloat4e2m1(asDouble(castScalar(v, dtype))).bits;
+  auto byte = static_cast<uint8_t>(base[element / 2]);
+  byte = element % 2 != 0 ? static_cast<uint8_t>((byte & 0x0f) | (code << 4))
+                          : static_cast<uint8_t>((byte & 0xf0) | code);
+  base[element / 2] = static_cast<std::byte>(byte);
 }
 
 Tensor::Tensor() : Tensor(DataType::Float, {0}, {0}, Device::Host) {}
@@ -216,8 +235,9 @@ Tensor Tensor::fromDevicePointer(void* ptr, std::vector<int64_t> sizes,
   const int64_t span = numel == 0 ? 0 : checkedSpan(sizes, strides, kWhat) + 1;
   const auto address = reinterpret_cast<uint64_t>(ptr);
   MF_CHECK(numel == 0 || address != 0, "{}: the pointer is null", kWhat);
-  MF_CHECK(address % dataTypeSize(dtype) == 0, "{}: pointer {:#x} is not aligned to {} ({} bytes)",
-           kWhat, address, dtype, dataTypeSize(dtype));
+  const auto element_bytes = static_cast<uint64_t>(storageBytes(dtype, 1));
+  MF_CHECK(address % element_bytes == 0, "{}: pointer {:#x} is not aligned to {} ({} bytes)", kWhat,
+           address, dtype, element_bytes);
   cuda::requireDevice();
   Tensor t;
   t.dtype_ = dtype;
@@ -289,7 +309,7 @@ int64_t Tensor::storageNumel() const {
 uint64_t Tensor::devicePtr() const {
   MF_CHECK(isCuda(), "Tensor::devicePtr: the {}[{}] tensor is on the host; call toDevice()", dtype_,
            fmt::join(sizes_, ", "));
-  return storage_->devicePtr() + static_cast<uint64_t>(storage_offset_ * dataTypeSize(dtype_));
+  return storage_->devicePtr() + static_cast<uint64_t>(byteOffset());
 }
 
 void* Tensor::dataPtr() const {
@@ -300,7 +320,21 @@ void* Tensor::dataPtr() const {
 std::byte* Tensor::hostBytes(std::string_view what) const {
   MF_CHECK(!isCuda(), "Tensor::{}: the {}[{}] tensor is on the device; call toHost()", what, dtype_,
            fmt::join(sizes_, ", "));
-  return storage_->host.data() + storage_offset_ * dataTypeSize(dtype_);
+  return storage_->host.data() + byteOffset();
+}
+
+int64_t Tensor::byteOffset() const {
+  MF_CHECK(storage_offset_ * dataTypeSizeBit(dtype_) % 8 == 0,
+           "Tensor: a view of a {} tensor (two elements per byte) must start at an even element, "
+           "got storage offset {}",
+           dtype_, storage_offset_);
+  return storage_offset_ * dataTypeSizeBit(dtype_) / 8;
+}
+
+const std::byte* Tensor::hostElements(std::string_view what) const {
+  MF_CHECK(!isCuda(), "Tensor::{}: the {}[{}] tensor is on the device; call toHost()", what, dtype_,
+           fmt::join(sizes_, ", "));
+  return storage_->host.data();
 }
 
 Tensor Tensor::random(std::vector<int64_t> sizes, DataType dtype, uint64_t seed) {
@@ -308,7 +342,9 @@ Tensor Tensor::random(std::vector<int64_t> sizes, DataType dtype, uint64_t seed)
   std::mt19937_64 gen(seed);
   std::uniform_real_distribution<double> real(-2.0, 2.0);
   std::uniform_int_distribution<int64_t> integer(-100, 99);
-  const int64_t n = t.numel(), bytes = dataTypeSize(dtype);
+  const int64_t n = t.numel();
+  // float4 holds magnitudes up to 6: its values spread over all of them.
+  const double spread = dtype == DataType::Float4_e2m1fn ? 3.0 : 1.0;
   bool any_nonzero = false;
   for (int64_t i = 0; i < n; ++i) {
     ScalarValue v;
@@ -317,25 +353,23 @@ Tensor Tensor::random(std::vector<int64_t> sizes, DataType dtype, uint64_t seed)
     else if (isIntegralType(dtype))
       v = integer(gen);
     else
-      v = real(gen);
-    storeElement(t.bytes() + i * bytes, dtype, v);
-    any_nonzero = any_nonzero || asBool(loadElement(t.bytes() + i * bytes, dtype));
+      v = real(gen) * spread;
+    storeElementAt(t.bytes(), i, dtype, v);
+    any_nonzero = any_nonzero || asBool(loadElementAt(t.bytes(), i, dtype));
   }
-  if (n > 0 && !any_nonzero) storeElement(t.bytes(), dtype, int64_t{1});
+  if (n > 0 && !any_nonzero) storeElementAt(t.bytes(), 0, dtype, int64_t{1});
   return t;
 }
 
 Tensor Tensor::arange(std::vector<int64_t> sizes, DataType dtype) {
   Tensor t = empty(std::move(sizes), dtype);
-  const int64_t bytes = dataTypeSize(dtype), n = t.numel();
-  for (int64_t i = 0; i < n; ++i) storeElement(t.bytes() + i * bytes, dtype, i);
+  for (int64_t i = 0; i < t.numel(); ++i) storeElementAt(t.bytes(), i, dtype, i);
   return t;
 }
 
 Tensor Tensor::full(std::vector<int64_t> sizes, DataType dtype, double value) {
   Tensor t = empty(std::move(sizes), dtype);
-  const int64_t bytes = dataTypeSize(dtype), n = t.numel();
-  for (int64_t i = 0; i < n; ++i) storeElement(t.bytes() + i * bytes, dtype, value);
+  for (int64_t i = 0; i < t.numel(); ++i) storeElementAt(t.bytes(), i, dtype, value);
   return t;
 }
 
@@ -356,7 +390,7 @@ ScalarValue Tensor::scalarValue() const {
 }
 
 uint64_t Tensor::alignmentAddress() const {
-  return isCuda() ? devicePtr() : static_cast<uint64_t>(storage_offset_ * dataTypeSize(dtype_));
+  return isCuda() ? devicePtr() : static_cast<uint64_t>(byteOffset());
 }
 
 int64_t Tensor::dataAlignment(int64_t cap) const {
@@ -411,8 +445,7 @@ int64_t Tensor::offsetOf(int64_t linear) const {
 }
 
 ScalarValue Tensor::value(int64_t linear) const {
-  const std::byte* base = hostBytes("value");
-  return loadElement(base + offsetOf(linear) * dataTypeSize(dtype_), dtype_);
+  return loadElementAt(hostElements("value"), storage_offset_ + offsetOf(linear), dtype_);
 }
 
 double Tensor::item(int64_t linear) const {
@@ -429,14 +462,14 @@ double Tensor::at(const std::vector<int64_t>& idx) const {
              fmt::join(idx, ", "), fmt::join(sizes_, ", "), i);
     offset += idx[i] * strides_[i];
   }
-  return asDouble(loadElement(hostBytes("at") + offset * dataTypeSize(dtype_), dtype_));
+  return asDouble(loadElementAt(hostElements("at"), storage_offset_ + offset, dtype_));
 }
 
 double Tensor::allocationItem(int64_t flat) const {
   MF_CHECK(flat >= 0 && flat < allocationNumel(),
            "Tensor::allocationItem: position {} is out of range for allocation [{}]", flat,
            fmt::join(allocation_sizes_, ", "));
-  return asDouble(loadElement(hostBytes("allocationItem") + flat * dataTypeSize(dtype_), dtype_));
+  return asDouble(loadElementAt(hostElements("allocationItem"), storage_offset_ + flat, dtype_));
 }
 
 std::string Tensor::toString(int64_t max_elements) const {

@@ -77,6 +77,10 @@ int64_t checkedNumel(const std::vector<int64_t>& sizes, std::string_view what);
 ScalarValue loadElement(const std::byte* p, DataType dtype);
 //! Writes `v` at `p` as one element of `dtype` (converted with castScalar's rules first).
 void storeElement(std::byte* p, DataType dtype, const ScalarValue& v);
+//! loadElement and storeElement of element `element` of a storage at `base`, for every tensor
+//! dtype: a sub-byte one (Float4_e2m1fn) packed, element 2i in the low nibble of byte i.
+ScalarValue loadElementAt(const std::byte* base, int64_t element, DataType dtype);
+void storeElementAt(std::byte* base, int64_t element, DataType dtype, const ScalarValue& v);
 
 //! Host-only accessors (data, item, at, value, rawData, allocationData, allocationItem) on
 //! a device tensor are a UserError saying to call toHost(). Sizes whose element count or
@@ -223,6 +227,10 @@ class Tensor {
   void checkDtype(DataType expected, std::string_view what) const;
   //! The view's first element on the host; `what` names the accessor for a device tensor.
   std::byte* hostBytes(std::string_view what) const;
+  //! The host storage's first byte (element 0 of the storage, not of the view).
+  const std::byte* hostElements(std::string_view what) const;
+  //! The view's first element in bytes (a sub-byte view must start on a byte: UserError).
+  int64_t byteOffset() const;
   //! Elements the storage holds.
   int64_t storageNumel() const;
   //! Offset (elements, from the view's first element) of the logical row-major element

@@ -37,6 +37,13 @@ inline Tensor makeTensor(const std::vector<double>& values, std::vector<int64_t>
       return convert.operator()<double>();
     case DataType::Float8_e4m3fn:
       return convert.operator()<Float8e4m3>();
+    case DataType::Float4_e2m1fn: {  // packed: no host element type
+      Tensor t = Tensor::empty(std::move(sizes), dtype);
+      for (size_t i = 0; i < values.size(); ++i)
+        storeElementAt(static_cast<std::byte*>(t.rawData()), static_cast<int64_t>(i), dtype,
+                       values[i]);
+      return t;
+    }
     case DataType::Index:
       break;
   }
