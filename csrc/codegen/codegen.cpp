@@ -471,7 +471,51 @@ class CudaPrinter final : public KirVisitor {
       case RuntimeCallForm::LayoutTile:
         emitLayoutOp(call);
         return;
+      case RuntimeCallForm::BlockQuantize:
+      case RuntimeCallForm::GroupedBlockQuantize:
+        emitBlockQuantize(call);
+        return;
     }
+  }
+
+  // The block quantizations' runtime functions (runtime/block_quantize.cuh): the block's
+  // first value and the input's stride along its last axis, the global scale in float, the
+  // codes' byte (a float4 index is even: a block starts at a multiple of 16), and the scale:
+  // its element, or (grouped) the padded buffer's base, size and the layout's operands.
+  void emitBlockQuantize(RuntimeCall* call) {
+    auto* in = call->operand(CallOperand::In)->as<TensorIndex>();
+    auto* q = call->output(1)->as<TensorIndex>();
+    auto* scales = call->output(0)->as<TensorIndex>();
+    const TensorView* in_tv = in->view();
+    const int64_t last =
+        static_cast<int64_t>(TensorDomain::noReductions(in_tv->getMaybeAllocationDomain()).size());
+    MF_ASSERT(last > 0, "blockQuantize of a 0-dim input");
+    // The stride of the input's last logical axis: its position in the allocation order.
+    const auto& alloc = TensorDomain::noReductions(in_tv->getMaybeAllocationDomain());
+    IterDomain* last_logical = TensorDomain::noReductions(in_tv->getLogicalDomain()).back();
+    const int64_t pos = std::find(alloc.begin(), alloc.end(), last_logical) - alloc.begin();
+    const std::string in_args =
+        fmt::format("&T{0}[{1}], T{0}.stride[{2}], {3}", in_tv->name(), scalar(in->index()), pos,
+                    operand(call->operand(CallOperand::GlobalScale), DataType::Float));
+    const std::string q_arg =
+        fmt::format("T{}.data + ({}) / 2", q->view()->name(), scalar(q->index()));
+    if (call->form() == RuntimeCallForm::BlockQuantize) {
+      line(fmt::format("{}<{}>(&T{}[{}], {}, {});", call->function(), cudaTypeName(in_tv->dtype()),
+                       scales->view()->name(), scalar(scales->index()), q_arg, in_args));
+      return;
+    }
+    auto* in_off = call->operand(CallOperand::InputOffsets)->as<TensorIndex>()->view();
+    auto* out_off = call->operand(CallOperand::OutputOffsets)->as<TensorIndex>()->view();
+    const auto& s_alloc = scales->view()->getMaybeAllocationDomain();
+    line(fmt::format(
+        "{}<{}, {}>(T{}.data, {} * {}, {}, {}, T{}.data, T{}.data, {}, {}, {}, {}, {}, "
+        "mf_error);",
+        call->function(), cudaTypeName(in_tv->dtype()), cudaTypeName(in_off->dtype()),
+        scales->view()->name(), scalar(s_alloc[0]->extent()), scalar(s_alloc[1]->extent()), q_arg,
+        in_args, in_off->name(), out_off->name(), scalar(call->operand(CallOperand::Row)),
+        scalar(call->operand(CallOperand::Col)),
+        scalar(scales->view()->getLogicalDomain()[0]->extent()),
+        scalar(call->operand(CallOperand::K)), scalar(call->operand(CallOperand::G))));
   }
 
   // The layout op's runtime functions: the padded buffer's base and size, the offsets' base

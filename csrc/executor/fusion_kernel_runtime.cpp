@@ -226,10 +226,19 @@ std::vector<Tensor> runNoOp(const Fusion& fusion, const std::vector<Tensor>& inp
         allocateOutput(tv, layoutOf(tv, ee), on_device ? Device::Cuda : Device::Host));
     // An empty layout op output (M = 0) still reports its used rows (the offsets' last
     // group's start: its rows are none).
-    auto* op = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(tv->definition());
-    if (op == nullptr) continue;
-    auto in_off = std::find(fusion_inputs.begin(), fusion_inputs.end(), op->inputOffsets());
-    auto out_off = std::find(fusion_inputs.begin(), fusion_inputs.end(), op->outputOffsets());
+    const Val* in_offsets = nullptr;
+    const Val* out_offsets = nullptr;
+    if (auto* op = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(tv->definition())) {
+      in_offsets = op->inputOffsets();
+      out_offsets = op->outputOffsets();
+    } else if (auto* gq = dynamic_cast<const GroupedBlockQuantizationOp*>(tv->definition());
+               gq != nullptr && gq->blockScales() == tv) {
+      in_offsets = gq->inputOffsets();
+      out_offsets = gq->outputOffsets();
+    }
+    if (in_offsets == nullptr) continue;
+    auto in_off = std::find(fusion_inputs.begin(), fusion_inputs.end(), in_offsets);
+    auto out_off = std::find(fusion_inputs.begin(), fusion_inputs.end(), out_offsets);
     if (in_off != fusion_inputs.end() && out_off != fusion_inputs.end())
       outputs.back().setUsedRows(layoutUsedRows(inputs[in_off - fusion_inputs.begin()].toHost(),
                                                 inputs[out_off - fusion_inputs.begin()].toHost(),

@@ -140,9 +140,11 @@ void checkHostLayoutOffsets(Kernel& kernel, const std::vector<Tensor>& inputs,
     const Tensor& out_off = inputs[p.output_offsets];
     if (in_off.isCuda() || out_off.isCuda()) continue;
     const Val* out = ir.outputs()[p.output];
-    auto* op = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(out->definition());
-    if (op == nullptr) continue;
-    checkLayoutOffsets(op, launch.outputs[p.output].layout.sizes[0], in_off, out_off);
+    const int64_t m = launch.outputs[p.output].layout.sizes[0];
+    if (auto* gq = dynamic_cast<const GroupedBlockQuantizationOp*>(out->definition()))
+      checkLayoutOffsets(layoutOperands(gq), m, in_off, out_off);
+    else if (auto* op = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(out->definition()))
+      checkLayoutOffsets(op, m, in_off, out_off);
   }
 }
 

@@ -116,6 +116,13 @@ void validateOperandExtents(const Fusion& fusion, ExpressionEvaluator& ee) {
   for (Expr* e : fusion.exprs()) {
     // Each op states which operand axes must agree (cat, pad and slice relate them otherwise).
     const OperandExtentRule rule = operandExtentRule(e);
+    for (const auto& [tv, multiple] : rule.last_extent_multiple_of) {
+      const std::vector<IterDomain*> ids = TensorDomain::noReductions(tv->getLogicalDomain());
+      const int64_t n =
+          ee.evaluateInt(ids.back()->extent(), fmt::format("extent of {}", tv->toString()));
+      MF_CHECK(n % multiple == 0, "`{}`: the last extent of {} must be a multiple of {}, got {}",
+               e->toString(), tv->toInlineString(), multiple, n);
+    }
     for (size_t i = 0; i < rule.rank; ++i) {
       std::optional<int64_t> expected;
       TensorView* first = nullptr;

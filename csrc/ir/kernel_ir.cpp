@@ -53,6 +53,10 @@ std::string_view toString(RuntimeCallForm form) {
       return "LayoutGather";
     case RuntimeCallForm::LayoutTile:
       return "LayoutTile";
+    case RuntimeCallForm::BlockQuantize:
+      return "BlockQuantize";
+    case RuntimeCallForm::GroupedBlockQuantize:
+      return "GroupedBlockQuantize";
   }
   return "?";
 }
@@ -77,6 +81,8 @@ std::string_view toString(CallOperand role) {
       return "col";
     case CallOperand::Position:
       return "position";
+    case CallOperand::GlobalScale:
+      return "global_scale";
   }
   return "?";
 }
@@ -86,6 +92,9 @@ const std::vector<CallOperand>& RuntimeCall::operandsOf(RuntimeCallForm form) {
   static const std::vector<CallOperand> all_reduce = {In, Init};
   static const std::vector<CallOperand> scatter = {In, InputOffsets, OutputOffsets, K, G, Row, Col};
   static const std::vector<CallOperand> gather = {In, InputOffsets, OutputOffsets, K, G, Position};
+  static const std::vector<CallOperand> quantize = {In, GlobalScale};
+  static const std::vector<CallOperand> grouped_quantize = {
+      In, GlobalScale, InputOffsets, OutputOffsets, K, G, Row, Col};
   switch (form) {
     case RuntimeCallForm::BlockAllReduce:
     case RuntimeCallForm::GridAllReduce:
@@ -95,6 +104,10 @@ const std::vector<CallOperand>& RuntimeCall::operandsOf(RuntimeCallForm form) {
     case RuntimeCallForm::LayoutGather:
     case RuntimeCallForm::LayoutTile:
       return gather;
+    case RuntimeCallForm::BlockQuantize:
+      return quantize;
+    case RuntimeCallForm::GroupedBlockQuantize:
+      return grouped_quantize;
   }
   MF_ASSERT(false, "unknown runtime call form");
 }
@@ -138,6 +151,8 @@ CollectiveScope RuntimeCall::collectiveScope() const {
       return CollectiveScope::Grid;
     case RuntimeCallForm::LayoutScatter:
     case RuntimeCallForm::LayoutGather:
+    case RuntimeCallForm::BlockQuantize:
+    case RuntimeCallForm::GroupedBlockQuantize:
       return CollectiveScope::None;
   }
   return CollectiveScope::None;

@@ -96,11 +96,32 @@ enum class RuntimeCallForm {
   //! (it synchronizes the block) and never guarded: it bounds every access itself. Operands as
   //! LayoutGather's.
   LayoutTile,
+  //! NVFP4 block quantization of one 16-value block (mf_blockQuantize): reads the block from
+  //! In (indexed at the block's first element), writes its e4m3 scale (output 0, indexed)
+  //! and its 8 bytes of packed e2m1 codes (output 1, indexed at the block's first element).
+  //! Operands {In, GlobalScale}.
+  BlockQuantize,
+  //! The same, the scale written at its swizzled position of the layout op's padded buffer
+  //! (output 0 is the buffer's base; mf_groupedBlockQuantize). Operands {In, GlobalScale,
+  //! InputOffsets, OutputOffsets, K (the scales' columns), G, Row, Col (the block's scale
+  //! position)}.
+  GroupedBlockQuantize,
 };
 std::string_view toString(RuntimeCallForm form);
 
 //! The role of a RuntimeCall operand: codegen and the interpreter ask for operands by role.
-enum class CallOperand { In, Init, InputOffsets, OutputOffsets, K, G, Row, Col, Position };
+enum class CallOperand {
+  In,
+  Init,
+  InputOffsets,
+  OutputOffsets,
+  K,
+  G,
+  Row,
+  Col,
+  Position,
+  GlobalScale
+};
 std::string_view toString(CallOperand role);
 
 //! Which threads must reach a call together: none (each thread calls on its own, so a guard
@@ -149,6 +170,10 @@ class RuntimeCall : public Expr {
   bool isLayoutOp() const {
     return form_ == RuntimeCallForm::LayoutScatter || form_ == RuntimeCallForm::LayoutGather ||
            form_ == RuntimeCallForm::LayoutTile;
+  }
+  bool isBlockQuantize() const {
+    return form_ == RuntimeCallForm::BlockQuantize ||
+           form_ == RuntimeCallForm::GroupedBlockQuantize;
   }
 
   //! Collective calls (set by insertPredicates; null before): `read` selects In or the

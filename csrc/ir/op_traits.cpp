@@ -14,8 +14,11 @@ namespace mf {
 bool readsOperandWhole(const Expr* e, const Val* operand) {
   if (auto* op = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(e))
     return op->inputOffsets() == operand || op->outputOffsets() == operand;
-  if (auto* op = dynamic_cast<const GroupedBlockQuantizationOp*>(e))
-    return op->inputOffsets() == operand || op->outputOffsets() == operand;
+  // The block quantizations' runtime function reads every operand itself: the input (its
+  // blocks, with 16-byte loads), the global scale and the offsets.
+  if (e != nullptr && (e->isA<BlockQuantizationOp>() || e->isA<GroupedBlockQuantizationOp>()))
+    return operand->kind() == ValKind::TensorView &&
+           std::find(e->inputs().begin(), e->inputs().end(), operand) != e->inputs().end();
   return false;
 }
 
@@ -25,14 +28,30 @@ bool isReadWhole(const Val* v) {
 }
 
 bool outputWrittenByRuntimeFunction(const Expr* e) {
-  return e != nullptr && e->isA<PreprocessGroupedMatmulInputSf>();
+  return e != nullptr && (e->isA<PreprocessGroupedMatmulInputSf>() ||
+                          e->isA<BlockQuantizationOp>() || e->isA<GroupedBlockQuantizationOp>());
+}
+
+std::string_view runtimeFunctionOpName(const Expr* e) {
+  if (e->isA<BlockQuantizationOp>()) return "blockQuantize";
+  if (e->isA<GroupedBlockQuantizationOp>()) return "groupedBlockQuantize";
+  return "preprocessGroupedMatmulInputSf";
 }
 
 std::string readOfRuntimeFunctionOutputMessage(const Expr* e, const Expr* use) {
+  const Val* out = e->output(0);
+  for (const Val* o : e->outputs())
+    if (std::find(use->inputs().begin(), use->inputs().end(), o) != use->inputs().end()) out = o;
+  if (e->isA<BlockQuantizationOp>())
+    return fmt::format(
+        "unsafe use of the output of blockQuantize: {} is read by {}; its kernel writes its "
+        "outputs for a block-scaled GEMM, and no kernel reads float4 or the scales it writes "
+        "in the same fusion: make them fusion outputs and read them in another fusion",
+        out->toString(), use->output(0)->toString());
   return fmt::format(
       "unsafe use of the output of {}: {} is read by {}, but only a block-scaled grouped GEMM "
       "can read the padded, swizzled layout; do not use it in the fusion",
-      "preprocessGroupedMatmulInputSf", e->output(0)->toString(), use->output(0)->toString());
+      runtimeFunctionOpName(e), out->toString(), use->output(0)->toString());
 }
 
 bool isResizeOp(const Expr* e) {
@@ -59,7 +78,14 @@ OperandExtentRule operandExtentRule(const Expr* e) {
     return rule;
   // The block quantizations have one data operand (the global scale is 0-dim, the offsets
   // have G entries): nothing to compare.
-  if (e->isA<BlockQuantizationOp>() || e->isA<GroupedBlockQuantizationOp>()) return rule;
+  if (auto* bq = dynamic_cast<const BlockQuantizationOp*>(e)) {
+    rule.last_extent_multiple_of.emplace_back(bq->in()->as<TensorView>(), bq->blockSize());
+    return rule;
+  }
+  if (auto* gq = dynamic_cast<const GroupedBlockQuantizationOp*>(e)) {
+    rule.last_extent_multiple_of.emplace_back(gq->in()->as<TensorView>(), gq->blockSize());
+    return rule;
+  }
   auto* out = e->output(0)->as<TensorView>();
   if (auto* layout = dynamic_cast<const PreprocessGroupedMatmulInputSf*>(e)) {
     rule.aligned.push_back(layout->in()->as<TensorView>());

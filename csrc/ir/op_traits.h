@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mf {
@@ -14,7 +16,8 @@ class Val;
 class TensorView;
 
 //! True when `e`'s runtime function reads `operand` whole from global memory, at its base
-//! pointer (the layout op's input_offsets and output_offsets). Such an operand is a fusion
+//! pointer (the layout op's input_offsets and output_offsets; every tensor operand of the
+//! block quantizations). Such an operand is a fusion
 //! input of its kernel: it is not staged through registers, not inlined, not a pointwise
 //! operand of the schedule, and its kernel gets the bare pointer (no per-element index).
 bool readsOperandWhole(const Expr* e, const Val* operand);
@@ -22,10 +25,14 @@ bool readsOperandWhole(const Expr* e, const Val* operand);
 //! True when some use of `v` reads it whole (readsOperandWhole).
 bool isReadWhole(const Val* v);
 
-//! True when `e`'s output is written by its runtime function at positions the function
-//! computes itself, and no other expr may read it (the layout op: only a block-scaled grouped
-//! GEMM reads its padded, swizzled layout). Schedulers do not stage it through registers.
+//! True when `e`'s outputs are written by its runtime function at positions the function
+//! computes itself, and no other expr may read them (the layout op: only a block-scaled
+//! grouped GEMM reads its padded, swizzled layout; the block quantizations, whose float4
+//! values no kernel reads). Schedulers do not stage them through registers.
 bool outputWrittenByRuntimeFunction(const Expr* e);
+
+//! The API name of such an op: preprocessGroupedMatmulInputSf, blockQuantize, ...
+std::string_view runtimeFunctionOpName(const Expr* e);
 
 //! The one message for an output of `e` (outputWrittenByRuntimeFunction) that `use` reads:
 //! `unsafe use of the output of preprocessGroupedMatmulInputSf: T3_g[..] is read by T4_g[..],
@@ -47,12 +54,16 @@ bool squeezesIterationAxis(const Expr* e);
 //! no other operand is compared. Pointwise ops, set and reductions align every tensor
 //! operand (a reduction over all its logical axes, the reduced ones too); a broadcast
 //! compares nothing; the layout op has one aligned operand, its input (the offsets have G
-//! entries), and the block quantizations none. An op relating extents otherwise (cat: all
+//! entries), and the block quantizations none (their input's last extent must be a multiple
+//! of the block size). An op relating extents otherwise (cat: all
 //! axes but the concatenated one; pad, slice: none position by position) states its rule
 //! here.
 struct OperandExtentRule {
   std::vector<TensorView*> aligned;
   size_t rank = 0;
+  //! Operands whose last logical extent must be a multiple of the number (a block
+  //! quantization's input: of its block size).
+  std::vector<std::pair<TensorView*, int64_t>> last_extent_multiple_of;
 };
 OperandExtentRule operandExtentRule(const Expr* e);
 

@@ -123,6 +123,16 @@ int64_t positionOf(const std::vector<Val*>& vals, const Val* v) {
 
 void addLayoutOp(const Fusion& ir, KernelSummary& s) {
   for (Expr* e : ir.exprs()) {
+    // groupedBlockQuantize writes its scales with the layout op's runtime function.
+    if (auto* gq = dynamic_cast<GroupedBlockQuantizationOp*>(e)) {
+      s.has_error_flag = true;
+      s.error_op = "groupedBlockQuantize";
+      if (gq->blockScales()->isFusionOutput())
+        s.padded_outputs.push_back({positionOf(ir.outputs(), gq->blockScales()),
+                                    positionOf(ir.inputs(), gq->inputOffsets()),
+                                    positionOf(ir.inputs(), gq->outputOffsets())});
+      continue;
+    }
     auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e);
     if (op == nullptr) continue;
     s.has_error_flag = true;

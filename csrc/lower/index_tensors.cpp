@@ -213,6 +213,43 @@ Expr* lowerLayoutOp(Fusion& ir, PreprocessGroupedMatmulInputSf* layout,
       "mf_preprocessGroupedMatmulInputSf", RuntimeCall::Params{});
 }
 
+// The block quantizations (one call per 16-value block): the loops run over the scales
+// (output 0, one iteration per block); the quantized output (output 1) is scheduled alike
+// with its 16 values of a block in an axis whose loop is the scales' axis of extent 1, so
+// its walk gives the block's first element. The input, read whole by the runtime function,
+// is addressed at that element too (it has the quantized output's logical shape); the
+// global scale is read at its only element. Grouped: the scales are the padded buffer's base
+// and the runtime function finds the scale's position from (row, col).
+Expr* lowerBlockQuantize(Kernel& kernel, Expr* e, const std::vector<Val*>& ins,
+                         const std::vector<IndexMap>& walks, const std::vector<Val*>& c_logical,
+                         const std::vector<Val*>& loop_indices) {
+  Fusion& ir = kernel.ir();
+  auto* scales = e->output(0)->as<TensorView>();
+  auto* quantized = e->output(1)->as<TensorView>();
+  auto* in = e->input(0)->as<TensorView>();
+  const std::vector<Val*> q_logical = indicesInMap(walks[1], quantized->domain()->loopSource());
+  Val* in_index = indexOf(kernel, in, q_logical, nullptr, nullptr);
+  MergedIndexSource q_merged{&walks[1], quantized->getMaybeAllocationDomain()};
+  Val* q_index = indexOf(kernel, quantized, q_logical, &loop_indices, &q_merged);
+  Val* gs = constFloat(1.0, DataType::Float);
+  if (auto* bq = dynamic_cast<BlockQuantizationOp*>(e)) {
+    if (bq->globalScale() != nullptr) gs = ins[1];
+    MergedIndexSource s_merged{&walks[0], scales->getMaybeAllocationDomain()};
+    Val* s_index = indexOf(kernel, scales, c_logical, &loop_indices, &s_merged);
+    return IrBuilder::createIn<RuntimeCall>(
+        &ir, std::vector<Val*>{in_index, gs}, std::vector<Val*>{s_index, q_index},
+        RuntimeCallForm::BlockQuantize, "mf_blockQuantize", RuntimeCall::Params{});
+  }
+  auto* gq = e->as<GroupedBlockQuantizationOp>();
+  if (gq->globalScale() != nullptr) gs = ins[5];
+  auto* s_base = IrBuilder::create<TensorIndex>(scales, constInt(0));
+  return IrBuilder::createIn<RuntimeCall>(
+      &ir,
+      std::vector<Val*>{in_index, gs, ins[1], ins[2], ins[3], ins[4], c_logical[0], c_logical[1]},
+      std::vector<Val*>{s_base, q_index}, RuntimeCallForm::GroupedBlockQuantize,
+      "mf_groupedBlockQuantize", RuntimeCall::Params{});
+}
+
 // A reshape, squeeze or expand moves one element per index: a copy once indexed (the
 // relation between the two index spaces is in the indices).
 bool isShapeCopy(const Expr* e) {
@@ -317,6 +354,8 @@ void indexTensors(Kernel& kernel) {
     std::vector<Expr*> resize_steps;  // a resize op's selections, `lowered` the last
     if (layout) {
       lowered = lowerLayoutOp(ir, layout, ins, c_logical, width);
+    } else if (e->isA<BlockQuantizationOp>() || e->isA<GroupedBlockQuantizationOp>()) {
+      lowered = lowerBlockQuantize(kernel, e, ins, walks, c_logical, loop_indices);
     } else {
       // The outputs' own axes: their allocation axes are (when logical) the walk's targets.
       std::vector<Val*> outs;

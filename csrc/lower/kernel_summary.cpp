@@ -69,9 +69,9 @@ std::string KernelSummary::describeError(int flag) const {
         "non-decreasing, at most M);";
   if (flag & 4) what += " output_offsets are not each group's start rounded up to 128 rows;";
   return fmt::format(
-      "preprocessGroupedMatmulInputSf: bad offsets detected on the GPU (error flag {}):{} no "
-      "element was written out of bounds",
-      flag, what);
+      "{}: bad offsets detected on the GPU (error flag {}):{} no element was written out of "
+      "bounds",
+      error_op, flag, what);
 }
 
 namespace {

@@ -68,6 +68,8 @@ struct KernelSummary {
   //! A layout op reports bad offsets through an int* parameter (bit 1: a position fell outside
   //! the padded buffer, 2: bad input offsets, 4: bad output offsets).
   bool has_error_flag = false;
+  //! The op the error flag reports for (preprocessGroupedMatmulInputSf, groupedBlockQuantize).
+  std::string error_op = "preprocessGroupedMatmulInputSf";
   std::vector<PaddedOutput> padded_outputs;
   //! Compute capability the kernel needs: NVRTC compiles for sm_90 unless told otherwise.
   std::pair<int, int> min_compute_capability{9, 0};

@@ -139,6 +139,30 @@ void scheduleLayoutTile(Fusion* fusion, const PointwiseParams& params) {
   }
 }
 
+// A block quantization alone: one thread per 16-value block. The scales [.., Kb] are merged
+// and split by the block size, then given an inner axis of extent 1; the quantized values
+// [.., K] have their last axis split by 16 and the same merge and split, so both outputs
+// share the loops [BIDx, TIDx, 1] and the quantized output's inner axis (the 16 values) is
+// the call's. Nothing is staged: the runtime function reads the input and writes both.
+void scheduleBlockQuantize(Fusion* fusion, const PointwiseParams& params) {
+  for (Expr* e : fusion->exprs()) {
+    if (!e->isA<BlockQuantizationOp>() && !e->isA<GroupedBlockQuantizationOp>()) continue;
+    auto* scales = e->output(0)->as<TensorView>();
+    auto* quantized = e->output(1)->as<TensorView>();
+    const int64_t n = scales->nDims();
+    quantized->split(n - 1, 16);
+    for (TensorView* tv : {scales, quantized}) {
+      for (int64_t i = 1; i < n; ++i) tv->merge(0);
+      tv->split(0, params.block_size);
+    }
+    scales->split(1, 1);
+    for (TensorView* tv : {scales, quantized}) {
+      tv->axis(0)->parallelize(ParallelType::BIDx);
+      tv->axis(1)->parallelize(ParallelType::TIDx);
+    }
+  }
+}
+
 }  // namespace
 
 // Stages the inputs and outputs, schedules the reference as `schedule_kind` says, then
@@ -150,6 +174,10 @@ void PointWiseScheduler::applySchedule(Fusion* fusion, const HeuristicParams* pa
   FusionGuard fg(fusion);
   if (params->schedule_kind == PointwiseScheduleKind::LayoutTile) {
     scheduleLayoutTile(fusion, *params);
+    return;
+  }
+  if (params->schedule_kind == PointwiseScheduleKind::BlockQuantize) {
+    scheduleBlockQuantize(fusion, *params);
     return;
   }
   // Decided on the fusion as the heuristics saw it: the reference (by output position) and
@@ -189,6 +217,7 @@ void PointWiseScheduler::applySchedule(Fusion* fusion, const HeuristicParams* pa
       vector_axis = scheduleBreakPointGrid(reference, *params);
       break;
     case PointwiseScheduleKind::LayoutTile:
+    case PointwiseScheduleKind::BlockQuantize:
       break;  // scheduled above
   }
   // The vector axis is bound on the reference even when the reference itself is written

@@ -18,6 +18,10 @@ enum class PointwiseScheduleKind {
   //! split into [BIDx, TIDx = block_size, Vectorize = vectorization_factor]; a block stages
   //! the input rows of a slab of a 128-row tile in shared memory and writes the slab.
   LayoutTile,
+  //! A block quantization alone (blockQuantize, groupedBlockQuantize): the scales merged and
+  //! split into [BIDx, TIDx = block_size], one 16-value block per thread (the quantized
+  //! output alike, its 16 values in an axis the call covers).
+  BlockQuantize,
 };
 
 //! What the pointwise heuristics decide (nvFuser's PointwiseParams), in
@@ -51,8 +55,9 @@ class PointwiseParams : public HeuristicParams {
   bool flip_grid_binding = false;
   //! Threads per block.
   int64_t block_size = 128;
-  //! With a layout op: which form writes it and why (`tile: ...` or `per element: ...`),
-  //! printed by scheduler_params. Not part of the identity (the other fields decide it).
+  //! With a layout op: which form writes it and why (`tile: ...` or `per element: ...`);
+  //! with a block quantization, how it writes its scales. Printed by scheduler_params. Not
+  //! part of the identity (the other fields decide it).
   std::string layout_form;
 
   std::string toString() const override;

@@ -191,6 +191,32 @@ bool chooseLayoutTile(Fusion* fusion, const PreprocessGroupedMatmulInputSf* op,
   return false;
 }
 
+namespace {
+
+// The block quantization of a fusion, or null (it is then the fusion's only expr).
+Expr* blockQuantizeOf(Fusion* fusion) {
+  for (Expr* e : fusion->exprs())
+    if (e->isA<BlockQuantizationOp>() || e->isA<GroupedBlockQuantizationOp>()) return e;
+  return nullptr;
+}
+
+void chooseBlockQuantize(Expr* op, SchedulerRuntimeInfo& runtime_info, PointwiseParams& params) {
+  params.schedule_kind = PointwiseScheduleKind::BlockQuantize;
+  int64_t blocks = 1;
+  for (IterDomain* id : op->output(0)->as<TensorView>()->getLogicalDomain())
+    blocks *= runtime_info.extent(id);
+  params.lparams = LaunchParams();
+  params.lparams.bind(params.block_size, ParallelType::TIDx);
+  if (blocks > 0) params.lparams.bind(ceilDiv(blocks, params.block_size), ParallelType::BIDx);
+  params.layout_form =
+      fmt::format("block quantize: one block of 16 values per thread, {} blocks, scales {}", blocks,
+                  op->isA<GroupedBlockQuantizationOp>()
+                      ? "at their swizzled positions (the layout op's runtime function)"
+                      : "stored plainly");
+}
+
+}  // namespace
+
 std::string PointwiseParams::toString() const {
   return fmt::format(
       "PointwiseParams(vectorization_factor = {}, unroll_factor_inner = {}, "
@@ -234,6 +260,8 @@ bool PointWiseScheduler::canScheduleCompileTime(Fusion* fusion) {
         return reject(
             fmt::format("no support for reduction ops: {} has a reduction axis", tv->toString()));
   if (std::optional<std::string> why = commonScheduleRejectReason(fusion)) return reject(*why);
+  // A block quantization is alone in its fusion (commonScheduleRejectReason): its own schedule.
+  if (blockQuantizeOf(fusion) != nullptr) return true;
   if (std::optional<std::string> why = symbolicAxisRejectReason(fusion)) return reject(*why);
   PointwiseDomainMap map(fusion);
   std::string why_not;
@@ -245,6 +273,7 @@ bool PointWiseScheduler::canScheduleCompileTime(Fusion* fusion) {
 }
 
 bool PointWiseScheduler::canScheduleRunTime(Fusion* fusion, SchedulerRuntimeInfo& runtime_info) {
+  if (blockQuantizeOf(fusion) != nullptr) return true;
   // A schedule iterates over the reference: when it is empty, an output that is not (one
   // broadcast along the empty axis) would never be written.
   PointwiseDomainMap map(fusion);
@@ -269,6 +298,10 @@ std::unique_ptr<HeuristicParams> PointWiseScheduler::computeHeuristics(
   params->index_type = runtime_info.indexType();
   params->block_size = kBlockSize;
   params->lparams.bind(kBlockSize, ParallelType::TIDx);
+  if (Expr* quantize = blockQuantizeOf(fusion)) {
+    chooseBlockQuantize(quantize, runtime_info, *params);
+    return params;
+  }
 
   PointwiseDomainMap map(fusion);
   TensorView* reference = findReferenceTensor(fusion, map);

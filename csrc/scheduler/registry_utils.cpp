@@ -9,20 +9,30 @@
 namespace mf {
 namespace {
 
-std::optional<std::string> layoutOpRejectReason(const PreprocessGroupedMatmulInputSf* op) {
-  for (Val* offsets : op->inputs())
-    if (readsOperandWhole(op, offsets) && !offsets->isFusionInput())
+// The ops whose runtime function reads operands whole and writes its outputs itself (the
+// layout op, the block quantizations): those operands are fusion inputs of the kernel, the
+// outputs are fusion outputs nothing else reads.
+std::optional<std::string> runtimeFunctionRejectReason(const Expr* op) {
+  const std::string_view name = runtimeFunctionOpName(op);
+  const bool layout = op->isA<PreprocessGroupedMatmulInputSf>();
+  for (Val* v : op->inputs())
+    if (readsOperandWhole(op, v) && !v->isFusionInput())
       return fmt::format(
-          "preprocessGroupedMatmulInputSf: the offsets {} must be a fusion input (its runtime "
-          "function reads them from global memory)",
-          offsets->toInlineString());
-  Val* out = op->out();
-  if (!out->isFusionOutput())
-    return fmt::format(
-        "preprocessGroupedMatmulInputSf: its output {} must be a fusion output (only a "
-        "block-scaled grouped GEMM may read that layout)",
-        out->toInlineString());
-  if (!out->uses().empty()) return readOfRuntimeFunctionOutputMessage(op, out->uses().front());
+          "{}: {} {} must be a fusion input (its runtime function reads {} from global memory)",
+          name, layout ? "the offsets" : "its operand", v->toInlineString(),
+          layout ? "them" : "it");
+  for (Val* out : op->outputs()) {
+    if (!out->isFusionOutput())
+      return fmt::format(
+          "{}: its output {} must be a fusion output (only a block-scaled {} "
+          "may read {})",
+          name, out->toInlineString(), layout ? "grouped GEMM" : "GEMM",
+          layout ? "that layout" : "it");
+    if (!out->uses().empty()) return readOfRuntimeFunctionOutputMessage(op, out->uses().front());
+  }
+  if (!op->isA<PreprocessGroupedMatmulInputSf>() && op->fusion()->exprs().size() != 1)
+    return fmt::format("{} is scheduled alone, and this kernel computes {} other exprs", name,
+                       op->fusion()->exprs().size() - 1);
   return std::nullopt;
 }
 
@@ -33,14 +43,8 @@ std::optional<std::string> commonScheduleRejectReason(Fusion* fusion) {
     if (isSegmentSet(e))
       return fmt::format("`{}` marks a segment boundary; the segmenter cuts the fusion there",
                          e->toString());
-    if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e))
-      if (std::optional<std::string> why = layoutOpRejectReason(op)) return why;
-    // The CPU reference evaluates them; their kernel (one thread per 16-value block) is the
-    // next step of the NVFP4 issue (docs/numerics.md).
-    if (e->isA<BlockQuantizationOp>() || e->isA<GroupedBlockQuantizationOp>())
-      return fmt::format(
-          "{}: no scheduler generates its kernel yet; ReferenceEvaluator computes it: `{}`",
-          e->isA<BlockQuantizationOp>() ? "blockQuantize" : "groupedBlockQuantize", e->toString());
+    if (outputWrittenByRuntimeFunction(e))
+      if (std::optional<std::string> why = runtimeFunctionRejectReason(e)) return why;
   }
   return std::nullopt;
 }

@@ -4,6 +4,7 @@
 // signed zeros, infinities, NaN and random values over many binades; the 16 codes' values;
 // the scales and packed codes of random, zero, tiny, huge, NaN and infinite blocks, with a
 // global scale. Outputs are poisoned before the launch.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,6 +17,7 @@
 #include "cuda/nvrtc.h"
 #include "minifuser/minifuser.h"
 #include "reference/quantization_reference.h"
+#include "unit/ops/layout_test_utils.h"
 #include "unit/reference/fp4_check_kernel.h"
 
 namespace mf {
@@ -100,6 +102,105 @@ TEST(Fp4Gpu, ConversionAndBlockArithmeticMatchTheHostBitForBit) {
   EXPECT_EQ(std::memcmp(s.rawData(), ref.block_scales.rawData(), nblocks), 0);
   EXPECT_EQ(std::memcmp(q.rawData(), ref.quantized.rawData(), 8 * nblocks), 0);
   EXPECT_EQ(static_cast<const uint8_t*>(s.rawData())[3], 0x7f);  // the NaN block
+}
+
+// blockQuantize and groupedBlockQuantize through FusionExecutorCache on device inputs (one
+// PointWise kernel each), outputs poisoned: the packed codes and the scales equal the
+// reference's bit for bit (the grouped scales at their swizzled positions), for K in {16, 32,
+// 2048, 7168}, groups with empty ones and one of exactly 128 rows, bf16, half and float, with
+// and without a global scale, and a strided input that is not 16-byte aligned (element loads).
+TEST(Fp4Gpu, BlockQuantizeThroughTheCacheMatchesTheReference) {
+  const std::vector<int64_t> tokens = {37, 0, 128, 1, 301};
+  const int64_t m = 467;
+  auto [io, oo] = testing::layoutOffsets(tokens);
+  int trial = 0;
+  for (int64_t k : {16, 32, 2048, 7168})
+    for (bool grouped : {false, true})
+      for (bool strided : {false, true}) {
+        const bool with_gs = trial % 2 == 1;
+        const DataType dtype = trial % 3 == 0   ? DataType::BFloat16
+                               : trial % 3 == 1 ? DataType::Half
+                                                : DataType::Float;
+        ++trial;
+        SCOPED_TRACE(fmt::format("K = {}, grouped {}, strided {}, global scale {}, {}", k, grouped,
+                                 strided, with_gs, toString(dtype)));
+        auto fusion = std::make_unique<Fusion>();
+        {
+          FusionGuard fg(fusion.get());
+          TensorView* x = makeSymbolicTensor(2, dtype);
+          TensorView* in_off = makeSymbolicTensor(1, DataType::Int32);
+          TensorView* out_off = makeSymbolicTensor(1, DataType::Int32);
+          TensorView* gs = with_gs ? makeSymbolicTensor(0, DataType::Float) : nullptr;
+          for (TensorView* tv : {x, in_off, out_off}) fusion->addInput(tv);
+          if (gs) fusion->addInput(gs);
+          BlockQuantizationResults r =
+              grouped ? groupedBlockQuantize(x, in_off, out_off,
+                                             BlockScalingFactorLayout::Block128x4, gs)
+                      : blockQuantize(x, gs);
+          fusion->addOutput(r.quantized_tensor);
+          fusion->addOutput(r.block_scales);
+        }
+        // Values over several binades, so the scales differ block to block.
+        Tensor base = Tensor::random({m, k + 16}, dtype, 40 + trial);
+        for (int64_t i = 0; i < base.numel(); ++i)
+          storeElementAt(static_cast<std::byte*>(base.rawData()), i, dtype,
+                         base.item(i) * std::ldexp(1.0, static_cast<int>(i / 16 % 11) - 5));
+        // Strided: rows of k + 16, starting one element in (not 16-byte aligned).
+        Tensor x =
+            strided ? base.asStrided({m, k}, {k + 16, 1}, 1) : base.asStrided({m, k}, {k, 1}, 0);
+        std::vector<Tensor> host = {x, testing::layoutOffsetTensor(io, DataType::Int32),
+                                    testing::layoutOffsetTensor(oo, DataType::Int32)};
+        if (with_gs) host.push_back(Tensor::fromVector(std::vector<float>{0.37f}, {}));
+        std::vector<Tensor> dev;
+        for (const Tensor& t : host) dev.push_back(t.isContiguous() ? t.toDevice() : t);
+        if (strided) {
+          // The same view of a device copy of the whole storage.
+          Tensor whole = base.toDevice();
+          dev[0] = whole.asStrided({m, k}, {k + 16, 1}, 1);
+        }
+        FusionExecutorCache fec(std::move(fusion));
+        std::vector<Tensor> out = fec.runFusionWithInputs(dev, {.poison_outputs = true});
+        FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+        ASSERT_EQ(rt->fusionSegments()->groups().size(), 1u);
+        const std::vector<Tensor> ref = ReferenceEvaluator(fec.fusion()).run(host);
+        const Tensor q = out[0].toHost();
+        ASSERT_EQ(q.nbytes(), m * k / 2);
+        EXPECT_EQ(std::memcmp(q.rawData(), ref[0].rawData(), q.nbytes()), 0);
+        const Tensor s = out[1].toHost();
+        if (!grouped) {
+          EXPECT_EQ(std::memcmp(s.rawData(), ref[1].rawData(), s.nbytes()), 0);
+        } else {
+          // The logical scales (blockQuantize's) at their swizzled positions; pads are left.
+          Tensor plain =
+              quantizeBlocks("blockQuantize", nullptr, host[0], with_gs ? &host[3] : nullptr, 16)
+                  .block_scales;
+          testing::expectGroupedLayout(s, plain, io, oo, /*pads_zero=*/false);
+          EXPECT_EQ(s.usedRows(), ref[1].usedRows());
+        }
+      }
+}
+
+// Bad offsets on device tensors: the kernel's flag is raised and the run throws, naming the op.
+TEST(Fp4Gpu, GroupedBlockQuantizeBadDeviceOffsetsRaiseTheFlag) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* x = makeSymbolicTensor(2, DataType::BFloat16);
+    TensorView* in_off = makeSymbolicTensor(1, DataType::Int32);
+    TensorView* out_off = makeSymbolicTensor(1, DataType::Int32);
+    for (TensorView* tv : {x, in_off, out_off}) fusion->addInput(tv);
+    BlockQuantizationResults r =
+        groupedBlockQuantize(x, in_off, out_off, BlockScalingFactorLayout::Block128x4);
+    fusion->addOutput(r.quantized_tensor);
+    fusion->addOutput(r.block_scales);
+  }
+  FusionExecutorCache fec(std::move(fusion));
+  std::vector<Tensor> inputs = {Tensor::random({300, 64}, DataType::BFloat16, 5).toDevice(),
+                                Tensor::fromVector<int32_t>({0, 250, 100}, {3}).toDevice(),
+                                Tensor::fromVector<int32_t>({0, 256, 384}, {3}).toDevice()};
+  EXPECT_THAT([&] { fec.runFusionWithInputs(inputs); },
+              ::testing::ThrowsMessage<UserError>(
+                  ::testing::HasSubstr("groupedBlockQuantize: bad offsets detected on the GPU")));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// Helpers shared by the benchmarks (pointwise, reduction, persistent, shape): the median of
-// CUDA-event-timed calls, taken the way the PyTorch comparison scripts (compare_*.py) time theirs,
-// and the check against the reference.
+// Helpers shared by the benchmarks (pointwise, reduction, persistent, shape, layout op,
+// quantize): the median of CUDA-event-timed calls, taken the way the PyTorch comparison
+// scripts (compare_*.py) time theirs, the check against the reference, and grouped offsets.
 #pragma once
 
 #include <fmt/format.h>
@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <random>
+#include <utility>
 #include <vector>
 
 #include "cuda/module.h"
@@ -54,6 +56,24 @@ inline bool matchesReference(const char* bench, const std::string& name, const m
       return false;
     }
   return true;
+}
+
+//! Random group sizes summing to m (some groups may be empty) as the layout op's offsets:
+//! {input_offsets, output_offsets} (each group's start, and its start rounded up to 128-row
+//! tiles in the padded output), Int32 host tensors of g entries.
+inline std::pair<mf::Tensor, mf::Tensor> groupOffsets(int64_t g, int64_t m, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> cuts = {0, m};
+  for (int64_t i = 1; i < g; ++i) cuts.push_back(static_cast<int64_t>(rng() % (m + 1)));
+  std::sort(cuts.begin(), cuts.end());
+  std::vector<int32_t> in_off, out_off;
+  int64_t out_row = 0;
+  for (int64_t e = 0; e < g; ++e) {
+    in_off.push_back(static_cast<int32_t>(cuts[e]));
+    out_off.push_back(static_cast<int32_t>(out_row));
+    out_row += (cuts[e + 1] - cuts[e] + 127) / 128 * 128;
+  }
+  return {mf::Tensor::fromVector(in_off, {g}), mf::Tensor::fromVector(out_off, {g})};
 }
 
 }  // namespace mf::bench

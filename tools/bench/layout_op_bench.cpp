@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_utils.h"
 #include "cuda/device_memory.h"
 #include "cuda/driver.h"
 #include "cuda/module.h"
@@ -31,27 +32,6 @@ struct Case {
   int64_t g, m, k;
 };
 
-// Random group sizes summing to m (some groups may be empty), with their offsets.
-std::pair<mf::Tensor, mf::Tensor> offsets(int64_t g, int64_t m, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<int64_t> cuts = {0, m};
-  for (int64_t i = 1; i < g; ++i) cuts.push_back(static_cast<int64_t>(rng() % (m + 1)));
-  std::sort(cuts.begin(), cuts.end());
-  std::vector<int32_t> in_off, out_off;
-  int64_t out_row = 0;
-  for (int64_t e = 0; e < g; ++e) {
-    in_off.push_back(static_cast<int32_t>(cuts[e]));
-    out_off.push_back(static_cast<int32_t>(out_row));
-    out_row += (cuts[e + 1] - cuts[e] + 127) / 128 * 128;
-  }
-  return {mf::Tensor::fromVector(in_off, {g}), mf::Tensor::fromVector(out_off, {g})};
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main() {
@@ -62,7 +42,7 @@ int main() {
   }
   const Case cases[] = {{8, 8192, 448}, {32, 65536, 448}, {128, 262144, 448}, {8, 1 << 20, 512}};
   for (const Case& c : cases) {
-    auto [io, oo] = offsets(c.g, c.m, 7);
+    auto [io, oo] = mf::bench::groupOffsets(c.g, c.m, 7);
     std::vector<mf::Tensor> inputs = {
         mf::Tensor::random({c.m, c.k}, mf::DataType::Float8_e4m3fn, 1), io, oo};
     std::vector<mf::Tensor> on_device;
@@ -79,7 +59,7 @@ int main() {
                         }) /
                         20);
     if (std::getenv("MINIFUSER_LAYOUT_BENCH") == nullptr)
-      fmt::print("case copy {} {} {} {:.2f}\n", c.g, c.m, c.k, median(copy_us));
+      fmt::print("case copy {} {} {} {:.2f}\n", c.g, c.m, c.k, mf::bench::median(copy_us));
 
     // Forms: the automatic path, then the hand schedules (gather with 256 threads per block;
     // 128 and 1024 measured no better: docs/layout_op.md).
@@ -160,7 +140,7 @@ int main() {
       std::vector<float> ms = ke->benchmarkBackToBack(on_device);
       std::vector<double> us(ms.begin(), ms.end());
       for (double& u : us) u *= 1000.0;
-      fmt::print("case {} {} {} {} {:.2f}\n", name, c.g, c.m, c.k, median(us));
+      fmt::print("case {} {} {} {} {:.2f}\n", name, c.g, c.m, c.k, mf::bench::median(us));
       std::fflush(stdout);
     }
   }

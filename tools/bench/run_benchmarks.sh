@@ -5,10 +5,12 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${MINIFUSER_GPU_BUILD:-$root/build-gpu}"
 cmake -S "$root" -B "$build" >/dev/null
-cmake --build "$build" -j"$(nproc)" --target layout_op_bench pointwise_bench \
+cmake --build "$build" -j"$(nproc)" --target layout_op_bench quantize_bench pointwise_bench \
   reduction_bench persistent_bench shape_bench >/dev/null
 "$build/tools/layout_op_bench" | tee "$build/layout_op_bench.txt"
 python3 "$root/tools/bench/compare_layout_op.py" < "$build/layout_op_bench.txt"
+"$build/tools/quantize_bench" | tee "$build/quantize_bench.txt"
+python3 "$root/tools/bench/compare_quantize.py" < "$build/quantize_bench.txt"
 "$build/tools/pointwise_bench" | tee "$build/pointwise_bench.txt"
 python3 "$root/tools/bench/compare_pointwise.py" < "$build/pointwise_bench.txt"
 "$build/tools/reduction_bench" | tee "$build/reduction_bench.txt"

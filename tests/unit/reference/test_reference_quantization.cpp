@@ -20,6 +20,7 @@
 namespace {
 
 using namespace mf;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
@@ -328,42 +329,98 @@ TEST(BlockQuantize, BadOperandsAreUserErrors) {
         "groupedBlockQuantize: output_offsets T0");
 }
 
-// A symbolic last extent is checked when the reference runs.
+// A symbolic last extent is checked when inputs are bound (the reference, and the kernel's
+// launch: the runtime function reads whole blocks).
 TEST(BlockQuantize, LastExtentIsCheckedAtRunTime) {
-  Fusion fusion;
-  FusionGuard fg(&fusion);
-  TensorView* x = makeSymbolicTensor(2, DataType::Float);
-  fusion.addInput(x);
-  auto [q, s] = blockQuantize(x);
-  fusion.addOutput(q);
-  fusion.addOutput(s);
-  EXPECT_THAT(fusion.exprs().back()->toString(), HasSubstr("= blockQuantize(T0, block_size = 16)"));
-  EXPECT_THAT(
-      [&] {
-        ReferenceEvaluator(&fusion).run({Tensor::random({3, 24}, DataType::Float, 1)});
-      },
-      ThrowsMessage<UserError>(
-          HasSubstr("blockQuantize: the last extent of input T0 must be a multiple of the "
-                    "block size 16, got 24")));
-}
-
-// No scheduler takes the ops yet: FusionExecutorCache says so instead of a wrong kernel.
-TEST(BlockQuantize, AutomaticPathRefusesClearly) {
   auto fusion = std::make_unique<Fusion>();
   {
     FusionGuard fg(fusion.get());
-    TensorView* x = makeSymbolicTensor(2, DataType::BFloat16);
+    TensorView* x = makeSymbolicTensor(2, DataType::Float);
     fusion->addInput(x);
     auto [q, s] = blockQuantize(x);
     fusion->addOutput(q);
     fusion->addOutput(s);
   }
+  EXPECT_THAT(fusion->exprs().back()->toString(),
+              HasSubstr("= blockQuantize(T0, block_size = 16)"));
+  const std::vector<Tensor> bad = {Tensor::random({3, 24}, DataType::Float, 1)};
+  const auto message =
+      AllOf(HasSubstr("blockQuantize(T0, block_size = 16)`: the last extent of "
+                      "T0 must be a multiple of 16, got 24"));
+  EXPECT_THAT([&] { ReferenceEvaluator(fusion.get()).run(bad); },
+              ThrowsMessage<UserError>(message));
+  FusionExecutorCache fec(std::move(fusion));
+  fec.runFusionWithInputs({Tensor::random({3, 32}, DataType::Float, 1)});
+  EXPECT_THAT([&] { fec.runFusionWithInputs(bad); }, ThrowsMessage<UserError>(message));
+  KernelExecutor* ke = fec.getMostRecentKernelRuntime()->executor();
+  ASSERT_NE(ke, nullptr);
+  EXPECT_THAT([&] { ke->run(bad); }, ThrowsMessage<UserError>(message));
+}
+
+// Through FusionExecutorCache each op is one PointWise kernel calling its runtime function
+// (compiled by NVRTC here; without a device the outputs come from the reference). Offsets
+// computed in the fusion cross in global memory: two segments.
+TEST(BlockQuantize, AutomaticPathIsOnePointwiseKernel) {
+  for (bool grouped : {false, true})
+    for (bool computed_offsets : {false, true}) {
+      if (computed_offsets && !grouped) continue;
+      SCOPED_TRACE(fmt::format("grouped {}, computed offsets {}", grouped, computed_offsets));
+      auto fusion = std::make_unique<Fusion>();
+      {
+        FusionGuard fg(fusion.get());
+        TensorView* x = makeSymbolicTensor(2, DataType::BFloat16);
+        TensorView* in_off = makeSymbolicTensor(1, DataType::Int32);
+        TensorView* out_off = makeSymbolicTensor(1, DataType::Int32);
+        TensorView* gs = makeSymbolicTensor(0, DataType::Float);
+        for (TensorView* tv : {x, in_off, out_off, gs}) fusion->addInput(tv);
+        if (computed_offsets) {
+          in_off = add(in_off, constInt(0, DataType::Int32));
+          out_off = add(out_off, constInt(0, DataType::Int32));
+        }
+        BlockQuantizationResults r =
+            grouped
+                ? groupedBlockQuantize(x, in_off, out_off, BlockScalingFactorLayout::Block128x4, gs)
+                : blockQuantize(x, gs);
+        fusion->addOutput(r.quantized_tensor);
+        fusion->addOutput(r.block_scales);
+      }
+      FusionExecutorCache fec(std::move(fusion));
+      auto [io, oo] = mf::testing::layoutOffsets({3, 0, 130});
+      std::vector<Tensor> inputs = {Tensor::random({133, 64}, DataType::BFloat16, 2),
+                                    mf::testing::layoutOffsetTensor(io, DataType::Int32),
+                                    mf::testing::layoutOffsetTensor(oo, DataType::Int32),
+                                    reftest::makeTensor({0.5}, {}, DataType::Float)};
+      std::vector<Tensor> out = fec.runFusionWithInputs(inputs);
+      FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+      const auto& groups = rt->fusionSegments()->groups();
+      ASSERT_EQ(groups.size(), computed_offsets ? 3u : 1u) << rt->fusionSegments()->toString();
+      EXPECT_EQ(groups.back()->schedulerType(), SchedulerType::PointWise);
+      EXPECT_THAT(rt->heuristics().back()->toString(),
+                  HasSubstr("block quantize: one block of 16 values per thread, 532 blocks"));
+      EXPECT_THAT(rt->code(), HasSubstr(grouped ? "mf_groupedBlockQuantize<mf_bfloat16, int>("
+                                                : "mf_blockQuantize<mf_bfloat16>("));
+      EXPECT_EQ(out[0].dtype(), DataType::Float4_e2m1fn);
+      EXPECT_EQ(out[0].nbytes(), 133 * 64 / 2);
+    }
+}
+
+// Reading an output in the fusion is refused before anything runs.
+TEST(BlockQuantize, ReadingAnOutputInTheFusionIsRefused) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* x = makeSymbolicTensor(2, DataType::Float);
+    fusion->addInput(x);
+    auto [q, s] = blockQuantize(x);
+    fusion->addOutput(q);
+    fusion->addOutput(castOp(DataType::Float, s));
+  }
   FusionExecutorCache fec(std::move(fusion));
   EXPECT_THAT(
       [&] {
-        fec.runFusionWithInputs({Tensor::random({4, 32}, DataType::BFloat16, 2)});
+        fec.runFusionWithInputs({Tensor::random({4, 32}, DataType::Float, 2)});
       },
-      ThrowsMessage<UserError>(HasSubstr("blockQuantize: no scheduler generates its kernel yet")));
+      ThrowsMessage<UserError>(HasSubstr("unsafe use of the output of blockQuantize")));
 }
 
 }  // namespace
