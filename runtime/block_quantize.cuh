@@ -32,13 +32,12 @@ __device__ inline mf_fp8e4m3 mf_quantizeBlock16(const T* in, mf_index_t stride, 
 #pragma unroll
   for (int j = 0; j < 16; ++j) amax = mf_nvfp4AbsMax(amax, x[j]);
   const mf_fp8e4m3 s = mf_toFp8e4m3(mf_nvfp4BlockScale(amax, global_scale));
-  const float rounded = mf_toFloat(s);
+  const mf_Nvfp4Divisor divisor = mf_nvfp4Divisor(mf_toFloat(s), global_scale, amax);
   mf_Vector<unsigned char, 8> codes;
 #pragma unroll
   for (int j = 0; j < 8; ++j)
-    codes.v[j] =
-        static_cast<unsigned char>(mf_nvfp4Code(x[2 * j], rounded, global_scale) |
-                                   (mf_nvfp4Code(x[2 * j + 1], rounded, global_scale) << 4));
+    codes.v[j] = static_cast<unsigned char>(mf_nvfp4CodeOf(x[2 * j], divisor) |
+                                            (mf_nvfp4CodeOf(x[2 * j + 1], divisor) << 4));
   if (reinterpret_cast<unsigned long long>(q) % 8 == 0) {
     *reinterpret_cast<mf_Vector<unsigned char, 8>*>(q) = codes;
   } else {

@@ -16,10 +16,19 @@ struct mf_fp4e2m1x2 {
 };
 #define MF_FP4_FN __device__ inline
 #define MF_FP4_SIGNBIT(x) signbit(x)
+#define MF_FP4_BITS(x) __float_as_uint(x)
+#define MF_FP4_FMA(a, b, c) fmaf(a, b, c)
+#define MF_FP4_RINT(x) rintf(x)
+#define MF_FP4_COPYSIGN(x, y) copysignf(x, y)
 #else
+#include <bit>
 #include <cmath>
 #define MF_FP4_FN inline
 #define MF_FP4_SIGNBIT(x) std::signbit(x)
+#define MF_FP4_BITS(x) std::bit_cast<unsigned>(x)
+#define MF_FP4_FMA(a, b, c) std::fma(a, b, c)
+#define MF_FP4_RINT(x) std::rint(x)
+#define MF_FP4_COPYSIGN(x, y) std::copysign(x, y)
 #endif
 
 // The code of `v` (float or double: one rounding from either): round to nearest, ties to
@@ -56,7 +65,9 @@ MF_FP4_FN float mf_e2m1Value(unsigned char code) {
 //   amax = max |x| over the block (a NaN in the block makes it NaN);
 //   s    = clamp(amax / 6 * global_scale, 2^-6, 448) (NaN stays NaN), then rounded to e4m3
 //          by the caller (the host's and the device's e4m3 conversions agree bit for bit);
-//   q    = e2m1(clamp(x / (s_e4m3 / global_scale), -6, 6)) (NaN stays NaN: e2m1 gives +6).
+//   q    = e2m1(clamp(x / (s_e4m3 / global_scale), -6, 6)) (NaN stays NaN: e2m1 gives +6),
+//          the division correctly rounded (computed as below, once per block for the
+//          reciprocal and two fused multiply-adds per value).
 MF_FP4_FN float mf_nvfp4AbsMax(float amax, float x) {
   const float a = x < 0.0f ? -x : x;
   return (a > amax || a != a) ? a : amax;
@@ -70,11 +81,68 @@ MF_FP4_FN float mf_nvfp4BlockScale(float amax, float global_scale) {
   return mf_nvfp4Clamp(amax / 6.0f * global_scale, 0.015625f, 448.0f);
 }
 
-// `rounded_scale` is the block's scale as e4m3, widened back to float.
-MF_FP4_FN unsigned char mf_nvfp4Code(float x, float rounded_scale, float global_scale) {
-  return mf_e2m1Code(mf_nvfp4Clamp(x / (rounded_scale / global_scale), -6.0f, 6.0f));
+// mf_e2m1Code of a float in [-6, 6] or NaN, by its bits: below 1, 2|v| rounded to an integer
+// (ties to even: 0.25 -> 0, 0.75 -> 2 halves); from 1, the float rounded to one mantissa bit
+// (ties to even), whose exponent and bit are the code.
+MF_FP4_FN unsigned char mf_e2m1CodeOfClamped(float v) {
+  if (v != v) return 0x7;
+  const unsigned bits = MF_FP4_BITS(v);
+  const unsigned char sign = static_cast<unsigned char>((bits >> 28) & 0x8);
+  const unsigned abs_bits = bits & 0x7fffffffu;
+  const float a = v < 0.0f ? -v : v;
+  unsigned m;
+  if (a < 1.0f) {
+    m = static_cast<unsigned>(MF_FP4_RINT(a * 2.0f));
+  } else {
+    // Round to nearest even at mantissa bit 22, then (exponent field << 1 | bit) - (126 << 1).
+    m = ((abs_bits + 0x1fffffu + ((abs_bits >> 22) & 1u)) >> 22) - 252u;
+  }
+  return static_cast<unsigned char>(sign | m);
+}
+
+// The divisor of a block's values, d = rounded_scale / global_scale, and its reciprocal y.
+// A value's quotient x / d is q = RN(x * y) corrected once: RN(q + RN(x - q * d) * y) with the
+// residual exact by a fused multiply-add, which is RN(x / d) whenever y = RN(1 / d) and nothing
+// overflows or underflows (Markstein's theorem; the residual of an underflowing quotient can
+// be off, but such a quotient is below 0.25: code 0 of its sign either way; the sign is x's,
+// d being positive, which also keeps -0 / d = -0). `fast` says the block qualifies (d and y
+// positive normal, amax * y far from overflow); otherwise values are divided.
+struct mf_Nvfp4Divisor {
+  float d;
+  float y;
+  bool fast;
+};
+
+MF_FP4_FN mf_Nvfp4Divisor mf_nvfp4Divisor(float rounded_scale, float global_scale, float amax) {
+  mf_Nvfp4Divisor r;
+  r.d = rounded_scale / global_scale;
+  r.y = 1.0f / r.d;
+  const float kMinNormal = 1.17549435e-38f;
+  r.fast =
+      r.d >= kMinNormal && r.d <= 1e30f && r.y >= kMinNormal && r.y <= 1e30f && amax * r.y < 1e30f;
+  return r;
+}
+
+MF_FP4_FN unsigned char mf_nvfp4CodeOf(float x, mf_Nvfp4Divisor b) {
+  float q;
+  if (b.fast) {
+    const float q0 = x * b.y;
+    q = MF_FP4_COPYSIGN(MF_FP4_FMA(MF_FP4_FMA(-q0, b.d, x), b.y, q0), x);
+  } else {
+    q = x / b.d;
+  }
+  return mf_e2m1CodeOfClamped(mf_nvfp4Clamp(q, -6.0f, 6.0f));
+}
+
+// The code of x in a block of scale `rounded_scale` (e4m3, widened back to float) and amax.
+MF_FP4_FN unsigned char mf_nvfp4Code(float x, float rounded_scale, float global_scale, float amax) {
+  return mf_nvfp4CodeOf(x, mf_nvfp4Divisor(rounded_scale, global_scale, amax));
 }
 
 #undef MF_FP4_FN
 #undef MF_FP4_SIGNBIT
+#undef MF_FP4_BITS
+#undef MF_FP4_FMA
+#undef MF_FP4_RINT
+#undef MF_FP4_COPYSIGN
 #endif  // MF_RUNTIME_FP4_CUH

@@ -35,8 +35,8 @@ QuantizedTensors quantizeBlocks(std::string_view op, const Val* in_val, const Te
     const float rounded = float8e4m3ToFloat(s);
     // block_size is even: the block's codes fill whole bytes, low nibble first.
     for (int64_t j = 0; j < block_size; j += 2) {
-      const uint8_t lo = nvfp4Quantize(x[j], rounded, gs).bits;
-      const uint8_t hi = nvfp4Quantize(x[j + 1], rounded, gs).bits;
+      const uint8_t lo = nvfp4Quantize(x[j], rounded, gs, amax).bits;
+      const uint8_t hi = nvfp4Quantize(x[j + 1], rounded, gs, amax).bits;
       packed[(b * block_size + j) / 2] = static_cast<uint8_t>(lo | (hi << 4));
     }
   }

@@ -171,8 +171,8 @@ float nvfp4AbsMax(float amax, float x) {
 float nvfp4BlockScale(float amax, float global_scale) {
   return mf_nvfp4BlockScale(amax, global_scale);
 }
-Float4e2m1 nvfp4Quantize(float x, float rounded_scale, float global_scale) {
-  return Float4e2m1{mf_nvfp4Code(x, rounded_scale, global_scale)};
+Float4e2m1 nvfp4Quantize(float x, float rounded_scale, float global_scale, float amax) {
+  return Float4e2m1{mf_nvfp4Code(x, rounded_scale, global_scale, amax)};
 }
 
 int32_t floatToInt32(double v) {

@@ -54,10 +54,11 @@ Float4e2m1 doubleToFloat4e2m1(double v);
 
 //! NVFP4 block quantization's steps (docs/numerics.md), the device's functions
 //! (runtime/fp4.cuh): the running amax of |x| (a NaN sticks), the block's scale before its
-//! e4m3 rounding, and the code of x given the rounded scale.
+//! e4m3 rounding, and the code of x given the rounded scale and the block's amax:
+//! e2m1(clamp(x / (rounded_scale / global_scale), -6, 6)), the division correctly rounded.
 float nvfp4AbsMax(float amax, float x);
 float nvfp4BlockScale(float amax, float global_scale);
-Float4e2m1 nvfp4Quantize(float x, float rounded_scale, float global_scale);
+Float4e2m1 nvfp4Quantize(float x, float rounded_scale, float global_scale, float amax);
 
 // Widening conversions are exact; a NaN gives kFloatCanonicalNan.
 float halfToFloat(Half v);

@@ -36,8 +36,8 @@ extern "C" __global__ void mf_fp4_check(const float* xf, const double* xd, unsig
     scales[i] = s.bits;
     const float rounded = mf_toFloat(s);
     for (int j = 0; j < 16; j += 2)
-      packed[8 * i + j / 2] = (unsigned char)(mf_nvfp4Code(x[j], rounded, gs) |
-                                              (mf_nvfp4Code(x[j + 1], rounded, gs) << 4));
+      packed[8 * i + j / 2] = (unsigned char)(mf_nvfp4Code(x[j], rounded, gs, amax) |
+                                              (mf_nvfp4Code(x[j + 1], rounded, gs, amax) << 4));
   }
 }
 )";

@@ -5,10 +5,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <random>
 #include <set>
 
 #include "cuda/nvrtc.h"
@@ -432,6 +434,51 @@ TEST(Float4e2m1, DeviceConversionCompilesWithNvrtc) {
   const mf::cuda::CompiledKernel k = mf::cuda::compileWithNvrtc(
       mf::testing::fp4CheckSource(), mf::testing::kFp4CheckKernel, mf::cuda::NvrtcOptions{});
   EXPECT_FALSE(k.ptx.empty() && k.cubin.empty());
+}
+
+}  // namespace
+
+namespace {
+
+// The kernels' quotient (the reciprocal once per block, two fused multiply-adds per value)
+// gives the code of the correctly rounded x / d: checked where it matters, at and around the
+// values x whose quotient is a rounding midpoint of e2m1 (and 6), for random e4m3 scales and
+// global scales, and on random values; and the bit-level e2m1 rounding equals the comparisons.
+TEST(Float4e2m1, KernelQuotientAndCodeEqualDivisionAndRounding) {
+  std::mt19937_64 rng(99);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const float targets[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 6.0f, 0.5f, 1.0f, 4.0f};
+  int64_t checked = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    // A scale: an e4m3 value in [2^-6, 448], a global scale over many binades (or 1).
+    const float rounded = float8e4m3ToFloat(floatToFloat8e4m3(
+        static_cast<float>(std::ldexp(1.0 + unit(rng), static_cast<int>(rng() % 14) - 6))));
+    const float gs =
+        trial % 4 == 0
+            ? 1.0f
+            : static_cast<float>(unit(rng) * std::ldexp(1.0, static_cast<int>(rng() % 40) - 20));
+    const float d = rounded / gs;
+    for (float t : targets) {
+      const float center = t * d;
+      float x = center;
+      for (int i = 0; i < 4; ++i) x = std::nextafter(x, 0.0f);
+      for (int i = 0; i < 9; ++i, x = std::nextafter(x, 1e38f)) {
+        for (float v : {x, -x}) {
+          const uint8_t want = floatToFloat4e2m1(std::clamp(v / d, -6.0f, 6.0f)).bits;
+          ASSERT_EQ(nvfp4Quantize(v, rounded, gs, std::abs(v)).bits, want)
+              << v << " / (" << rounded << " / " << gs << ")";
+          ++checked;
+        }
+      }
+    }
+    const float v = static_cast<float>((unit(rng) * 2 - 1) * 8 * d);
+    ASSERT_EQ(nvfp4Quantize(v, rounded, gs, std::abs(v)).bits,
+              floatToFloat4e2m1(std::clamp(v / d, -6.0f, 6.0f)).bits);
+  }
+  EXPECT_GT(checked, 1000000);
+  // Zeros keep their sign.
+  EXPECT_EQ(nvfp4Quantize(-0.0f, 2.0f, 1.0f, 0.0f).bits, 0x8);
+  EXPECT_EQ(nvfp4Quantize(0.0f, 2.0f, 1.0f, 0.0f).bits, 0x0);
 }
 
 }  // namespace
