@@ -62,19 +62,24 @@ TEST_P(GoldenGpu, MatchesReference) {
     std::vector<Tensor> ref = ReferenceEvaluator(&fusion).run(inputs);
     ASSERT_EQ(out.size(), ref.size());
     std::string what = g.name + " n=" + std::to_string(n);
-    if (!ref[0].usedRows()) {
-      for (size_t i = 0; i < out.size(); ++i) expectClose(out[i], ref[i], g.tolerance, what);
-      continue;
-    }
-    const Tensor& in = inputs[0];
-    int64_t bad = 0;
-    for (int64_t row = 0; row < in.sizes()[0] && bad < 5; ++row)
-      for (int64_t col = 0; col < in.sizes()[1]; ++col) {
-        int64_t pos = swizzledPosition(row, col, inputs[1], inputs[2], in.sizes()[1]);
-        const double got = out[0].allocationItem(pos), want = ref[0].allocationItem(pos);
-        if (got != want && !(std::isnan(got) && std::isnan(want)) && ++bad)
-          ADD_FAILURE() << what << ": (" << row << ", " << col << ") at " << pos;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (!ref[i].usedRows()) {
+        expectClose(out[i], ref[i], g.tolerance, what);
+        continue;
       }
+      // A padded output (the layout op's, groupedBlockQuantize's scales): its logical [M, K]
+      // at their swizzled positions (the offsets are inputs 1 and 2 of these fusions).
+      int64_t bad = 0;
+      const int64_t rows = ref[i].sizes()[0], cols = ref[i].sizes()[1];
+      for (int64_t row = 0; row < rows && bad < 5; ++row)
+        for (int64_t col = 0; col < cols; ++col) {
+          int64_t pos = swizzledPosition(row, col, inputs[1], inputs[2], cols);
+          const double got = out[i].allocationItem(pos), want = ref[i].allocationItem(pos);
+          if (got != want && !(std::isnan(got) && std::isnan(want)) && ++bad)
+            ADD_FAILURE() << what << ": output " << i << " (" << row << ", " << col << ") at "
+                          << pos;
+        }
+    }
   }
 }
 

@@ -72,7 +72,8 @@ class Interpreter {
     for (Val* v : ir.outputs()) {
       auto* tv = v->as<TensorView>();
       if (buffers_.count(tv)) continue;
-      if (tv->definition() != nullptr && tv->definition()->isA<PreprocessGroupedMatmulInputSf>()) {
+      // A declared allocation: the layout op's buffer (and groupedBlockQuantize's scales).
+      if (tv->domain()->allocationDeclared()) {
         PaddedStorage& o = padded_.emplace(tv, PaddedStorage(tv, ee_)).first->second;
         buffers_[tv] = {o.base(), o.numel(), tv->dtype()};
         continue;
@@ -154,7 +155,7 @@ class Interpreter {
         logical_strides[static_cast<size_t>(perm[j])] = dense;
         dense *= sizes[static_cast<size_t>(perm[j])];
       }
-      bytes.assign(static_cast<size_t>(numel * dataTypeSize(dtype)), std::byte{0xff});
+      bytes.assign(static_cast<size_t>(storageBytes(dtype, numel)), std::byte{0xff});
     }
 
     Tensor toTensor() const {
@@ -165,8 +166,9 @@ class Interpreter {
           offset += rest % sizes[d] * logical_strides[d];
           rest /= sizes[d];
         }
-        storeElement(static_cast<std::byte*>(t.rawData()) + linear * dataTypeSize(dtype), dtype,
-                     loadElement(bytes.data() + offset * dataTypeSize(dtype), dtype));
+        // (a float4 element goes through its value: its codes are exact)
+        storeElementAt(static_cast<std::byte*>(t.rawData()), linear, dtype,
+                       loadElementAt(bytes.data(), offset, dtype));
       }
       return t;
     }
@@ -262,6 +264,78 @@ class Interpreter {
       blocks[t->block].push_back(asInt(evalAt(t, call->operand(CallOperand::Position))));
     for (const auto& [block, positions] : blocks)
       runLayoutTileBlock(c, width, call->params().threads, positions);
+  }
+
+  // A block quantization's call (codegen's emitBlockQuantize) per thread: the block's 16 values
+  // from the input at the call's index (every read inside the input's buffer), its scale and
+  // codes by the host's NVFP4 arithmetic (support/numerics.h: runtime/fp4.cuh's functions,
+  // the device's code), the codes packed at the quantized output's index, the scale stored
+  // at the scales' index or, grouped, through the host build of the layout op's scatter.
+  void runQuantizeCall(RuntimeCall* call, const std::vector<Thread*>& active) {
+    auto* in_ti = call->operand(CallOperand::In)->as<TensorIndex>();
+    TensorView* in = in_ti->view();
+    const Buffer& ib = buffers_.at(in);
+    const auto& alloc = TensorDomain::noReductions(in->getMaybeAllocationDomain());
+    IterDomain* last = TensorDomain::noReductions(in->getLogicalDomain()).back();
+    const int64_t pos = std::find(alloc.begin(), alloc.end(), last) - alloc.begin();
+    auto* q_ti = call->output(1)->as<TensorIndex>();
+    const Buffer& qb = buffers_.at(q_ti->view());
+    auto* s_ti = call->output(0)->as<TensorIndex>();
+    const Buffer& sb = buffers_.at(s_ti->view());
+    const bool grouped = call->form() == RuntimeCallForm::GroupedBlockQuantize;
+    LayoutCall c;
+    if (grouped) {
+      c.out = sb.base;
+      c.out_numel = sb.span;
+      c.elem_bytes = 1;
+      c.in_off =
+          buffers_.at(call->operand(CallOperand::InputOffsets)->as<TensorIndex>()->view()).base;
+      c.out_off =
+          buffers_.at(call->operand(CallOperand::OutputOffsets)->as<TensorIndex>()->view()).base;
+      c.offsets64 = call->operand(CallOperand::InputOffsets)->dtype() == DataType::Int64;
+      c.m = ee_.evaluateInt(s_ti->view()->getLogicalDomain()[0]->extent(), "quantize rows");
+      c.error_flag = &error_flag_;
+    }
+    for (Thread* t : active) {
+      current_ = t;
+      const int64_t stride = asInt(eval(kernel_.strideOf(in, pos)));
+      const int64_t first = asInt(evalAt(t, in_ti->index()));
+      const float gs = static_cast<float>(asDouble(read(call->operand(CallOperand::GlobalScale))));
+      float x[16];
+      float amax = 0.0f;
+      for (int j = 0; j < 16; ++j) {
+        const int64_t at = first + j * stride;
+        if (at < 0 || at >= ib.span)
+          throw std::runtime_error(fmt::format("blockQuantize reads {}[{}] outside its {} elements",
+                                               in->toString(), at, ib.span));
+        x[j] = static_cast<float>(
+            asDouble(loadElement(ib.base + at * dataTypeSize(ib.dtype), ib.dtype)));
+        amax = nvfp4AbsMax(amax, x[j]);
+      }
+      const Float8e4m3 s = floatToFloat8e4m3(nvfp4BlockScale(amax, gs));
+      const int64_t q = asInt(evalAt(t, q_ti->index()));
+      if (q < 0 || q % 2 != 0 || q + 16 > qb.span)
+        throw std::runtime_error(
+            fmt::format("blockQuantize writes codes {}..{} of {} outside its {}", q, q + 15,
+                        q_ti->view()->toString(), qb.span));
+      for (int j = 0; j < 16; j += 2)
+        qb.base[(q + j) / 2] = static_cast<std::byte>(
+            nvfp4Quantize(x[j], float8e4m3ToFloat(s), gs, amax).bits |
+            (nvfp4Quantize(x[j + 1], float8e4m3ToFloat(s), gs, amax).bits << 4));
+      if (grouped) {
+        c.k = asInt(eval(call->operand(CallOperand::K)));
+        c.g = asInt(eval(call->operand(CallOperand::G)));
+        const auto byte = static_cast<std::byte>(s.bits);
+        runLayoutScatter(c, &byte, asInt(eval(call->operand(CallOperand::Row))),
+                         asInt(eval(call->operand(CallOperand::Col))));
+      } else {
+        const int64_t at = asInt(evalAt(t, s_ti->index()));
+        if (at < 0 || at >= sb.span)
+          throw std::runtime_error(
+              fmt::format("blockQuantize writes its scale outside {}", s_ti->view()->toString()));
+        sb.base[at] = static_cast<std::byte>(s.bits);
+      }
+    }
   }
 
   void bindStrides(TensorView* tv, const std::vector<int64_t>& strides) {
@@ -394,6 +468,8 @@ class Interpreter {
       } else if (auto* call = dynamic_cast<RuntimeCall*>(e)) {
         if (call->isLayoutOp()) {
           runLayoutCall(call, active);
+        } else if (call->isBlockQuantize()) {
+          runQuantizeCall(call, active);
         } else {
           runAllReduce(call, active);
         }

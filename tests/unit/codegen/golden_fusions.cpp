@@ -270,6 +270,40 @@ const std::vector<GoldenFusion>& goldenFusions() {
          autoSchedule(f, layoutInputs(300, 28, DataType::Float, 1));
        },
        [](int64_t n, uint64_t seed) { return layoutInputs(n, 28, DataType::Float, seed); }},
+      // NVFP4 block quantization, one thread per block of 16 (bf16 [n, 64]; the grouped op
+      // with a global scale writes its scales through the layout op's scatter).
+      {"auto_block_quantize",
+       [](Fusion& f) {
+         TensorView* x = makeContigTensor(2, DataType::BFloat16);
+         f.addInput(x);
+         BlockQuantizationResults r = blockQuantize(x);
+         f.addOutput(r.quantized_tensor);
+         f.addOutput(r.block_scales);
+         autoSchedule(f, {Tensor::random({300, 64}, DataType::BFloat16, 1)});
+       },
+       [](int64_t n, uint64_t seed) {
+         return std::vector<Tensor>{Tensor::random({n, 64}, DataType::BFloat16, seed)};
+       }},
+      {"auto_grouped_block_quantize",
+       [](Fusion& f) {
+         TensorView* x = makeContigTensor(2, DataType::BFloat16);
+         TensorView* in_off = makeContigTensor(1, DataType::Int32);
+         TensorView* out_off = makeContigTensor(1, DataType::Int32);
+         TensorView* gs = makeSymbolicTensor(0, DataType::Float);
+         for (TensorView* tv : {x, in_off, out_off, gs}) f.addInput(tv);
+         BlockQuantizationResults r =
+             groupedBlockQuantize(x, in_off, out_off, BlockScalingFactorLayout::Block128x4, gs);
+         f.addOutput(r.quantized_tensor);
+         f.addOutput(r.block_scales);
+         std::vector<Tensor> in = layoutInputs(300, 64, DataType::BFloat16, 1);
+         in.push_back(Tensor::fromVector(std::vector<float>{0.37f}, {}));
+         autoSchedule(f, in);
+       },
+       [](int64_t n, uint64_t seed) {
+         std::vector<Tensor> in = layoutInputs(n, 64, DataType::BFloat16, seed);
+         in.push_back(Tensor::fromVector(std::vector<float>{0.37f}, {}));
+         return in;
+       }},
       // Scheduled automatically (the pointwise scheduler's heuristics for 1000 rows).
       {"auto_add_mul",
        [](Fusion& f) {
