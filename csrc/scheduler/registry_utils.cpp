@@ -45,6 +45,16 @@ std::optional<std::string> commonScheduleRejectReason(Fusion* fusion) {
                          e->toString());
     if (outputWrittenByRuntimeFunction(e))
       if (std::optional<std::string> why = runtimeFunctionRejectReason(e)) return why;
+    // float4 elements have no byte address: kernels neither read nor compute them; only a
+    // block quantization's runtime function writes them (two per byte).
+    if (!e->isA<BlockQuantizationOp>() && !e->isA<GroupedBlockQuantizationOp>())
+      for (const std::vector<Val*>* vals : {&e->inputs(), &e->outputs()})
+        for (Val* v : *vals)
+          if (v->dtype() == DataType::Float4_e2m1fn && v->kind() == ValKind::TensorView)
+            return fmt::format(
+                "`{}` {} the float4_e2m1fn tensor {}: kernels do not read or compute float4 "
+                "elements yet; only blockQuantize and groupedBlockQuantize write them",
+                e->toString(), vals == &e->inputs() ? "reads" : "computes", v->toInlineString());
   }
   return std::nullopt;
 }

@@ -482,3 +482,25 @@ TEST(Float4e2m1, KernelQuotientAndCodeEqualDivisionAndRounding) {
 }
 
 }  // namespace
+
+namespace {
+
+// A cast to float4 (the explicit pattern's last step) has no kernel: the automatic path says
+// so; the CPU reference evaluates it (QuantizationPatterns above).
+TEST(Float4e2m1, KernelsRefuseFloat4Casts) {
+  auto fusion = std::make_unique<Fusion>();
+  {
+    FusionGuard fg(fusion.get());
+    TensorView* x = makeSymbolicTensor(2, DataType::Float);
+    fusion->addInput(x);
+    fusion->addOutput(castOp(DataType::Float4_e2m1fn, x));
+  }
+  FusionExecutorCache fec(std::move(fusion));
+  EXPECT_THAT(
+      [&] {
+        fec.runFusionWithInputs({Tensor::random({4, 32}, DataType::Float, 2)});
+      },
+      ThrowsMessage<UserError>(HasSubstr("kernels do not read or compute float4 elements yet")));
+}
+
+}  // namespace
