@@ -487,11 +487,8 @@ class CudaPrinter final : public KirVisitor {
     auto* q = call->output(1)->as<TensorIndex>();
     auto* scales = call->output(0)->as<TensorIndex>();
     const TensorView* in_tv = in->view();
-    const int64_t last =
-        static_cast<int64_t>(TensorDomain::noReductions(in_tv->getMaybeAllocationDomain()).size());
-    MF_ASSERT(last > 0, "blockQuantize of a 0-dim input");
     // The stride of the input's last logical axis: its position in the allocation order.
-    const auto& alloc = TensorDomain::noReductions(in_tv->getMaybeAllocationDomain());
+    const auto alloc = TensorDomain::noReductions(in_tv->getMaybeAllocationDomain());
     IterDomain* last_logical = TensorDomain::noReductions(in_tv->getLogicalDomain()).back();
     const int64_t pos = std::find(alloc.begin(), alloc.end(), last_logical) - alloc.begin();
     const std::string in_args =

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/exprs.h"
+#include "ir/op_traits.h"
 #include "ir/shape_exprs.h"
 
 namespace mf {
@@ -21,7 +22,7 @@ std::vector<std::pair<IterDomain*, IterDomain*>> PairwiseLogicalDomainMap::pairs
       layout != nullptr && layout->in() != producer_)
     return {};  // the offsets are read whole; none of their axes is a loop of the output
   std::vector<IterDomain*> p_ids = TensorDomain::noReductions(producer_->getLogicalDomain());
-  if (def->isA<BlockQuantizationOp>() || def->isA<GroupedBlockQuantizationOp>()) {
+  if (isBlockQuantization(def)) {
     // The quantized values align with the input; the scales with all but its last axis (a
     // scale column is a block of 16 input columns). The global scale and the offsets map
     // nothing.

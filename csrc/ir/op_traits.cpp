@@ -16,7 +16,7 @@ bool readsOperandWhole(const Expr* e, const Val* operand) {
     return op->inputOffsets() == operand || op->outputOffsets() == operand;
   // The block quantizations' runtime function reads every operand itself: the input (its
   // blocks, with 16-byte loads), the global scale and the offsets.
-  if (e != nullptr && (e->isA<BlockQuantizationOp>() || e->isA<GroupedBlockQuantizationOp>()))
+  if (isBlockQuantization(e))
     return operand->kind() == ValKind::TensorView &&
            std::find(e->inputs().begin(), e->inputs().end(), operand) != e->inputs().end();
   return false;
@@ -28,8 +28,18 @@ bool isReadWhole(const Val* v) {
 }
 
 bool outputWrittenByRuntimeFunction(const Expr* e) {
-  return e != nullptr && (e->isA<PreprocessGroupedMatmulInputSf>() ||
-                          e->isA<BlockQuantizationOp>() || e->isA<GroupedBlockQuantizationOp>());
+  return e != nullptr && (e->isA<PreprocessGroupedMatmulInputSf>() || isBlockQuantization(e));
+}
+
+bool isBlockQuantization(const Expr* e) {
+  return e != nullptr && (e->isA<BlockQuantizationOp>() || e->isA<GroupedBlockQuantizationOp>());
+}
+
+int64_t blockQuantizationBlockSize(const Expr* e) {
+  if (auto* bq = dynamic_cast<const BlockQuantizationOp*>(e)) return bq->blockSize();
+  if (auto* gq = dynamic_cast<const GroupedBlockQuantizationOp*>(e)) return gq->blockSize();
+  MF_ASSERT(false, "{} is not a block quantization", e->toString());
+  return 0;
 }
 
 std::string_view runtimeFunctionOpName(const Expr* e) {
@@ -77,13 +87,10 @@ OperandExtentRule operandExtentRule(const Expr* e) {
       isPermute(e) || e->isA<PadOp>() || e->isA<SliceOp>())
     return rule;
   // The block quantizations have one data operand (the global scale is 0-dim, the offsets
-  // have G entries): nothing to compare.
-  if (auto* bq = dynamic_cast<const BlockQuantizationOp*>(e)) {
-    rule.last_extent_multiple_of.emplace_back(bq->in()->as<TensorView>(), bq->blockSize());
-    return rule;
-  }
-  if (auto* gq = dynamic_cast<const GroupedBlockQuantizationOp*>(e)) {
-    rule.last_extent_multiple_of.emplace_back(gq->in()->as<TensorView>(), gq->blockSize());
+  // have G entries): nothing to compare; its last extent is whole blocks.
+  if (isBlockQuantization(e)) {
+    rule.last_extent_multiple_of.emplace_back(e->input(0)->as<TensorView>(),
+                                              blockQuantizationBlockSize(e));
     return rule;
   }
   auto* out = e->output(0)->as<TensorView>();

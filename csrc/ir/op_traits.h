@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,6 +34,12 @@ bool outputWrittenByRuntimeFunction(const Expr* e);
 
 //! The API name of such an op: preprocessGroupedMatmulInputSf, blockQuantize, ...
 std::string_view runtimeFunctionOpName(const Expr* e);
+
+//! True for blockQuantize's and groupedBlockQuantize's exprs (outputs {block_scales,
+//! quantized}, input 0 the values).
+bool isBlockQuantization(const Expr* e);
+//! Their values per block (16); an internal error for another expr.
+int64_t blockQuantizationBlockSize(const Expr* e);
 
 //! The one message for an output of `e` (outputWrittenByRuntimeFunction) that `use` reads:
 //! `unsafe use of the output of preprocessGroupedMatmulInputSf: T3_g[..] is read by T4_g[..],

@@ -354,7 +354,7 @@ void indexTensors(Kernel& kernel) {
     std::vector<Expr*> resize_steps;  // a resize op's selections, `lowered` the last
     if (layout) {
       lowered = lowerLayoutOp(ir, layout, ins, c_logical, width);
-    } else if (e->isA<BlockQuantizationOp>() || e->isA<GroupedBlockQuantizationOp>()) {
+    } else if (isBlockQuantization(e)) {
       lowered = lowerBlockQuantize(kernel, e, ins, walks, c_logical, loop_indices);
     } else {
       // The outputs' own axes: their allocation axes are (when logical) the walk's targets.

@@ -404,7 +404,7 @@ Tensor ReferenceRun::evalExpand(const ExpandOp* op) {
 void ReferenceRun::evaluate(Expr* e) {
   // Each case below computes output 0; a multi-output op (the block quantizations) binds
   // its other outputs itself.
-  const bool binds_others = e->isA<BlockQuantizationOp>() || e->isA<GroupedBlockQuantizationOp>();
+  const bool binds_others = isBlockQuantization(e);
   MF_CHECK(e->outputs().size() == 1 || binds_others,
            "{}: {} has {} outputs; the CPU reference evaluates one-output exprs only: {}", kWho,
            e->opName(), e->outputs().size(), e->toString());
@@ -456,19 +456,17 @@ void ReferenceRun::evaluate(Expr* e) {
     out = evalReduction(red);
   } else if (auto* layout = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) {
     out = evalLayout(layout);
-  } else if (auto* bq = dynamic_cast<BlockQuantizationOp*>(e)) {
-    QuantizedTensors q = quantizeBlocks(
-        "blockQuantize", bq->in(), valueOf(bq->in(), e),
-        bq->globalScale() ? &valueOf(bq->globalScale(), e) : nullptr, bq->blockSize());
-    values_.insert_or_assign(bq->quantized(), std::move(q.quantized));
-    out = std::move(q.block_scales);
-  } else if (auto* gq = dynamic_cast<GroupedBlockQuantizationOp*>(e)) {
-    QuantizedTensors q = quantizeBlocks(
-        "groupedBlockQuantize", gq->in(), valueOf(gq->in(), e),
-        gq->globalScale() ? &valueOf(gq->globalScale(), e) : nullptr, gq->blockSize());
-    values_.insert_or_assign(gq->quantized(), std::move(q.quantized));
-    out = scatterToLayout(layoutOperands(gq), q.block_scales, valueOf(gq->inputOffsets(), e),
-                          valueOf(gq->outputOffsets(), e), options_);
+  } else if (isBlockQuantization(e)) {
+    auto* bq = dynamic_cast<BlockQuantizationOp*>(e);
+    auto* gq = dynamic_cast<GroupedBlockQuantizationOp*>(e);
+    const Val* gs = bq ? bq->globalScale() : gq->globalScale();
+    QuantizedTensors q =
+        quantizeBlocks(runtimeFunctionOpName(e), e->input(0), valueOf(e->input(0), e),
+                       gs ? &valueOf(gs, e) : nullptr, blockQuantizationBlockSize(e));
+    values_.insert_or_assign(e->output(1), std::move(q.quantized));
+    out = gq ? scatterToLayout(layoutOperands(gq), q.block_scales, valueOf(gq->inputOffsets(), e),
+                               valueOf(gq->outputOffsets(), e), options_)
+             : std::move(q.block_scales);
   } else if (auto* full = dynamic_cast<FullOp*>(e)) {
     out = evalFull(full);
   } else if (isResizeOp(e)) {

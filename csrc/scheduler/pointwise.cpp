@@ -6,6 +6,7 @@
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
+#include "ir/op_traits.h"
 #include "scheduler/pointwise_utils.h"
 #include "scheduler/tools/cache.h"
 #include "scheduler/tools/inlining.h"
@@ -146,7 +147,7 @@ void scheduleLayoutTile(Fusion* fusion, const PointwiseParams& params) {
 // the call's. Nothing is staged: the runtime function reads the input and writes both.
 void scheduleBlockQuantize(Fusion* fusion, const PointwiseParams& params) {
   for (Expr* e : fusion->exprs()) {
-    if (!e->isA<BlockQuantizationOp>() && !e->isA<GroupedBlockQuantizationOp>()) continue;
+    if (!isBlockQuantization(e)) continue;
     auto* scales = e->output(0)->as<TensorView>();
     auto* quantized = e->output(1)->as<TensorView>();
     const int64_t n = scales->nDims();

@@ -8,6 +8,7 @@
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
+#include "ir/op_traits.h"
 #include "scheduler/pointwise_utils.h"
 #include "scheduler/registry_utils.h"
 #include "scheduler/vectorize_helper.h"
@@ -196,7 +197,7 @@ namespace {
 // The block quantization of a fusion, or null (it is then the fusion's only expr).
 Expr* blockQuantizeOf(Fusion* fusion) {
   for (Expr* e : fusion->exprs())
-    if (e->isA<BlockQuantizationOp>() || e->isA<GroupedBlockQuantizationOp>()) return e;
+    if (isBlockQuantization(e)) return e;
   return nullptr;
 }
 

@@ -47,7 +47,7 @@ std::optional<std::string> commonScheduleRejectReason(Fusion* fusion) {
       if (std::optional<std::string> why = runtimeFunctionRejectReason(e)) return why;
     // float4 elements have no byte address: kernels neither read nor compute them; only a
     // block quantization's runtime function writes them (two per byte).
-    if (!e->isA<BlockQuantizationOp>() && !e->isA<GroupedBlockQuantizationOp>())
+    if (!isBlockQuantization(e))
       for (const std::vector<Val*>* vals : {&e->inputs(), &e->outputs()})
         for (Val* v : *vals)
           if (v->dtype() == DataType::Float4_e2m1fn && v->kind() == ValKind::TensorView)
