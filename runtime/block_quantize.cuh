@@ -5,46 +5,73 @@
 // registers, rounds the scale to e4m3, and writes the 8 bytes of packed codes with one store
 // and the scale plainly or at its swizzled position of the layout op's buffer.
 
+// A value widened for the quantization, which only compares and divides it: exact, a NaN
+// keeping its bits (its code is +6 whatever they are).
+__device__ inline float mf_quantizeWiden(float v) {
+  return v;
+}
 template <typename T>
-__device__ inline void mf_loadBlock16(const T* in, mf_index_t stride, float* x) {
-  constexpr int kPerVector = 16 / sizeof(T);
+__device__ inline float mf_quantizeWiden(T v) {
+  return mf_toFloatForArithmetic(v);
+}
+
+// The block of 16 values x (widened): its e4m3 scale, its codes to q[0 .. 8) (one 8-byte
+// store when aligned). The amax is the largest |x| compared as bits (NaN bits above +inf
+// above every finite magnitude: a NaN in the block gives a NaN amax, whose scale is e4m3's
+// NaN whatever its payload, as mf_nvfp4AbsMax's running maximum gives). A block that
+// qualifies for the fast quotient (mf_nvfp4Divisor) takes it for all 16 values, with no
+// branch per value.
+__device__ inline mf_fp8e4m3 mf_quantizeValues16(const float* x, float global_scale,
+                                                 mf_fp4e2m1x2* q) {
+  unsigned amax_bits = 0;
+#pragma unroll
+  for (int j = 0; j < 16; ++j) amax_bits = max(amax_bits, __float_as_uint(x[j]) & 0x7fffffffu);
+  const float amax = __uint_as_float(amax_bits);
+  const mf_fp8e4m3 s = mf_toFp8e4m3(mf_nvfp4BlockScale(amax, global_scale));
+  const mf_Nvfp4Divisor divisor = mf_nvfp4Divisor(mf_toFloat(s), global_scale, amax);
+  unsigned codes[2] = {0, 0};
+  if (divisor.fast) {
+#pragma unroll
+    for (int j = 0; j < 16; ++j) codes[j / 8] |= mf_nvfp4FastCode(x[j], divisor) << (4 * (j % 8));
+  } else {
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+      codes[j / 8] |= static_cast<unsigned>(mf_nvfp4CodeOf(x[j], divisor)) << (4 * (j % 8));
+  }
+  if (reinterpret_cast<unsigned long long>(q) % 8 == 0) {
+    mf_Vector<unsigned, 2> pair;
+    pair.v[0] = codes[0];
+    pair.v[1] = codes[1];
+    *reinterpret_cast<mf_Vector<unsigned, 2>*>(q) = pair;
+  } else {
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      q[j].bits = static_cast<unsigned char>(codes[j / 4] >> (8 * (j % 4)));
+  }
+  return s;
+}
+
+// One block read from `in` (values `stride` apart): with 16-byte loads when contiguous and
+// aligned, else element by element. Each way quantizes in its own branch, so that the
+// compiler branches instead of predicating both sets of loads (which every block then pays).
+template <typename T>
+__device__ inline mf_fp8e4m3 mf_quantizeBlock16(const T* in, mf_index_t stride, float global_scale,
+                                                mf_fp4e2m1x2* q) {
+  float x[16];
   if (stride == 1 && reinterpret_cast<unsigned long long>(in) % 16 == 0) {
+    constexpr int kPerVector = 16 / sizeof(T);
 #pragma unroll
     for (int v = 0; v < 16 / kPerVector; ++v) {
       const mf_Vector<T, kPerVector> chunk =
           reinterpret_cast<const mf_Vector<T, kPerVector>*>(in)[v];
 #pragma unroll
-      for (int j = 0; j < kPerVector; ++j) x[v * kPerVector + j] = mf_cast<float>(chunk.v[j]);
+      for (int j = 0; j < kPerVector; ++j) x[v * kPerVector + j] = mf_quantizeWiden(chunk.v[j]);
     }
-  } else {
-#pragma unroll
-    for (int j = 0; j < 16; ++j) x[j] = mf_cast<float>(in[j * stride]);
+    return mf_quantizeValues16(x, global_scale, q);
   }
-}
-
-// The block's e4m3 scale; its codes go to q[0 .. 8) (one 8-byte store when aligned).
-template <typename T>
-__device__ inline mf_fp8e4m3 mf_quantizeBlock16(const T* in, mf_index_t stride, float global_scale,
-                                                mf_fp4e2m1x2* q) {
-  float x[16];
-  mf_loadBlock16(in, stride, x);
-  float amax = 0.0f;
 #pragma unroll
-  for (int j = 0; j < 16; ++j) amax = mf_nvfp4AbsMax(amax, x[j]);
-  const mf_fp8e4m3 s = mf_toFp8e4m3(mf_nvfp4BlockScale(amax, global_scale));
-  const mf_Nvfp4Divisor divisor = mf_nvfp4Divisor(mf_toFloat(s), global_scale, amax);
-  mf_Vector<unsigned char, 8> codes;
-#pragma unroll
-  for (int j = 0; j < 8; ++j)
-    codes.v[j] = static_cast<unsigned char>(mf_nvfp4CodeOf(x[2 * j], divisor) |
-                                            (mf_nvfp4CodeOf(x[2 * j + 1], divisor) << 4));
-  if (reinterpret_cast<unsigned long long>(q) % 8 == 0) {
-    *reinterpret_cast<mf_Vector<unsigned char, 8>*>(q) = codes;
-  } else {
-#pragma unroll
-    for (int j = 0; j < 8; ++j) q[j].bits = codes.v[j];
-  }
-  return s;
+  for (int j = 0; j < 16; ++j) x[j] = mf_quantizeWiden(in[j * stride]);
+  return mf_quantizeValues16(x, global_scale, q);
 }
 
 // One block: `in` at its first value (values `in_stride` apart), its scale to *scale and its

@@ -17,18 +17,18 @@ struct mf_fp4e2m1x2 {
 #define MF_FP4_FN __device__ inline
 #define MF_FP4_SIGNBIT(x) signbit(x)
 #define MF_FP4_BITS(x) __float_as_uint(x)
+#define MF_FP4_FROM_BITS(b) __uint_as_float(b)
+#define MF_FP4_MIN_ABS(x, hi) fminf(fabsf(x), hi)
 #define MF_FP4_FMA(a, b, c) fmaf(a, b, c)
-#define MF_FP4_RINT(x) rintf(x)
-#define MF_FP4_COPYSIGN(x, y) copysignf(x, y)
 #else
 #include <bit>
 #include <cmath>
 #define MF_FP4_FN inline
 #define MF_FP4_SIGNBIT(x) std::signbit(x)
 #define MF_FP4_BITS(x) std::bit_cast<unsigned>(x)
+#define MF_FP4_FROM_BITS(b) std::bit_cast<float>(b)
+#define MF_FP4_MIN_ABS(x, hi) std::fmin(std::fabs(x), hi)
 #define MF_FP4_FMA(a, b, c) std::fma(a, b, c)
-#define MF_FP4_RINT(x) std::rint(x)
-#define MF_FP4_COPYSIGN(x, y) std::copysign(x, y)
 #endif
 
 // The code of `v` (float or double: one rounding from either): round to nearest, ties to
@@ -81,23 +81,24 @@ MF_FP4_FN float mf_nvfp4BlockScale(float amax, float global_scale) {
   return mf_nvfp4Clamp(amax / 6.0f * global_scale, 0.015625f, 448.0f);
 }
 
-// mf_e2m1Code of a float in [-6, 6] or NaN, by its bits: below 1, 2|v| rounded to an integer
-// (ties to even: 0.25 -> 0, 0.75 -> 2 halves); from 1, the float rounded to one mantissa bit
-// (ties to even), whose exponent and bit are the code.
+// The magnitude code (0..7) of a float a in [0, 6] (not NaN), without a branch: a is rounded
+// to e2m1's grid by one float addition of C, the power of two whose spacing of floats is the
+// grid's spacing at a (0.5 below 2, then 1 below 4, then 2): C = 2^22, 2^23, 2^24 by a's
+// exponent. The addition rounds to nearest even on the grid (0.25 -> 0, 0.75 -> 1, 1.25 -> 1,
+// 1.75 -> 2, 2.5 -> 2, 3.5 -> 4, 5 -> 4), the steps above C are bits(a + C) - bits(C), and
+// the code is those steps plus two per grid doubling ((bits(C) - bits(2^22)) >> 22).
+MF_FP4_FN unsigned mf_e2m1MagnitudeCode(float a) {
+  const unsigned exponent_c = (MF_FP4_BITS(a) & 0x7f800000u) + (0x4a800000u - 0x3f800000u);
+  const unsigned c = exponent_c > 0x4a800000u ? exponent_c : 0x4a800000u;
+  const float rounded = a + MF_FP4_FROM_BITS(c);
+  return MF_FP4_BITS(rounded) - c + ((c - 0x4a800000u) >> 22);
+}
+
+// mf_e2m1Code of a float in [-6, 6] or NaN: the magnitude's code and the sign bit.
 MF_FP4_FN unsigned char mf_e2m1CodeOfClamped(float v) {
   if (v != v) return 0x7;
-  const unsigned bits = MF_FP4_BITS(v);
-  const unsigned char sign = static_cast<unsigned char>((bits >> 28) & 0x8);
-  const unsigned abs_bits = bits & 0x7fffffffu;
-  const float a = v < 0.0f ? -v : v;
-  unsigned m;
-  if (a < 1.0f) {
-    m = static_cast<unsigned>(MF_FP4_RINT(a * 2.0f));
-  } else {
-    // Round to nearest even at mantissa bit 22, then (exponent field << 1 | bit) - (126 << 1).
-    m = ((abs_bits + 0x1fffffu + ((abs_bits >> 22) & 1u)) >> 22) - 252u;
-  }
-  return static_cast<unsigned char>(sign | m);
+  const unsigned char sign = static_cast<unsigned char>((MF_FP4_BITS(v) >> 28) & 0x8);
+  return static_cast<unsigned char>(sign | mf_e2m1MagnitudeCode(v < 0.0f ? -v : v));
 }
 
 // The divisor of a block's values, d = rounded_scale / global_scale, and its reciprocal y.
@@ -123,15 +124,19 @@ MF_FP4_FN mf_Nvfp4Divisor mf_nvfp4Divisor(float rounded_scale, float global_scal
   return r;
 }
 
+// The code of x in a block that qualifies (b.fast): the block holds no NaN or infinity and
+// |x / d| stays far below overflow, so the quotient is finite and its sign is x's whenever
+// it is not zero. The code takes its magnitude from min(|q|, 6) (the clamp) and its sign
+// from x (which keeps -0 and negative values rounding to 0 at 0x8).
+MF_FP4_FN unsigned mf_nvfp4FastCode(float x, mf_Nvfp4Divisor b) {
+  const float q0 = x * b.y;
+  const float q = MF_FP4_FMA(MF_FP4_FMA(-q0, b.d, x), b.y, q0);
+  return mf_e2m1MagnitudeCode(MF_FP4_MIN_ABS(q, 6.0f)) | ((MF_FP4_BITS(x) >> 28) & 0x8u);
+}
+
 MF_FP4_FN unsigned char mf_nvfp4CodeOf(float x, mf_Nvfp4Divisor b) {
-  float q;
-  if (b.fast) {
-    const float q0 = x * b.y;
-    q = MF_FP4_COPYSIGN(MF_FP4_FMA(MF_FP4_FMA(-q0, b.d, x), b.y, q0), x);
-  } else {
-    q = x / b.d;
-  }
-  return mf_e2m1CodeOfClamped(mf_nvfp4Clamp(q, -6.0f, 6.0f));
+  if (b.fast) return static_cast<unsigned char>(mf_nvfp4FastCode(x, b));
+  return mf_e2m1CodeOfClamped(mf_nvfp4Clamp(x / b.d, -6.0f, 6.0f));
 }
 
 // The code of x in a block of scale `rounded_scale` (e4m3, widened back to float) and amax.
@@ -142,7 +147,7 @@ MF_FP4_FN unsigned char mf_nvfp4Code(float x, float rounded_scale, float global_
 #undef MF_FP4_FN
 #undef MF_FP4_SIGNBIT
 #undef MF_FP4_BITS
+#undef MF_FP4_FROM_BITS
+#undef MF_FP4_MIN_ABS
 #undef MF_FP4_FMA
-#undef MF_FP4_RINT
-#undef MF_FP4_COPYSIGN
 #endif  // MF_RUNTIME_FP4_CUH

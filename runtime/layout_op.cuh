@@ -38,11 +38,14 @@ __device__ inline mf_int64 mf_roundUp128(mf_int64 x) {
 // first i >= 1 with row < in_off[i], minus one, else G-1"), empty groups included.
 template <typename OffsetT>
 __device__ inline mf_int64 mf_layoutFindGroup(const OffsetT* in_off, mf_int64 row, mf_int64 G) {
-  mf_int64 lo = 1;
-  mf_int64 hi = G;
+  // In the narrower of the two types when both fit 32 bits (G and row are a kernel's indices).
+  typedef decltype(in_off[0] + mf_index_t(0)) I;
+  I lo = 1;
+  I hi = static_cast<I>(G);
+  const I r = static_cast<I>(row);
   while (lo < hi) {
-    const mf_int64 mid = lo + (hi - lo) / 2;
-    if (static_cast<mf_int64>(in_off[mid]) <= row) {
+    const I mid = lo + (hi - lo) / 2;
+    if (in_off[mid] <= r) {
       lo = mid + 1;
     } else {
       hi = mid;
@@ -106,8 +109,12 @@ __device__ void mf_preprocessGroupedMatmulInputSf(T* out, mf_index_t out_numel, 
   const mf_int64 r = row - in_start;
   const mf_int64 kp = (static_cast<mf_int64>(K) + 3) / 4 * 4;
   const mf_int64 out_start = out_off[e];
-  // Rejecting a start past the buffer first keeps out_start * kp from overflowing.
-  if (out_start < 0 || out_start > out_numel / kp) {
+  // A start past the buffer is rejected before out_start * kp is formed, so nothing
+  // overflows; when the buffer's size and kp fit 32 bits (always, in a kernel of 32-bit
+  // indices) their product is exact in 64 bits and no division is needed.
+  const bool narrow = out_numel <= 0x7fffffff && kp <= 0x7fffffff;
+  if (out_start < 0 || out_start > out_numel ||
+      (narrow ? out_start * kp > out_numel : out_start > out_numel / kp)) {
     mf_layoutReportError(error_flag, MF_LAYOUT_ERR_OUT_OF_BOUNDS);
     return;
   }
@@ -115,12 +122,25 @@ __device__ void mf_preprocessGroupedMatmulInputSf(T* out, mf_index_t out_numel, 
     mf_layoutReportError(error_flag, MF_LAYOUT_ERR_BAD_OUTPUT_OFFSETS);
     return;
   }
+  // r and col are non-negative here: the tile arithmetic is shifts and masks.
   const mf_int64 row_base =
-      out_start * kp + (r / 128) * kp * 128 + (r % 32) * 16 + ((r % 128) / 32) * 4;
+      out_start * kp + (r >> 7) * kp * 128 + (r & 31) * 16 + ((r >> 5) & 3) * 4;
+  // Four values of one 4-byte word (col a multiple of 4, all inside K and the buffer, the
+  // address aligned): one store.
+  if (width == 4 && (col & 3) == 0 && col + 3 < K) {
+    const mf_int64 pos = row_base + (static_cast<mf_int64>(col) >> 2) * 512;
+    if (pos >= 0 && pos + 3 < out_numel &&
+        reinterpret_cast<unsigned long long>(out + pos) % (4 * sizeof(T)) == 0) {
+      mf_Vector<T, 4> word;
+      for (int i = 0; i < 4; ++i) word.v[i] = value_ptr[i];
+      *reinterpret_cast<mf_Vector<T, 4>*>(out + pos) = word;
+      return;
+    }
+  }
   for (int i = 0; i < width; ++i) {
     const mf_int64 c = static_cast<mf_int64>(col) + i;
     if (c >= K) break;
-    const mf_int64 pos = row_base + (c / 4) * 512 + c % 4;
+    const mf_int64 pos = row_base + (c >> 2) * 512 + (c & 3);
     if (pos < 0 || pos >= out_numel) {
       mf_layoutReportError(error_flag, MF_LAYOUT_ERR_OUT_OF_BOUNDS);
       continue;

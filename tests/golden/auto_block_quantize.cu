@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_6c979a8afd370906(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_fp4e2m1x2, 2, 2> T2, Tensor<mf_fp8e4m3, 2, 2> T1) {
+extern "C" __global__ void __launch_bounds__(128) kernel_2a602733b0485318(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_fp4e2m1x2, 2, 2> T2, Tensor<mf_fp8e4m3, 2, 2> T1) {
   const mf_index_t i6 = (T0.size[0] * (T0.size[1] / 16));
   const mf_index_t i18 = (((mf_index_t)blockIdx.x) * 128);
   const mf_index_t i24 = (i18 + ((mf_index_t)threadIdx.x));

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_1b91c1ea86e4906f(Tensor<mf_bfloat16, 2, 2> T0, Tensor<int, 1, 1> T1, Tensor<int, 1, 1> T2, Tensor<float, 0, 0> T3, Tensor<mf_fp4e2m1x2, 2, 2> T5, Tensor<mf_fp8e4m3, 2, 2> T4, int* mf_error) {
+extern "C" __global__ void __launch_bounds__(128) kernel_11f17ce7edbf174d(Tensor<mf_bfloat16, 2, 2> T0, Tensor<int, 1, 1> T1, Tensor<int, 1, 1> T2, Tensor<float, 0, 0> T3, Tensor<mf_fp4e2m1x2, 2, 2> T5, Tensor<mf_fp8e4m3, 2, 2> T4, int* mf_error) {
   const mf_index_t i5 = (T0.size[1] / 16);
   const mf_index_t i15 = (T0.size[0] * i5);
   const mf_index_t i27 = (((mf_index_t)blockIdx.x) * 128);

@@ -10,7 +10,8 @@
 // so the two are timed in one call, on one device). Every time is the
 // median of 30 samples of CUDA events around 20 back-to-back launches, divided by 20
 // (layout_op_bench's rule). Prints `case FORM G M K us xCOPY ok|WRONG`.
-#include <cuda_runtime.h>
+#define MF_LAB_NAME "layout_tile_lab"
+#include "lab_utils.cuh"
 
 #include <algorithm>
 #include <cstdio>
@@ -46,13 +47,6 @@ __global__ void __launch_bounds__(THREADS, 1536 / THREADS)
       out, numel, (static_cast<int>(blockIdx.x) * THREADS + static_cast<int>(threadIdx.x)) * N, in,
       s0, s1, io, oo, m, k, g, err);
 }
-
-void check(cudaError_t e, int line) {
-  if (e == cudaSuccess) return;
-  std::printf("layout_tile_lab: CUDA error %s at line %d\n", cudaGetErrorString(e), line);
-  std::exit(1);
-}
-#define MF_CK(x) check((x), __LINE__)
 
 struct Case {
   int g, m, k;
@@ -101,28 +95,8 @@ int main(int argc, char** argv) {
     MF_CK(cudaMemcpy(d_io, io.data(), 4 * c.g, cudaMemcpyHostToDevice));
     MF_CK(cudaMemcpy(d_oo, oo.data(), 4 * c.g, cudaMemcpyHostToDevice));
     MF_CK(cudaMemset(d_err, 0, 4));
-    cudaEvent_t start, stop;
-    MF_CK(cudaEventCreate(&start));
-    MF_CK(cudaEventCreate(&stop));
-    auto time_us = [&](const std::function<void()>& launch) {
-      for (int i = 0; i < 3; ++i) launch();
-      MF_CK(cudaDeviceSynchronize());
-      std::vector<float> us;
-      for (int s = 0; s < 30; ++s) {
-        MF_CK(cudaEventRecord(start));
-        for (int i = 0; i < 20; ++i) launch();
-        MF_CK(cudaEventRecord(stop));
-        MF_CK(cudaEventSynchronize(stop));
-        float ms = 0;
-        MF_CK(cudaEventElapsedTime(&ms, start, stop));
-        us.push_back(ms * 1000 / 20);
-      }
-      MF_CK(cudaGetLastError());
-      std::sort(us.begin(), us.end());
-      return us[us.size() / 2];
-    };
-    const float copy =
-        time_us([&] { MF_CK(cudaMemcpyAsync(d_out, d_in, in.size(), cudaMemcpyDeviceToDevice)); });
+    const float copy = mfLabTimeUs(
+        [&] { MF_CK(cudaMemcpyAsync(d_out, d_in, in.size(), cudaMemcpyDeviceToDevice)); });
     std::printf("case copy %d %d %d %.2f\n", c.g, c.m, c.k, copy);
     auto form = [&](int threads, int n, auto kernel) {
       if ((kp / 4) % (threads * n / 512) != 0) return;  // the slab would straddle two tiles
@@ -137,7 +111,7 @@ int main(int argc, char** argv) {
       int err = 0;
       MF_CK(cudaMemcpy(&err, d_err, 4, cudaMemcpyDeviceToHost));
       const bool ok = err == 0 && got == want;
-      const float us = time_us(launch);
+      const float us = mfLabTimeUs(launch);
       std::printf("case %s%dx%d %d %d %d %.2f x%.2f %s\n", MF_LAB_FORM, threads, n, c.g, c.m, c.k,
                   us, us / copy, ok ? "ok" : "WRONG");
       std::fflush(stdout);

@@ -66,6 +66,42 @@ TEST(Float4e2m1, SaturatesAndMapsNaNToPlusSix) {
   EXPECT_EQ(floatToFloat4e2m1(-std::nanf("")).bits, 0x7);
 }
 
+// The kernels round a quotient to e2m1 by one float addition (runtime/fp4.cuh's
+// mf_e2m1MagnitudeCode, through nvfp4Quantize with a divisor of 1, on the fast path and on the
+// divided one): it equals the comparisons with the midpoints on every float within 2^14 ulps
+// of a code's value or of a midpoint, on every 101st float of [0, 6], and past 6.
+TEST(Float4e2m1, RoundingByOneAdditionEqualsTheComparisons) {
+  const float inf = std::numeric_limits<float>::infinity();
+  auto expectSame = [inf](float v) {
+    for (float x : {v, -v}) {
+      const uint8_t want = floatToFloat4e2m1(x).bits;
+      ASSERT_EQ(nvfp4Quantize(x, 1.0f, 1.0f, std::abs(x)).bits, want) << x << " (fast)";
+      ASSERT_EQ(nvfp4Quantize(x, 1.0f, 1.0f, inf).bits, want) << x << " (divided)";
+    }
+  };
+  auto bitsOf = [](float f) {
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+  };
+  auto floatOf = [](uint32_t b) {
+    float f;
+    std::memcpy(&f, &b, 4);
+    return f;
+  };
+  const float marks[] = {0.0f, 0.25f, 0.5f, 0.75f, 1.0f, 1.25f, 1.5f, 1.75f,
+                         2.0f, 2.5f,  3.0f, 3.5f,  4.0f, 5.0f,  6.0f};
+  int64_t checked = 0;
+  for (float mark : marks) {
+    const uint32_t center = bitsOf(mark);
+    const uint32_t lo = center > (1u << 14) ? center - (1u << 14) : 0;
+    for (uint32_t b = lo; b <= center + (1u << 14); ++b, ++checked) expectSame(floatOf(b));
+  }
+  for (uint32_t b = 0; b <= bitsOf(6.0f); b += 101, ++checked) expectSame(floatOf(b));
+  for (float v : {6.5f, 7.0f, 100.0f, 1e30f}) expectSame(v);
+  EXPECT_GT(checked, 10000000);
+}
+
 // From double, one rounding: a value just above the 0.25 midpoint rounds up, where going
 // through float first would land on the midpoint and round down.
 TEST(Float4e2m1, FromDoubleRoundsOnce) {
