@@ -243,7 +243,7 @@ class Interpreter {
       for (Thread* t : active) {
         current_ = t;
         storeElement(value.data(), out->dtype(), read(call->operand(CallOperand::In)));
-        runLayoutScatter(c, value.data(), asInt(eval(call->operand(CallOperand::Row))),
+        runLayoutScatter(c, value.data(), 1, asInt(eval(call->operand(CallOperand::Row))),
                          asInt(eval(call->operand(CallOperand::Col))));
       }
       return;
@@ -326,7 +326,7 @@ class Interpreter {
         c.k = asInt(eval(call->operand(CallOperand::K)));
         c.g = asInt(eval(call->operand(CallOperand::G)));
         const auto byte = static_cast<std::byte>(s.bits);
-        runLayoutScatter(c, &byte, asInt(eval(call->operand(CallOperand::Row))),
+        runLayoutScatter(c, &byte, 1, asInt(eval(call->operand(CallOperand::Row))),
                          asInt(eval(call->operand(CallOperand::Col))));
       } else {
         const int64_t at = asInt(evalAt(t, s_ti->index()));

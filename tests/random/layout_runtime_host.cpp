@@ -187,12 +187,13 @@ void tileBlock(const LayoutCall& c, int64_t per_thread, int64_t threads,
 
 }  // namespace
 
-void runLayoutScatter(const LayoutCall& c, const std::byte* value, int64_t row, int64_t col) {
+void runLayoutScatter(const LayoutCall& c, const std::byte* values, int64_t width, int64_t row,
+                      int64_t col) {
   withTypes(c, [&]<typename T, typename OffsetT>() {
     host_runtime::mf_preprocessGroupedMatmulInputSf<T, OffsetT>(
-        reinterpret_cast<T*>(c.out), c.out_numel, reinterpret_cast<const T*>(value), 1, row, col,
-        static_cast<const OffsetT*>(c.in_off), static_cast<const OffsetT*>(c.out_off), c.m, c.k,
-        c.g, c.error_flag);
+        reinterpret_cast<T*>(c.out), c.out_numel, reinterpret_cast<const T*>(values),
+        static_cast<int>(width), row, col, static_cast<const OffsetT*>(c.in_off),
+        static_cast<const OffsetT*>(c.out_off), c.m, c.k, c.g, c.error_flag);
   });
 }
 

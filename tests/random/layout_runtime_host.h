@@ -25,8 +25,10 @@ struct LayoutCall {
   int* error_flag = nullptr;
 };
 
-//! mf_preprocessGroupedMatmulInputSf for one element (`value`: its bytes) at (row, col).
-void runLayoutScatter(const LayoutCall& call, const std::byte* value, int64_t row, int64_t col);
+//! mf_preprocessGroupedMatmulInputSf for `width` elements (`values`: their bytes) at (row,
+//! col .. col + width).
+void runLayoutScatter(const LayoutCall& call, const std::byte* values, int64_t width, int64_t row,
+                      int64_t col);
 //! mf_layoutOpGather<W> for position p.
 void runLayoutGather(const LayoutCall& call, int64_t width, int64_t p);
 //! mf_layoutOpTile<N = width, threads> for one block, `positions[i]` the Position of its

@@ -10,6 +10,7 @@
 #include "executor/kernel_executor.h"
 #include "minifuser.h"
 #include "random/kernel_interpreter.h"
+#include "random/layout_runtime_host.h"
 #include "scheduler/pointwise.h"
 #include "unit/ops/layout_test_utils.h"
 #include "unit/scheduler/scheduler_test_utils.h"
@@ -414,6 +415,53 @@ TEST(LayoutOpTest, ExplicitQuantizationPatternOfOneBlockIsPerElement) {
   for (int64_t j = 0; j < 16; ++j) mx = std::max(mx, std::abs(inputs[0].at({0, j})));
   sf.data<float>()[0] = static_cast<float>(mx);
   testing::expectGroupedLayout(run.outputs[1], sf, io, oo, /*pads_zero=*/false);
+}
+
+// The layout's element writer given four columns (the four scales of one 4-byte word of the
+// swizzled layout, as a call covering four blocks passes them), run as compiled for the host:
+// the same bytes as four one-column calls, at the last quad of a row cut at K (K = 10), for
+// 1- and 4-byte elements; a bad output offset is flagged and the rows it covers not written.
+TEST(LayoutOpTest, ScatterOfFourColumnsEqualsFourScatters) {
+  const int64_t m = 300, k = 10, g = 3, kp = 12;
+  const std::vector<int32_t> in_off = {0, 100, 250};
+  for (int64_t elem : {1, 4}) {
+    for (bool bad : {false, true}) {
+      // Groups of 100, 150 and 50 rows start at output rows 0, 128 and 384 (or a wrong 300).
+      const std::vector<int32_t> out_off = {0, 128, bad ? 300 : 384};
+      const int64_t numel = (m + 127 * g) * kp;
+      std::vector<std::byte> four(static_cast<size_t>(numel * elem), std::byte{0xEE});
+      std::vector<std::byte> one = four;
+      int flag_four = 0, flag_one = 0;
+      testing::LayoutCall c;
+      c.out_numel = numel;
+      c.in_off = in_off.data();
+      c.out_off = out_off.data();
+      c.elem_bytes = elem;
+      c.m = m;
+      c.k = k;
+      c.g = g;
+      std::mt19937 rng(7);
+      for (int64_t row = 0; row < m; ++row) {
+        for (int64_t col = 0; col < k; col += 4) {
+          std::vector<std::byte> values(static_cast<size_t>(4 * elem));
+          for (std::byte& b : values) b = static_cast<std::byte>(rng());
+          c.out = four.data();
+          c.error_flag = &flag_four;
+          testing::runLayoutScatter(c, values.data(), 4, row, col);
+          c.out = one.data();
+          c.error_flag = &flag_one;
+          for (int64_t i = 0; i < 4; ++i)
+            testing::runLayoutScatter(c, values.data() + i * elem, 1, row, col + i);
+        }
+      }
+      EXPECT_EQ(flag_four, flag_one) << elem;
+      EXPECT_EQ(flag_four != 0, bad) << elem;
+      EXPECT_EQ(four, one) << "element bytes " << elem << (bad ? ", bad offsets" : "");
+      // Columns 10 and 11 (past K) are never written; column 9 of row 0 is.
+      EXPECT_EQ(four[static_cast<size_t>((2 * 512 + 2) * elem)], std::byte{0xEE});
+      EXPECT_NE(four[static_cast<size_t>((2 * 512 + 1) * elem)], std::byte{0xEE});
+    }
+  }
 }
 
 }  // namespace
