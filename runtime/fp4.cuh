@@ -81,17 +81,25 @@ MF_FP4_FN float mf_nvfp4BlockScale(float amax, float global_scale) {
   return mf_nvfp4Clamp(amax / 6.0f * global_scale, 0.015625f, 448.0f);
 }
 
-// The magnitude code (0..7) of a float a in [0, 6] (not NaN), without a branch: a is rounded
-// to e2m1's grid by one float addition of C, the power of two whose spacing of floats is the
-// grid's spacing at a (0.5 below 2, then 1 below 4, then 2): C = 2^22, 2^23, 2^24 by a's
-// exponent. The addition rounds to nearest even on the grid (0.25 -> 0, 0.75 -> 1, 1.25 -> 1,
-// 1.75 -> 2, 2.5 -> 2, 3.5 -> 4, 5 -> 4), the steps above C are bits(a + C) - bits(C), and
-// the code is those steps plus two per grid doubling ((bits(C) - bits(2^22)) >> 22).
+// The magnitude code (0..7) of a float a in [0, 6] (not NaN), without a branch or a table.
+// e2m1's grid is 2a's integers below 2, then a + 2's, then a / 2 + 4's: the code is
+// round_even(g(a)) with g(a) = min(2a, a + 2, a / 2 + 4) (concave, the three pieces meeting at
+// 2 and 4, and each midpoint of the grid at a half-integer of g, so ties go to the even code:
+// 0.25 -> 0, 0.75 -> 1, 1.25 -> 1, 1.75 -> 2, 2.5 -> 2, 3.5 -> 4, 5 -> 4). Each piece is rounded
+// by one fused operation with 2^23 (whose float spacing is 1): bits(2^23 + n) = 0x4b000000 + n
+// for the rounded piece n, and rounding is monotonic, so the smallest of the three bit
+// patterns is 0x4b000000 + the code. Kernels keep the biased form (its low nibble is the code:
+// 0x4b000000 is a multiple of 16). Checked against mf_e2m1Code on every float in [0, 6].
+MF_FP4_FN unsigned mf_e2m1MagnitudeBits(float a) {
+  const unsigned twice = MF_FP4_BITS(MF_FP4_FMA(a, 2.0f, 8388608.0f));
+  const unsigned plus_two = MF_FP4_BITS(a + 8388610.0f);
+  const unsigned half_plus_four = MF_FP4_BITS(MF_FP4_FMA(a, 0.5f, 8388612.0f));
+  const unsigned low = twice < plus_two ? twice : plus_two;
+  return low < half_plus_four ? low : half_plus_four;
+}
+
 MF_FP4_FN unsigned mf_e2m1MagnitudeCode(float a) {
-  const unsigned exponent_c = (MF_FP4_BITS(a) & 0x7f800000u) + (0x4a800000u - 0x3f800000u);
-  const unsigned c = exponent_c > 0x4a800000u ? exponent_c : 0x4a800000u;
-  const float rounded = a + MF_FP4_FROM_BITS(c);
-  return MF_FP4_BITS(rounded) - c + ((c - 0x4a800000u) >> 22);
+  return mf_e2m1MagnitudeBits(a) - 0x4b000000u;
 }
 
 // mf_e2m1Code of a float in [-6, 6] or NaN: the magnitude's code and the sign bit.

@@ -478,10 +478,12 @@ class CudaPrinter final : public KirVisitor {
     }
   }
 
-  // The block quantizations' runtime functions (runtime/block_quantize.cuh): the block's
-  // first value and the input's stride along its last axis, the global scale in float, the
-  // codes' byte (a float4 index is even: a block starts at a multiple of 16), and the scale:
-  // its element, or (grouped) the padded buffer's base, size and the layout's operands.
+  // The block quantizations' runtime functions (runtime/block_quantize.cuh), templated on the
+  // blocks W of a call: the first block's first value and the input's stride along its last
+  // axis, the global scale in float, the codes' byte (a float4 index is even: a block starts
+  // at a multiple of 16), and the scales: the first one's element, the stride along the
+  // scales' last axis, the first block's column and the columns; or (grouped) the padded
+  // buffer's base, size and the layout's operands.
   void emitBlockQuantize(RuntimeCall* call) {
     auto* in = call->operand(CallOperand::In)->as<TensorIndex>();
     auto* q = call->output(1)->as<TensorIndex>();
@@ -496,18 +498,26 @@ class CudaPrinter final : public KirVisitor {
                     operand(call->operand(CallOperand::GlobalScale), DataType::Float));
     const std::string q_arg =
         fmt::format("T{}.data + ({}) / 2", q->view()->name(), scalar(q->index()));
+    const int64_t w = call->params().vector_width;
     if (call->form() == RuntimeCallForm::BlockQuantize) {
-      line(fmt::format("{}<{}>(&T{}[{}], {}, {});", call->function(), cudaTypeName(in_tv->dtype()),
-                       scales->view()->name(), scalar(scales->index()), q_arg, in_args));
+      const TensorView* s_tv = scales->view();
+      const auto s_alloc = TensorDomain::noReductions(s_tv->getMaybeAllocationDomain());
+      IterDomain* s_last = TensorDomain::noReductions(s_tv->getLogicalDomain()).back();
+      const int64_t s_pos = std::find(s_alloc.begin(), s_alloc.end(), s_last) - s_alloc.begin();
+      line(fmt::format("{}<{}, {}>(&T{}[{}], T{}.stride[{}], {}, {}, {}, {});", call->function(), w,
+                       cudaTypeName(in_tv->dtype()), s_tv->name(), scalar(scales->index()),
+                       s_tv->name(), s_pos, q_arg, in_args,
+                       scalar(call->operand(CallOperand::Col)),
+                       scalar(call->operand(CallOperand::K))));
       return;
     }
     auto* in_off = call->operand(CallOperand::InputOffsets)->as<TensorIndex>()->view();
     auto* out_off = call->operand(CallOperand::OutputOffsets)->as<TensorIndex>()->view();
     const auto& s_alloc = scales->view()->getMaybeAllocationDomain();
     line(fmt::format(
-        "{}<{}, {}>(T{}.data, {} * {}, {}, {}, T{}.data, T{}.data, {}, {}, {}, {}, {}, "
+        "{}<{}, {}, {}>(T{}.data, {} * {}, {}, {}, T{}.data, T{}.data, {}, {}, {}, {}, {}, "
         "mf_error);",
-        call->function(), cudaTypeName(in_tv->dtype()), cudaTypeName(in_off->dtype()),
+        call->function(), w, cudaTypeName(in_tv->dtype()), cudaTypeName(in_off->dtype()),
         scales->view()->name(), scalar(s_alloc[0]->extent()), scalar(s_alloc[1]->extent()), q_arg,
         in_args, in_off->name(), out_off->name(), scalar(call->operand(CallOperand::Row)),
         scalar(call->operand(CallOperand::Col)),

@@ -92,7 +92,7 @@ const std::vector<CallOperand>& RuntimeCall::operandsOf(RuntimeCallForm form) {
   static const std::vector<CallOperand> all_reduce = {In, Init};
   static const std::vector<CallOperand> scatter = {In, InputOffsets, OutputOffsets, K, G, Row, Col};
   static const std::vector<CallOperand> gather = {In, InputOffsets, OutputOffsets, K, G, Position};
-  static const std::vector<CallOperand> quantize = {In, GlobalScale};
+  static const std::vector<CallOperand> quantize = {In, GlobalScale, K, Col};
   static const std::vector<CallOperand> grouped_quantize = {
       In, GlobalScale, InputOffsets, OutputOffsets, K, G, Row, Col};
   switch (form) {

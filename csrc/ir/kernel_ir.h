@@ -96,15 +96,17 @@ enum class RuntimeCallForm {
   //! (it synchronizes the block) and never guarded: it bounds every access itself. Operands as
   //! LayoutGather's.
   LayoutTile,
-  //! NVFP4 block quantization of one 16-value block (mf_blockQuantize): reads the block from
-  //! In (indexed at the block's first element), writes its e4m3 scale (output 0, indexed)
-  //! and its 8 bytes of packed e2m1 codes (output 1, indexed at the block's first element).
-  //! Operands {In, GlobalScale}.
+  //! NVFP4 block quantization of `vector_width` consecutive 16-value blocks of one row
+  //! (mf_blockQuantize<W>), those below the row's end: reads them from In (indexed at the
+  //! first block's first element), writes their e4m3 scales (output 0, indexed at the first;
+  //! the rest follow along the scales' last axis) and their packed e2m1 codes (output 1,
+  //! indexed at the first block's first element). Operands {In, GlobalScale, K (the scales'
+  //! columns), Col (the first block's scale column)}.
   BlockQuantize,
-  //! The same, the scale written at its swizzled position of the layout op's padded buffer
-  //! (output 0 is the buffer's base; mf_groupedBlockQuantize). Operands {In, GlobalScale,
-  //! InputOffsets, OutputOffsets, K (the scales' columns), G, Row, Col (the block's scale
-  //! position)}.
+  //! The same, the scales written at their swizzled positions of the layout op's padded
+  //! buffer (output 0 is the buffer's base; mf_groupedBlockQuantize<W>). Operands {In,
+  //! GlobalScale, InputOffsets, OutputOffsets, K (the scales' columns), G, Row, Col (the first
+  //! block's scale position)}.
   GroupedBlockQuantize,
 };
 std::string_view toString(RuntimeCallForm form);
@@ -142,7 +144,8 @@ class RuntimeCall : public Expr {
     //! Reductions: how two values combine, and the thread dimension reduced across.
     BinaryOpType combine = BinaryOpType::Add;
     ParallelType across = ParallelType::Serial;
-    //! LayoutGather, LayoutTile: the elements one call writes.
+    //! LayoutGather, LayoutTile: the elements one call writes; BlockQuantize,
+    //! GroupedBlockQuantize: the 16-value blocks one call quantizes.
     int64_t vector_width = 1;
     //! LayoutTile: threads per block (the slab is threads * vector_width positions).
     int64_t threads = 0;

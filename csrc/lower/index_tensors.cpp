@@ -213,16 +213,18 @@ Expr* lowerLayoutOp(Fusion& ir, PreprocessGroupedMatmulInputSf* layout,
       "mf_preprocessGroupedMatmulInputSf", RuntimeCall::Params{});
 }
 
-// The block quantizations (one call per 16-value block): the loops run over the scales
-// (output 0, one iteration per block); the quantized output (output 1) is scheduled alike
-// with its 16 values of a block in an axis whose loop is the scales' axis of extent 1, so
-// its walk gives the block's first element. The input, read whole by the runtime function,
-// is addressed at that element too (it has the quantized output's logical shape); the
-// global scale is read at its only element. Grouped: the scales are the padded buffer's base
-// and the runtime function finds the scale's position from (row, col).
+// The block quantizations (one call per `width` consecutive 16-value blocks of a row): the
+// loops run over the scales (output 0), whose innermost axis (Vectorize, of extent `width`)
+// holds the blocks of one call; the quantized output (output 1) is scheduled alike, its
+// innermost axis the calls' 16 * width values, so its walk gives the first block's first
+// element. The input, read whole by the runtime function, is addressed at that element too
+// (it has the quantized output's logical shape); the global scale is read at its only
+// element. The call is given the first block's scale column and the number of columns, and
+// quantizes the blocks of the call below that. Grouped: the scales are the padded buffer's
+// base and the runtime function finds the scales' positions from (row, col).
 Expr* lowerBlockQuantize(Kernel& kernel, Expr* e, const std::vector<Val*>& ins,
                          const std::vector<IndexMap>& walks, const std::vector<Val*>& c_logical,
-                         const std::vector<Val*>& loop_indices) {
+                         const std::vector<Val*>& loop_indices, int64_t width) {
   Fusion& ir = kernel.ir();
   auto* scales = e->output(0)->as<TensorView>();
   auto* quantized = e->output(1)->as<TensorView>();
@@ -232,13 +234,17 @@ Expr* lowerBlockQuantize(Kernel& kernel, Expr* e, const std::vector<Val*>& ins,
   MergedIndexSource q_merged{&walks[1], quantized->getMaybeAllocationDomain()};
   Val* q_index = indexOf(kernel, quantized, q_logical, &loop_indices, &q_merged);
   Val* gs = constFloat(1.0, DataType::Float);
+  RuntimeCall::Params params;
+  params.vector_width = width;
   if (auto* bq = dynamic_cast<BlockQuantizationOp*>(e)) {
     if (bq->globalScale() != nullptr) gs = ins[1];
     MergedIndexSource s_merged{&walks[0], scales->getMaybeAllocationDomain()};
     Val* s_index = indexOf(kernel, scales, c_logical, &loop_indices, &s_merged);
+    Val* columns = scales->getLogicalDomain().back()->extent();
     return IrBuilder::createIn<RuntimeCall>(
-        &ir, std::vector<Val*>{in_index, gs}, std::vector<Val*>{s_index, q_index},
-        RuntimeCallForm::BlockQuantize, "mf_blockQuantize", RuntimeCall::Params{});
+        &ir, std::vector<Val*>{in_index, gs, columns, c_logical.back()},
+        std::vector<Val*>{s_index, q_index}, RuntimeCallForm::BlockQuantize, "mf_blockQuantize",
+        params);
   }
   auto* gq = e->as<GroupedBlockQuantizationOp>();
   if (gq->globalScale() != nullptr) gs = ins[5];
@@ -247,7 +253,7 @@ Expr* lowerBlockQuantize(Kernel& kernel, Expr* e, const std::vector<Val*>& ins,
       &ir,
       std::vector<Val*>{in_index, gs, ins[1], ins[2], ins[3], ins[4], c_logical[0], c_logical[1]},
       std::vector<Val*>{s_base, q_index}, RuntimeCallForm::GroupedBlockQuantize,
-      "mf_groupedBlockQuantize", RuntimeCall::Params{});
+      "mf_groupedBlockQuantize", params);
 }
 
 // A reshape, squeeze or expand moves one element per index: a copy once indexed (the
@@ -355,7 +361,7 @@ void indexTensors(Kernel& kernel) {
     if (layout) {
       lowered = lowerLayoutOp(ir, layout, ins, c_logical, width);
     } else if (isBlockQuantization(e)) {
-      lowered = lowerBlockQuantize(kernel, e, ins, walks, c_logical, loop_indices);
+      lowered = lowerBlockQuantize(kernel, e, ins, walks, c_logical, loop_indices, width);
     } else {
       // The outputs' own axes: their allocation axes are (when logical) the walk's targets.
       std::vector<Val*> outs;

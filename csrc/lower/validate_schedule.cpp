@@ -347,6 +347,15 @@ void validateSchedule(Kernel& kernel) {
       if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(tv->definition());
           op != nullptr && op->form() == LayoutOpForm::Tile)
         continue;
+      // A block quantization's innermost axis is the blocks (scales) or their values (codes)
+      // that one call of its runtime function quantizes, bounded by the function at a row's end.
+      if (tv->definition() != nullptr && isBlockQuantization(tv->definition())) {
+        MF_CHECK(i == tv->nDims() - 1 && id->extent()->constInt().has_value(),
+                 "{}: a block quantization's vectorized axis {} must be its innermost, of a "
+                 "constant extent",
+                 tv->toString(), id->toString());
+        continue;
+      }
       MF_CHECK(i == tv->nDims() - 1, "{}: vectorized axis {} must be the innermost loop axis",
                tv->toString(), id->toString());
       std::optional<int64_t> w = id->extent()->constInt();

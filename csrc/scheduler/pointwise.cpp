@@ -140,26 +140,28 @@ void scheduleLayoutTile(Fusion* fusion, const PointwiseParams& params) {
   }
 }
 
-// A block quantization alone: one thread per 16-value block. The scales [.., Kb] are merged
-// and split by the block size, then given an inner axis of extent 1; the quantized values
-// [.., K] have their last axis split by 16 and the same merge and split, so both outputs
-// share the loops [BIDx, TIDx, 1] and the quantized output's inner axis (the 16 values) is
-// the call's. Nothing is staged: the runtime function reads the input and writes both.
+// A block quantization alone: each thread quantizes `vectorization_factor` (W) consecutive
+// 16-value blocks of a row. The scales [.., Kb] have their last axis split by W and the
+// quantized values [.., K] theirs by 16 * W, then both are merged and split by the block
+// size, so they share the loops [BIDx, TIDx, W] and the innermost axis (Vectorize: no loop)
+// is the call's: W scales and 16 * W values. A row's last call quantizes the blocks left
+// when W does not divide Kb (its runtime function stops at the row's end). Nothing is staged:
+// the runtime function reads the input and writes both outputs.
 void scheduleBlockQuantize(Fusion* fusion, const PointwiseParams& params) {
+  const int64_t w = params.vectorization_factor;
   for (Expr* e : fusion->exprs()) {
     if (!isBlockQuantization(e)) continue;
     auto* scales = e->output(0)->as<TensorView>();
     auto* quantized = e->output(1)->as<TensorView>();
     const int64_t n = scales->nDims();
-    quantized->split(n - 1, 16);
+    scales->split(n - 1, w);
+    quantized->split(n - 1, 16 * w);
     for (TensorView* tv : {scales, quantized}) {
       for (int64_t i = 1; i < n; ++i) tv->merge(0);
       tv->split(0, params.block_size);
-    }
-    scales->split(1, 1);
-    for (TensorView* tv : {scales, quantized}) {
       tv->axis(0)->parallelize(ParallelType::BIDx);
       tv->axis(1)->parallelize(ParallelType::TIDx);
+      tv->axis(2)->parallelize(ParallelType::Vectorize);
     }
   }
 }

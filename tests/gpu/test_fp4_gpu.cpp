@@ -107,23 +107,27 @@ TEST(Fp4Gpu, ConversionAndBlockArithmeticMatchTheHostBitForBit) {
 // blockQuantize and groupedBlockQuantize through FusionExecutorCache on device inputs (one
 // PointWise kernel each), outputs poisoned: the packed codes and the scales equal the
 // reference's bit for bit (the grouped scales at their swizzled positions), for K in {16, 32,
-// 2048, 7168}, groups with empty ones and one of exactly 128 rows, bf16, half and float, with
-// and without a global scale, and a strided input that is not 16-byte aligned (element loads).
+// 48, 80, 112, 2048, 7168} (a row's last call of four blocks holding one to four), groups with
+// empty ones and one of exactly 128 rows, bf16, half and float, with and without a global
+// scale (0.37, or 3e20: no block takes the kernel's common case), a strided input that is not
+// 16-byte aligned (element loads), and blocks of zeros, of tiny values, with a NaN, an
+// infinity or a huge value (the general path inside a kernel's common case).
 TEST(Fp4Gpu, BlockQuantizeThroughTheCacheMatchesTheReference) {
   const std::vector<int64_t> tokens = {37, 0, 128, 1, 301};
   const int64_t m = 467;
   auto [io, oo] = testing::layoutOffsets(tokens);
   int trial = 0;
-  for (int64_t k : {16, 32, 2048, 7168})
+  for (int64_t k : {16, 32, 48, 80, 112, 2048, 7168})
     for (bool grouped : {false, true})
       for (bool strided : {false, true}) {
         const bool with_gs = trial % 2 == 1;
+        const float global_scale = trial % 4 == 3 ? 3e20f : 0.37f;
         const DataType dtype = trial % 3 == 0   ? DataType::BFloat16
                                : trial % 3 == 1 ? DataType::Half
                                                 : DataType::Float;
         ++trial;
         SCOPED_TRACE(fmt::format("K = {}, grouped {}, strided {}, global scale {}, {}", k, grouped,
-                                 strided, with_gs, toString(dtype)));
+                                 strided, with_gs ? global_scale : 1.0f, toString(dtype)));
         auto fusion = std::make_unique<Fusion>();
         {
           FusionGuard fg(fusion.get());
@@ -145,12 +149,24 @@ TEST(Fp4Gpu, BlockQuantizeThroughTheCacheMatchesTheReference) {
         for (int64_t i = 0; i < base.numel(); ++i)
           storeElementAt(static_cast<std::byte*>(base.rawData()), i, dtype,
                          base.item(i) * std::ldexp(1.0, static_cast<int>(i / 16 % 11) - 5));
+        // Rows 2..6 (each row's first block, in both views): zeros, tiny values, a NaN, an
+        // infinity, a huge value.
+        for (int64_t j = 0; j < 17; ++j) {
+          auto put = [&](int64_t row, double v) {
+            storeElementAt(static_cast<std::byte*>(base.rawData()), row * (k + 16) + j, dtype, v);
+          };
+          put(2, 0.0);
+          put(3, j % 2 ? 1e-30 : -1e-30);
+          if (j == 5) put(4, std::nan(""));
+          if (j == 9) put(5, -std::numeric_limits<double>::infinity());
+          if (j == 3) put(6, 3e38);
+        }
         // Strided: rows of k + 16, starting one element in (not 16-byte aligned).
         Tensor x =
             strided ? base.asStrided({m, k}, {k + 16, 1}, 1) : base.asStrided({m, k}, {k, 1}, 0);
         std::vector<Tensor> host = {x, testing::layoutOffsetTensor(io, DataType::Int32),
                                     testing::layoutOffsetTensor(oo, DataType::Int32)};
-        if (with_gs) host.push_back(Tensor::fromVector(std::vector<float>{0.37f}, {}));
+        if (with_gs) host.push_back(Tensor::fromVector(std::vector<float>{global_scale}, {}));
         std::vector<Tensor> dev;
         for (const Tensor& t : host) dev.push_back(t.isContiguous() ? t.toDevice() : t);
         if (strided) {

@@ -266,11 +266,13 @@ class Interpreter {
       runLayoutTileBlock(c, width, call->params().threads, positions);
   }
 
-  // A block quantization's call (codegen's emitBlockQuantize) per thread: the block's 16 values
-  // from the input at the call's index (every read inside the input's buffer), its scale and
-  // codes by the host's NVFP4 arithmetic (support/numerics.h: runtime/fp4.cuh's functions,
-  // the device's code), the codes packed at the quantized output's index, the scale stored
-  // at the scales' index or, grouped, through the host build of the layout op's scatter.
+  // A block quantization's call (codegen's emitBlockQuantize) per thread: its W blocks (those
+  // below the row's K columns), each one's 16 values from the input at the call's index plus
+  // 16 values per block (every read inside the input's buffer), its scale and codes by the
+  // host's NVFP4 arithmetic (support/numerics.h: runtime/fp4.cuh's functions, the device's
+  // code), the codes packed at the quantized output's index, the scales stored at the scales'
+  // index on along their last axis or, grouped, through the host build of the layout op's
+  // scatter.
   void runQuantizeCall(RuntimeCall* call, const std::vector<Thread*>& active) {
     auto* in_ti = call->operand(CallOperand::In)->as<TensorIndex>();
     TensorView* in = in_ti->view();
@@ -296,44 +298,60 @@ class Interpreter {
       c.m = ee_.evaluateInt(s_ti->view()->getLogicalDomain()[0]->extent(), "quantize rows");
       c.error_flag = &error_flag_;
     }
+    const int64_t width = call->params().vector_width;
+    TensorView* s_tv = s_ti->view();
+    const auto& s_alloc = TensorDomain::noReductions(s_tv->getMaybeAllocationDomain());
+    IterDomain* s_last = TensorDomain::noReductions(s_tv->getLogicalDomain()).back();
+    const int64_t s_pos = std::find(s_alloc.begin(), s_alloc.end(), s_last) - s_alloc.begin();
     for (Thread* t : active) {
       current_ = t;
       const int64_t stride = asInt(eval(kernel_.strideOf(in, pos)));
       const int64_t first = asInt(evalAt(t, in_ti->index()));
+      const int64_t q0 = asInt(evalAt(t, q_ti->index()));
+      const int64_t col0 = asInt(evalAt(t, call->operand(CallOperand::Col)));
+      const int64_t columns = asInt(eval(call->operand(CallOperand::K)));
+      const int64_t blocks = std::min(width, columns - col0);
       const float gs = static_cast<float>(asDouble(read(call->operand(CallOperand::GlobalScale))));
-      float x[16];
-      float amax = 0.0f;
-      for (int j = 0; j < 16; ++j) {
-        const int64_t at = first + j * stride;
-        if (at < 0 || at >= ib.span)
-          throw std::runtime_error(fmt::format("blockQuantize reads {}[{}] outside its {} elements",
-                                               in->toString(), at, ib.span));
-        x[j] = static_cast<float>(
-            asDouble(loadElement(ib.base + at * dataTypeSize(ib.dtype), ib.dtype)));
-        amax = nvfp4AbsMax(amax, x[j]);
-      }
-      const Float8e4m3 s = floatToFloat8e4m3(nvfp4BlockScale(amax, gs));
-      const int64_t q = asInt(evalAt(t, q_ti->index()));
-      if (q < 0 || q % 2 != 0 || q + 16 > qb.span)
-        throw std::runtime_error(
-            fmt::format("blockQuantize writes codes {}..{} of {} outside its {}", q, q + 15,
-                        q_ti->view()->toString(), qb.span));
-      for (int j = 0; j < 16; j += 2)
-        qb.base[(q + j) / 2] = static_cast<std::byte>(
-            nvfp4Quantize(x[j], float8e4m3ToFloat(s), gs, amax).bits |
-            (nvfp4Quantize(x[j + 1], float8e4m3ToFloat(s), gs, amax).bits << 4));
-      if (grouped) {
-        c.k = asInt(eval(call->operand(CallOperand::K)));
-        c.g = asInt(eval(call->operand(CallOperand::G)));
-        const auto byte = static_cast<std::byte>(s.bits);
-        runLayoutScatter(c, &byte, 1, asInt(eval(call->operand(CallOperand::Row))),
-                         asInt(eval(call->operand(CallOperand::Col))));
-      } else {
-        const int64_t at = asInt(evalAt(t, s_ti->index()));
-        if (at < 0 || at >= sb.span)
+      std::vector<std::byte> scale_bytes;
+      for (int64_t b = 0; b < blocks; ++b) {
+        float x[16];
+        float amax = 0.0f;
+        for (int j = 0; j < 16; ++j) {
+          const int64_t at = first + (16 * b + j) * stride;
+          if (at < 0 || at >= ib.span)
+            throw std::runtime_error(fmt::format(
+                "blockQuantize reads {}[{}] outside its {} elements", in->toString(), at, ib.span));
+          x[j] = static_cast<float>(
+              asDouble(loadElement(ib.base + at * dataTypeSize(ib.dtype), ib.dtype)));
+          amax = nvfp4AbsMax(amax, x[j]);
+        }
+        const Float8e4m3 s = floatToFloat8e4m3(nvfp4BlockScale(amax, gs));
+        const int64_t q = q0 + 16 * b;
+        if (q < 0 || q % 2 != 0 || q + 16 > qb.span)
           throw std::runtime_error(
-              fmt::format("blockQuantize writes its scale outside {}", s_ti->view()->toString()));
-        sb.base[at] = static_cast<std::byte>(s.bits);
+              fmt::format("blockQuantize writes codes {}..{} of {} outside its {}", q, q + 15,
+                          q_ti->view()->toString(), qb.span));
+        for (int j = 0; j < 16; j += 2)
+          qb.base[(q + j) / 2] = static_cast<std::byte>(
+              nvfp4Quantize(x[j], float8e4m3ToFloat(s), gs, amax).bits |
+              (nvfp4Quantize(x[j + 1], float8e4m3ToFloat(s), gs, amax).bits << 4));
+        scale_bytes.push_back(static_cast<std::byte>(s.bits));
+      }
+      if (grouped) {
+        c.k = columns;
+        c.g = asInt(eval(call->operand(CallOperand::G)));
+        runLayoutScatter(c, scale_bytes.data(), static_cast<int>(blocks),
+                         asInt(evalAt(t, call->operand(CallOperand::Row))), col0);
+      } else {
+        const int64_t at0 = asInt(evalAt(t, s_ti->index()));
+        const int64_t s_stride = asInt(eval(kernel_.strideOf(s_tv, s_pos)));
+        for (int64_t b = 0; b < blocks; ++b) {
+          const int64_t at = at0 + b * s_stride;
+          if (at < 0 || at >= sb.span)
+            throw std::runtime_error(fmt::format("blockQuantize writes its scale outside {}",
+                                                 s_tv->toString()));
+          sb.base[at] = scale_bytes[static_cast<size_t>(b)];
+        }
       }
     }
   }

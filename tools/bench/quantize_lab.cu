@@ -5,12 +5,18 @@
 // scale 0.37). Forms:
 //   old        with -DMF_LAB_OLD (tools/bench/lab_old/: copies of runtime/fp4.cuh,
 //              layout_op.cuh and block_quantize.cuh from before a change): the generated kernel's
-//              shape on that runtime, the baseline a change is timed and checked against
-//   thread     the generated kernel of tests/golden/auto_grouped_block_quantize.cu (one
-//              thread per 16-value block, 128 threads, row and column by division)
+//              shape at that runtime's time (one thread per block), the baseline a change is
+//              timed and checked against
+//   thread     one thread per 16-value block (mf_groupedBlockQuantize<1>), 128 threads, row
+//              and column by division
 //   gridT      rows on blockIdx.x, T threads of blocks of one row per CTA on blockIdx.y
-//   quad       four blocks of one row per thread (mf_groupedBlockQuantize4), 128 threads
+//   quad       four blocks of one row per thread (mf_groupedBlockQuantize<4>), 128 threads:
+//              the generated kernel's shape (tests/golden/auto_grouped_block_quantize.cu)
 //   gridquadT  the same, rows on blockIdx.x, T threads of quads per CTA on blockIdx.y
+//   coalquadT  quads, each warp's loads and code stores coalesced through shared memory
+// First, leanBlockCheck compares the common case's block constants (mf_nvfp4LeanBlock) with
+// the rule's divisions for every bf16 amax and 4,096 global scales. MF_LAB_PROFILE=1 runs
+// the first case's forms once each, untimed (for ncu).
 // Every form's codes and scales are checked byte for byte against the first form's (poisoned
 // buffers) before timing. Every time is the median of 30 samples of CUDA events around 20
 // back-to-back launches, divided by 20. Prints `case FORM G M K us xCOPY xFLOOR ok|WRONG`,
@@ -19,6 +25,7 @@
 #include "lab_utils.cuh"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -77,8 +84,9 @@ __global__ void __launch_bounds__(128)
     return;
   }
 #endif
-  mf_groupedBlockQuantize<T, int>(scales, numel, q + (row * K + col * 16) / 2,
-                                  in + row * K + col * 16, 1, gs, io, oo, row, col, M, kb, G, err);
+  mf_groupedBlockQuantize<1, T, int>(scales, numel, q + (row * K + col * 16) / 2,
+                                     in + row * K + col * 16, 1, gs, io, oo, row, col, M, kb, G,
+                                     err);
 }
 
 // Rows on blockIdx.x, THREADS columns of blocks per CTA on blockIdx.y: no division.
@@ -90,32 +98,12 @@ __global__ void __launch_bounds__(THREADS)
   const int row = blockIdx.x;
   const int col = blockIdx.y * THREADS + threadIdx.x;
   if (col >= kb) return;
-  mf_groupedBlockQuantize<T, int>(scales, numel, q + (row * K + col * 16) / 2,
-                                  in + row * K + col * 16, 1, gs, io, oo, row, col, M, kb, G, err);
+  mf_groupedBlockQuantize<1, T, int>(scales, numel, q + (row * K + col * 16) / 2,
+                                     in + row * K + col * 16, 1, gs, io, oo, row, col, M, kb, G,
+                                     err);
 }
 
-// Up to four blocks of one row: columns col0 .. col0 + 3 of the [M, KB] scales (those below
-// KB), the input and the codes of block j at in + 16 * j * in_stride and q + 8 * j. The four
-// scales of columns 4i .. 4i + 3 are one 4-byte word of the swizzled layout: with col0 a
-// multiple of 4 they take one group lookup and one store.
-template <typename T, typename OffsetT>
-__device__ inline void mf_groupedBlockQuantize4(mf_fp8e4m3* scales, mf_index_t scales_numel,
-                                                mf_fp4e2m1x2* q, const T* in, mf_index_t in_stride,
-                                                float global_scale, const OffsetT* in_off,
-                                                const OffsetT* out_off, mf_index_t row,
-                                                mf_index_t col0, mf_index_t M, mf_index_t KB,
-                                                mf_index_t G, int* error_flag) {
-  mf_fp8e4m3 s[4];
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    if (col0 + j < KB)
-      s[j] = mf_quantizeBlock16(in + 16 * j * in_stride, in_stride, global_scale, q + 8 * j);
-  }
-  mf_preprocessGroupedMatmulInputSf<mf_fp8e4m3, OffsetT>(scales, scales_numel, s, 4, row, col0,
-                                                         in_off, out_off, M, KB, G, error_flag);
-}
-
-// Four blocks of one row per thread (mf_groupedBlockQuantize4): rows and quads by division.
+// Four blocks of one row per thread (mf_groupedBlockQuantize<4>): rows and quads by division.
 __global__ void __launch_bounds__(128)
     quadKernel(const T* in, int M, int K, const int* io, const int* oo, int G, float gs,
                mf_fp4e2m1x2* q, mf_fp8e4m3* scales, int numel, int* err) {
@@ -124,7 +112,7 @@ __global__ void __launch_bounds__(128)
   const int b = blockIdx.x * 128 + threadIdx.x;
   if (b >= M * kq) return;
   const int row = b / kq, col0 = b % kq * 4;
-  mf_groupedBlockQuantize4<T, int>(scales, numel, q + (row * K + col0 * 16) / 2,
+  mf_groupedBlockQuantize<4, T, int>(scales, numel, q + (row * K + col0 * 16) / 2,
                                    in + row * K + col0 * 16, 1, gs, io, oo, row, col0, M, kb, G,
                                    err);
 }
@@ -138,9 +126,100 @@ __global__ void __launch_bounds__(THREADS)
   const int row = blockIdx.x;
   const int col0 = (blockIdx.y * THREADS + threadIdx.x) * 4;
   if (col0 >= kb) return;
-  mf_groupedBlockQuantize4<T, int>(scales, numel, q + (row * K + col0 * 16) / 2,
+  mf_groupedBlockQuantize<4, T, int>(scales, numel, q + (row * K + col0 * 16) / 2,
                                    in + row * K + col0 * 16, 1, gs, io, oo, row, col0, M, kb, G,
                                    err);
+}
+
+// The common case's block constants against the rule's divisions: for every bf16 magnitude as
+// amax and the global scale gs[blockIdx.y], mf_nvfp4LeanBlock's scale, divisor and reciprocal
+// equal mf_nvfp4BlockScale's e4m3 rounding, s / gs and 1 / d (IEEE) wherever it takes the block.
+__global__ void leanBlockCheck(const float* gs, unsigned long long* mismatches,
+                               unsigned long long* taken) {
+  const unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= 0x8000u) return;
+  const float amax = __uint_as_float(b << 16);
+  const mf_Nvfp4Call c = mf_nvfp4Call(gs[blockIdx.y]);
+  mf_fp8e4m3 s;
+  float d, y;
+  if (!mf_nvfp4LeanBlock(amax, c, &s, &d, &y)) return;
+  atomicAdd(taken, 1ull);
+  const mf_fp8e4m3 s_ref = mf_toFp8e4m3(mf_nvfp4BlockScale(amax, c.global_scale));
+  const float d_ref = mf_toFloat(s_ref) / c.global_scale;
+  const float y_ref = 1.0f / d_ref;
+  if (s.bits != s_ref.bits || __float_as_uint(d) != __float_as_uint(d_ref) ||
+      __float_as_uint(y) != __float_as_uint(y_ref))
+    atomicAdd(mismatches, 1ull);
+}
+
+// Quads with the warp's loads and code stores coalesced through shared memory (K a multiple of
+// 64, contiguous input): the warp reads its 32 quads' 4 KB as eight 512-byte rows, each lane
+// takes its quad's 128 bytes back (rows of 9 chunks: no bank conflicts), quantizes them as
+// mf_quantizePairs16 does, and the codes go out as two 512-byte rows.
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS)
+    coalQuadKernel(const T* in, int M, int K, const int* io, const int* oo, int G, float gs,
+                   mf_fp4e2m1x2* q, mf_fp8e4m3* scales, int numel, int* err) {
+  __shared__ mf_Vector<unsigned, 4> tile[THREADS / 32][32 * 9];
+  const int kb = K / 16;
+  const int kq = kb / 4;
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
+  const long long quad0 = (static_cast<long long>(blockIdx.x) * THREADS + warp * 32);
+  const long long quads = static_cast<long long>(M) * kq;
+  if (quad0 >= quads) return;
+  const int valid = static_cast<int>(min(32LL, quads - quad0));
+  mf_Vector<unsigned, 4>* t = tile[warp];
+  const mf_Vector<unsigned, 4>* src = reinterpret_cast<const mf_Vector<unsigned, 4>*>(in) + quad0 * 8;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int c = i * 32 + lane;
+    if (c < valid * 8) t[(c / 8) * 9 + c % 8] = src[c];
+  }
+  __syncwarp();
+  const mf_Nvfp4Call call = mf_nvfp4Call(gs);
+  unsigned codes[8];
+  mf_fp8e4m3 sc[4];
+  if (lane < valid) {
+    unsigned p[32];
+#pragma unroll
+    for (int v = 0; v < 8; ++v) {
+      const mf_Vector<unsigned, 4> chunk = t[lane * 9 + v];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) p[4 * v + k] = chunk.v[k];
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const mf_Nvfp4Block b = mf_quantizePairs16<T>(p + 8 * j, call);
+      codes[2 * j] = b.codes[0];
+      codes[2 * j + 1] = b.codes[1];
+      sc[j] = b.scale;
+    }
+  }
+  __syncwarp();
+  if (lane < valid) {
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      mf_Vector<unsigned, 4> v;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) v.v[e] = codes[4 * k + e];
+      t[lane * 2 + k + lane / 4] = v;
+    }
+  }
+  __syncwarp();
+  mf_Vector<unsigned, 4>* dst = reinterpret_cast<mf_Vector<unsigned, 4>*>(q) + quad0 * 2;
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const int c = i * 32 + lane;
+    if (c < valid * 2) dst[c] = t[c + c / 8];
+  }
+  if (lane < valid) {
+    const long long quad = quad0 + lane;
+    const int row = static_cast<int>(quad / kq);
+    const int col0 = static_cast<int>(quad % kq) * 4;
+    mf_preprocessGroupedMatmulInputSf<mf_fp8e4m3, int>(scales, numel, sc, 4, row, col0, io, oo, M,
+                                                       kb, G, err);
+  }
 }
 
 struct Case {
@@ -156,8 +235,31 @@ unsigned short bf16Bits(float f) {
 }  // namespace
 
 int main() {
+  {
+    // Global scales: powers of two, 1 and 0.37, and random ones spread over [2^-70, 2^70].
+    std::vector<float> gs = {1.0f, 0.37f, 0.5f, 2.0f, 0x1p-64f, 0x1p64f, 0x1.fffffep-65f, 3.0f};
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> expo(-70.0f, 70.0f);
+    while (gs.size() < 4096) gs.push_back(std::exp2(expo(rng)));
+    float* d_gs;
+    unsigned long long* d_count;
+    MF_CK(cudaMalloc(&d_gs, 4 * gs.size()));
+    MF_CK(cudaMalloc(&d_count, 16));
+    MF_CK(cudaMemcpy(d_gs, gs.data(), 4 * gs.size(), cudaMemcpyHostToDevice));
+    MF_CK(cudaMemset(d_count, 0, 16));
+    leanBlockCheck<<<dim3(0x8000 / 256, gs.size()), 256>>>(d_gs, d_count, d_count + 1);
+    unsigned long long count[2];
+    MF_CK(cudaMemcpy(count, d_count, 16, cudaMemcpyDeviceToHost));
+    std::printf("lean block check: %llu blocks taken, %llu mismatches %s\n", count[1], count[0],
+                count[0] == 0 ? "ok" : "WRONG");
+    MF_CK(cudaFree(d_gs));
+    MF_CK(cudaFree(d_count));
+  }
+  // MF_LAB_PROFILE=1 (for ncu): the first case only, each form launched once, untimed.
+  const bool profile = std::getenv("MF_LAB_PROFILE") != nullptr;
   const Case cases[] = {{8, 8192, 7168}, {32, 32768, 7168}, {128, 65536, 7168}};
   for (const Case& c : cases) {
+    if (profile && &c != cases) break;
     std::mt19937_64 rng(static_cast<uint64_t>(c.g) * 1000 + c.m);
     std::vector<long long> cuts = {0, c.m};
     for (int i = 1; i < c.g; ++i) cuts.push_back(static_cast<long long>(rng() % (c.m + 1)));
@@ -193,8 +295,9 @@ int main() {
     // The copy reads and writes the input's bytes: its rate is 2 * 2n bytes over its time.
     void* d_copy;
     MF_CK(cudaMalloc(&d_copy, 2 * n));
-    const float copy =
-        mfLabTimeUs([&] { MF_CK(cudaMemcpyAsync(d_copy, d_in, 2 * n, cudaMemcpyDeviceToDevice)); });
+    const float copy = profile ? 1.0f : mfLabTimeUs([&] {
+      MF_CK(cudaMemcpyAsync(d_copy, d_in, 2 * n, cudaMemcpyDeviceToDevice));
+    });
     MF_CK(cudaFree(d_copy));
     const double floor_us = copy * (2.0 * n + n / 2.0 + n / 16.0) / (4.0 * n);
     std::printf("case copy %d %d %d %.2f floor %.2f\n", c.g, c.m, c.k, copy, floor_us);
@@ -216,7 +319,7 @@ int main() {
         want_s = got_s;
       }
       const bool ok = err == 0 && got_q == want_q && got_s == want_s;
-      const float us = mfLabTimeUs(launch);
+      const float us = profile ? 0.0f : mfLabTimeUs(launch);
       std::printf("case %s %d %d %d %.2f x%.2f x%.2f %s\n", name, c.g, c.m, c.k, us, us / copy,
                   us / floor_us, ok ? "ok" : "WRONG");
       std::fflush(stdout);
@@ -233,6 +336,8 @@ int main() {
     form("quad", dim3((c.m * kq + 127) / 128), 128, quadKernel);
     form("gridquad64", dim3(c.m, (kq + 63) / 64), 64, gridQuadKernel<64>);
     form("gridquad128", dim3(c.m, (kq + 127) / 128), 128, gridQuadKernel<128>);
+    form("coalquad128", dim3((c.m * kq + 127) / 128), 128, coalQuadKernel<128>);
+    form("coalquad256", dim3((c.m * kq + 255) / 256), 256, coalQuadKernel<256>);
     MF_CK(cudaFree(d_in));
     MF_CK(cudaFree(d_q));
     MF_CK(cudaFree(d_s));

@@ -270,7 +270,8 @@ const std::vector<GoldenFusion>& goldenFusions() {
          autoSchedule(f, layoutInputs(300, 28, DataType::Float, 1));
        },
        [](int64_t n, uint64_t seed) { return layoutInputs(n, 28, DataType::Float, seed); }},
-      // NVFP4 block quantization, one thread per block of 16 (bf16 [n, 64]; the grouped op
+      // NVFP4 block quantization, four blocks of 16 of a row per thread (bf16 [n, 80] and
+      // [n, 112]: each row's second call quantizes the one or three blocks left; the grouped op
       // with a global scale writes its scales through the layout op's scatter).
       {"auto_block_quantize",
        [](Fusion& f) {
@@ -279,10 +280,10 @@ const std::vector<GoldenFusion>& goldenFusions() {
          BlockQuantizationResults r = blockQuantize(x);
          f.addOutput(r.quantized_tensor);
          f.addOutput(r.block_scales);
-         autoSchedule(f, {Tensor::random({300, 64}, DataType::BFloat16, 1)});
+         autoSchedule(f, {Tensor::random({300, 80}, DataType::BFloat16, 1)});
        },
        [](int64_t n, uint64_t seed) {
-         return std::vector<Tensor>{Tensor::random({n, 64}, DataType::BFloat16, seed)};
+         return std::vector<Tensor>{Tensor::random({n, 80}, DataType::BFloat16, seed)};
        }},
       {"auto_grouped_block_quantize",
        [](Fusion& f) {
@@ -295,12 +296,12 @@ const std::vector<GoldenFusion>& goldenFusions() {
              groupedBlockQuantize(x, in_off, out_off, BlockScalingFactorLayout::Block128x4, gs);
          f.addOutput(r.quantized_tensor);
          f.addOutput(r.block_scales);
-         std::vector<Tensor> in = layoutInputs(300, 64, DataType::BFloat16, 1);
+         std::vector<Tensor> in = layoutInputs(300, 112, DataType::BFloat16, 1);
          in.push_back(Tensor::fromVector(std::vector<float>{0.37f}, {}));
          autoSchedule(f, in);
        },
        [](int64_t n, uint64_t seed) {
-         std::vector<Tensor> in = layoutInputs(n, 64, DataType::BFloat16, seed);
+         std::vector<Tensor> in = layoutInputs(n, 112, DataType::BFloat16, seed);
          in.push_back(Tensor::fromVector(std::vector<float>{0.37f}, {}));
          return in;
        }},

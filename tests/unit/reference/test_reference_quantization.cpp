@@ -66,11 +66,12 @@ TEST(Float4e2m1, SaturatesAndMapsNaNToPlusSix) {
   EXPECT_EQ(floatToFloat4e2m1(-std::nanf("")).bits, 0x7);
 }
 
-// The kernels round a quotient to e2m1 by one float addition (runtime/fp4.cuh's
-// mf_e2m1MagnitudeCode, through nvfp4Quantize with a divisor of 1, on the fast path and on the
-// divided one): it equals the comparisons with the midpoints on every float within 2^14 ulps
-// of a code's value or of a midpoint, on every 101st float of [0, 6], and past 6.
-TEST(Float4e2m1, RoundingByOneAdditionEqualsTheComparisons) {
+// The kernels round a quotient to e2m1 as the smallest of three rounded pieces, 2a, a + 2 and
+// a / 2 + 4 (runtime/fp4.cuh's mf_e2m1MagnitudeBits, through nvfp4Quantize with a divisor of
+// 1, on the fast path and on the divided one): it equals the comparisons with the midpoints on
+// every float within 2^14 ulps of a code's value or of a midpoint, on every 101st float of
+// [0, 6], and past 6 (checked once on every float of [0, 6]).
+TEST(Float4e2m1, RoundingByThreePiecesEqualsTheComparisons) {
   const float inf = std::numeric_limits<float>::infinity();
   auto expectSame = [inf](float v) {
     for (float x : {v, -v}) {
@@ -434,9 +435,9 @@ TEST(BlockQuantize, AutomaticPathIsOnePointwiseKernel) {
       ASSERT_EQ(groups.size(), computed_offsets ? 3u : 1u) << rt->fusionSegments()->toString();
       EXPECT_EQ(groups.back()->schedulerType(), SchedulerType::PointWise);
       EXPECT_THAT(rt->heuristics().back()->toString(),
-                  HasSubstr("block quantize: one block of 16 values per thread, 532 blocks"));
-      EXPECT_THAT(rt->code(), HasSubstr(grouped ? "mf_groupedBlockQuantize<mf_bfloat16, int>("
-                                                : "mf_blockQuantize<mf_bfloat16>("));
+                  HasSubstr("block quantize: 4 block(s) of 16 values per thread, 532 blocks"));
+      EXPECT_THAT(rt->code(), HasSubstr(grouped ? "mf_groupedBlockQuantize<4, mf_bfloat16, int>("
+                                                : "mf_blockQuantize<4, mf_bfloat16>("));
       EXPECT_EQ(out[0].dtype(), DataType::Float4_e2m1fn);
       EXPECT_EQ(out[0].nbytes(), 133 * 64 / 2);
     }
