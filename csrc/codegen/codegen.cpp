@@ -479,11 +479,11 @@ class CudaPrinter final : public KirVisitor {
   }
 
   // The block quantizations' runtime functions (runtime/block_quantize.cuh), templated on the
-  // blocks W of a call: the first block's first value and the input's stride along its last
-  // axis, the global scale in float, the codes' byte (a float4 index is even: a block starts
-  // at a multiple of 16), and the scales: the first one's element, the stride along the
-  // scales' last axis, the first block's column and the columns; or (grouped) the padded
-  // buffer's base, size and the layout's operands.
+  // blocks W of a call and the block's threads (0 when not a constant): the first block's
+  // first value and the input's stride along its last axis, the global scale in float, the
+  // codes' byte (a float4 index is even: a block starts at a multiple of 16), and the scales:
+  // the first one's element, the stride along the scales' last axis, the first block's column
+  // and the columns; or (grouped) the padded buffer's base, size and the layout's operands.
   void emitBlockQuantize(RuntimeCall* call) {
     auto* in = call->operand(CallOperand::In)->as<TensorIndex>();
     auto* q = call->output(1)->as<TensorIndex>();
@@ -504,9 +504,9 @@ class CudaPrinter final : public KirVisitor {
       const auto s_alloc = TensorDomain::noReductions(s_tv->getMaybeAllocationDomain());
       IterDomain* s_last = TensorDomain::noReductions(s_tv->getLogicalDomain()).back();
       const int64_t s_pos = std::find(s_alloc.begin(), s_alloc.end(), s_last) - s_alloc.begin();
-      line(fmt::format("{}<{}, {}>(&T{}[{}], T{}.stride[{}], {}, {}, {}, {});", call->function(), w,
-                       cudaTypeName(in_tv->dtype()), s_tv->name(), scalar(scales->index()),
-                       s_tv->name(), s_pos, q_arg, in_args,
+      line(fmt::format("{}<{}, {}, {}>(&T{}[{}], T{}.stride[{}], {}, {}, {}, {});",
+                       call->function(), w, call->params().threads, cudaTypeName(in_tv->dtype()),
+                       s_tv->name(), scalar(scales->index()), s_tv->name(), s_pos, q_arg, in_args,
                        scalar(call->operand(CallOperand::Col)),
                        scalar(call->operand(CallOperand::K))));
       return;
@@ -515,12 +515,12 @@ class CudaPrinter final : public KirVisitor {
     auto* out_off = call->operand(CallOperand::OutputOffsets)->as<TensorIndex>()->view();
     const auto& s_alloc = scales->view()->getMaybeAllocationDomain();
     line(fmt::format(
-        "{}<{}, {}, {}>(T{}.data, {} * {}, {}, {}, T{}.data, T{}.data, {}, {}, {}, {}, {}, "
+        "{}<{}, {}, {}, {}>(T{}.data, {} * {}, {}, {}, T{}.data, T{}.data, {}, {}, {}, {}, {}, "
         "mf_error);",
-        call->function(), w, cudaTypeName(in_tv->dtype()), cudaTypeName(in_off->dtype()),
-        scales->view()->name(), scalar(s_alloc[0]->extent()), scalar(s_alloc[1]->extent()), q_arg,
-        in_args, in_off->name(), out_off->name(), scalar(call->operand(CallOperand::Row)),
-        scalar(call->operand(CallOperand::Col)),
+        call->function(), w, call->params().threads, cudaTypeName(in_tv->dtype()),
+        cudaTypeName(in_off->dtype()), scales->view()->name(), scalar(s_alloc[0]->extent()),
+        scalar(s_alloc[1]->extent()), q_arg, in_args, in_off->name(), out_off->name(),
+        scalar(call->operand(CallOperand::Row)), scalar(call->operand(CallOperand::Col)),
         scalar(scales->view()->getLogicalDomain()[0]->extent()),
         scalar(call->operand(CallOperand::K)), scalar(call->operand(CallOperand::G))));
   }

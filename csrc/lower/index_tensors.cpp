@@ -236,6 +236,9 @@ Expr* lowerBlockQuantize(Kernel& kernel, Expr* e, const std::vector<Val*>& ins,
   Val* gs = constFloat(1.0, DataType::Float);
   RuntimeCall::Params params;
   params.vector_width = width;
+  // The block's threads (loop axis 1, TIDx, a constant split) let a warp's calls share memory.
+  if (scales->nDims() > 1 && scales->axis(1)->parallelType() == ParallelType::TIDx)
+    params.threads = scales->axis(1)->extent()->constInt().value_or(0);
   if (auto* bq = dynamic_cast<BlockQuantizationOp*>(e)) {
     if (bq->globalScale() != nullptr) gs = ins[1];
     MergedIndexSource s_merged{&walks[0], scales->getMaybeAllocationDomain()};

@@ -201,11 +201,12 @@ Expr* blockQuantizeOf(Fusion* fusion) {
   return nullptr;
 }
 
-// Four blocks of a row per thread (the lab, tools/bench/quantize_lab, on the H100: 1.20-1.27x
-// the bytes-moved floor against 1.30-1.46x for one block per thread, the per-call work
-// (indices, the group's search, the scales' position) shared by four blocks, their 128 bytes
-// loaded at once and their scales one 4-byte word of the layout). Rows of fewer blocks take
-// one block per call, so that no thread idles on a row's remainder.
+// Four blocks of a row per thread (the lab, tools/bench/quantize_lab, on the H100: 1.11-1.14x
+// the bytes-moved floor with each warp's quads through shared memory, 1.20-1.26x without,
+// 1.30-1.45x for one block per thread: the per-call work (indices, the group's search, the
+// scales' position) is shared by four blocks, their 128 bytes are loaded at once and their
+// scales are one 4-byte word of the layout). Rows of fewer blocks take one block per call, so
+// that no thread idles on a row's remainder.
 void chooseBlockQuantize(Expr* op, SchedulerRuntimeInfo& runtime_info, PointwiseParams& params) {
   params.schedule_kind = PointwiseScheduleKind::BlockQuantize;
   const auto& logical = op->output(0)->as<TensorView>()->getLogicalDomain();
@@ -217,12 +218,12 @@ void chooseBlockQuantize(Expr* op, SchedulerRuntimeInfo& runtime_info, Pointwise
   params.lparams = LaunchParams();
   params.lparams.bind(params.block_size, ParallelType::TIDx);
   if (calls > 0) params.lparams.bind(ceilDiv(calls, params.block_size), ParallelType::BIDx);
-  params.layout_form = fmt::format(
-      "block quantize: {} block(s) of 16 values per thread, {} blocks, scales {}",
-      params.vectorization_factor, rows * columns,
-      op->isA<GroupedBlockQuantizationOp>()
-          ? "at their swizzled positions (the layout op's runtime function)"
-          : "stored plainly");
+  params.layout_form =
+      fmt::format("block quantize: {} block(s) of 16 values per thread, {} blocks, scales {}",
+                  params.vectorization_factor, rows * columns,
+                  op->isA<GroupedBlockQuantizationOp>()
+                      ? "at their swizzled positions (the layout op's runtime function)"
+                      : "stored plainly");
 }
 
 }  // namespace

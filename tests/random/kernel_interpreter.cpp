@@ -348,8 +348,8 @@ class Interpreter {
         for (int64_t b = 0; b < blocks; ++b) {
           const int64_t at = at0 + b * s_stride;
           if (at < 0 || at >= sb.span)
-            throw std::runtime_error(fmt::format("blockQuantize writes its scale outside {}",
-                                                 s_tv->toString()));
+            throw std::runtime_error(
+                fmt::format("blockQuantize writes its scale outside {}", s_tv->toString()));
           sb.base[at] = scale_bytes[static_cast<size_t>(b)];
         }
       }

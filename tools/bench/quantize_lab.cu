@@ -10,10 +10,11 @@
 //   thread     one thread per 16-value block (mf_groupedBlockQuantize<1>), 128 threads, row
 //              and column by division
 //   gridT      rows on blockIdx.x, T threads of blocks of one row per CTA on blockIdx.y
-//   quad       four blocks of one row per thread (mf_groupedBlockQuantize<4>), 128 threads:
-//              the generated kernel's shape (tests/golden/auto_grouped_block_quantize.cu)
-//   gridquadT  the same, rows on blockIdx.x, T threads of quads per CTA on blockIdx.y
-//   coalquadT  quads, each warp's loads and code stores coalesced through shared memory
+//   quad       four blocks of one row per thread (mf_groupedBlockQuantize<4, 128>), 128
+//              threads, the warps' quads through shared memory: the generated kernel's shape
+//              (tests/golden/auto_grouped_block_quantize.cu)
+//   quadlocal  the same, each thread loading its own 128 bytes (THREADS = 0)
+//   gridquadT  quads, rows on blockIdx.x, T threads of quads per CTA on blockIdx.y
 // First, leanBlockCheck compares the common case's block constants (mf_nvfp4LeanBlock) with
 // the rule's divisions for every bf16 amax and 4,096 global scales. MF_LAB_PROFILE=1 runs
 // the first case's forms once each, untimed (for ncu).
@@ -84,9 +85,9 @@ __global__ void __launch_bounds__(128)
     return;
   }
 #endif
-  mf_groupedBlockQuantize<1, T, int>(scales, numel, q + (row * K + col * 16) / 2,
-                                     in + row * K + col * 16, 1, gs, io, oo, row, col, M, kb, G,
-                                     err);
+  mf_groupedBlockQuantize<1, 128, T, int>(scales, numel, q + (row * K + col * 16) / 2,
+                                          in + row * K + col * 16, 1, gs, io, oo, row, col, M, kb,
+                                          G, err);
 }
 
 // Rows on blockIdx.x, THREADS columns of blocks per CTA on blockIdx.y: no division.
@@ -98,12 +99,15 @@ __global__ void __launch_bounds__(THREADS)
   const int row = blockIdx.x;
   const int col = blockIdx.y * THREADS + threadIdx.x;
   if (col >= kb) return;
-  mf_groupedBlockQuantize<1, T, int>(scales, numel, q + (row * K + col * 16) / 2,
-                                     in + row * K + col * 16, 1, gs, io, oo, row, col, M, kb, G,
-                                     err);
+  mf_groupedBlockQuantize<1, THREADS, T, int>(scales, numel, q + (row * K + col * 16) / 2,
+                                              in + row * K + col * 16, 1, gs, io, oo, row, col, M,
+                                              kb, G, err);
 }
 
-// Four blocks of one row per thread (mf_groupedBlockQuantize<4>): rows and quads by division.
+// Four blocks of one row per thread (mf_groupedBlockQuantize<4>): rows and quads by division;
+// SHARED = 128 lets the warps move their quads through shared memory (the generated kernel),
+// 0 keeps each thread to its own 128 bytes.
+template <int SHARED>
 __global__ void __launch_bounds__(128)
     quadKernel(const T* in, int M, int K, const int* io, const int* oo, int G, float gs,
                mf_fp4e2m1x2* q, mf_fp8e4m3* scales, int numel, int* err) {
@@ -112,9 +116,9 @@ __global__ void __launch_bounds__(128)
   const int b = blockIdx.x * 128 + threadIdx.x;
   if (b >= M * kq) return;
   const int row = b / kq, col0 = b % kq * 4;
-  mf_groupedBlockQuantize<4, T, int>(scales, numel, q + (row * K + col0 * 16) / 2,
-                                   in + row * K + col0 * 16, 1, gs, io, oo, row, col0, M, kb, G,
-                                   err);
+  mf_groupedBlockQuantize<4, SHARED, T, int>(scales, numel, q + (row * K + col0 * 16) / 2,
+                                             in + row * K + col0 * 16, 1, gs, io, oo, row, col0, M,
+                                             kb, G, err);
 }
 
 // The same, rows on blockIdx.x and THREADS quads of one row per CTA on blockIdx.y.
@@ -126,9 +130,9 @@ __global__ void __launch_bounds__(THREADS)
   const int row = blockIdx.x;
   const int col0 = (blockIdx.y * THREADS + threadIdx.x) * 4;
   if (col0 >= kb) return;
-  mf_groupedBlockQuantize<4, T, int>(scales, numel, q + (row * K + col0 * 16) / 2,
-                                   in + row * K + col0 * 16, 1, gs, io, oo, row, col0, M, kb, G,
-                                   err);
+  mf_groupedBlockQuantize<4, THREADS, T, int>(scales, numel, q + (row * K + col0 * 16) / 2,
+                                              in + row * K + col0 * 16, 1, gs, io, oo, row, col0, M,
+                                              kb, G, err);
 }
 
 // The common case's block constants against the rule's divisions: for every bf16 magnitude as
@@ -150,76 +154,6 @@ __global__ void leanBlockCheck(const float* gs, unsigned long long* mismatches,
   if (s.bits != s_ref.bits || __float_as_uint(d) != __float_as_uint(d_ref) ||
       __float_as_uint(y) != __float_as_uint(y_ref))
     atomicAdd(mismatches, 1ull);
-}
-
-// Quads with the warp's loads and code stores coalesced through shared memory (K a multiple of
-// 64, contiguous input): the warp reads its 32 quads' 4 KB as eight 512-byte rows, each lane
-// takes its quad's 128 bytes back (rows of 9 chunks: no bank conflicts), quantizes them as
-// mf_quantizePairs16 does, and the codes go out as two 512-byte rows.
-template <int THREADS>
-__global__ void __launch_bounds__(THREADS)
-    coalQuadKernel(const T* in, int M, int K, const int* io, const int* oo, int G, float gs,
-                   mf_fp4e2m1x2* q, mf_fp8e4m3* scales, int numel, int* err) {
-  __shared__ mf_Vector<unsigned, 4> tile[THREADS / 32][32 * 9];
-  const int kb = K / 16;
-  const int kq = kb / 4;
-  const int lane = threadIdx.x % 32;
-  const int warp = threadIdx.x / 32;
-  const long long quad0 = (static_cast<long long>(blockIdx.x) * THREADS + warp * 32);
-  const long long quads = static_cast<long long>(M) * kq;
-  if (quad0 >= quads) return;
-  const int valid = static_cast<int>(min(32LL, quads - quad0));
-  mf_Vector<unsigned, 4>* t = tile[warp];
-  const mf_Vector<unsigned, 4>* src = reinterpret_cast<const mf_Vector<unsigned, 4>*>(in) + quad0 * 8;
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const int c = i * 32 + lane;
-    if (c < valid * 8) t[(c / 8) * 9 + c % 8] = src[c];
-  }
-  __syncwarp();
-  const mf_Nvfp4Call call = mf_nvfp4Call(gs);
-  unsigned codes[8];
-  mf_fp8e4m3 sc[4];
-  if (lane < valid) {
-    unsigned p[32];
-#pragma unroll
-    for (int v = 0; v < 8; ++v) {
-      const mf_Vector<unsigned, 4> chunk = t[lane * 9 + v];
-#pragma unroll
-      for (int k = 0; k < 4; ++k) p[4 * v + k] = chunk.v[k];
-    }
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const mf_Nvfp4Block b = mf_quantizePairs16<T>(p + 8 * j, call);
-      codes[2 * j] = b.codes[0];
-      codes[2 * j + 1] = b.codes[1];
-      sc[j] = b.scale;
-    }
-  }
-  __syncwarp();
-  if (lane < valid) {
-#pragma unroll
-    for (int k = 0; k < 2; ++k) {
-      mf_Vector<unsigned, 4> v;
-#pragma unroll
-      for (int e = 0; e < 4; ++e) v.v[e] = codes[4 * k + e];
-      t[lane * 2 + k + lane / 4] = v;
-    }
-  }
-  __syncwarp();
-  mf_Vector<unsigned, 4>* dst = reinterpret_cast<mf_Vector<unsigned, 4>*>(q) + quad0 * 2;
-#pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const int c = i * 32 + lane;
-    if (c < valid * 2) dst[c] = t[c + c / 8];
-  }
-  if (lane < valid) {
-    const long long quad = quad0 + lane;
-    const int row = static_cast<int>(quad / kq);
-    const int col0 = static_cast<int>(quad % kq) * 4;
-    mf_preprocessGroupedMatmulInputSf<mf_fp8e4m3, int>(scales, numel, sc, 4, row, col0, io, oo, M,
-                                                       kb, G, err);
-  }
 }
 
 struct Case {
@@ -333,11 +267,10 @@ int main() {
     form("grid128", dim3(c.m, (kb + 127) / 128), 128, gridKernel<128>);
     form("grid224", dim3(c.m, (kb + 223) / 224), 224, gridKernel<224>);
     const int kq = (kb + 3) / 4;
-    form("quad", dim3((c.m * kq + 127) / 128), 128, quadKernel);
+    form("quad", dim3((c.m * kq + 127) / 128), 128, quadKernel<128>);
+    form("quadlocal", dim3((c.m * kq + 127) / 128), 128, quadKernel<0>);
     form("gridquad64", dim3(c.m, (kq + 63) / 64), 64, gridQuadKernel<64>);
     form("gridquad128", dim3(c.m, (kq + 127) / 128), 128, gridQuadKernel<128>);
-    form("coalquad128", dim3((c.m * kq + 127) / 128), 128, coalQuadKernel<128>);
-    form("coalquad256", dim3((c.m * kq + 255) / 256), 256, coalQuadKernel<256>);
     MF_CK(cudaFree(d_in));
     MF_CK(cudaFree(d_q));
     MF_CK(cudaFree(d_s));

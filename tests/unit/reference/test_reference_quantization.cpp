@@ -436,8 +436,9 @@ TEST(BlockQuantize, AutomaticPathIsOnePointwiseKernel) {
       EXPECT_EQ(groups.back()->schedulerType(), SchedulerType::PointWise);
       EXPECT_THAT(rt->heuristics().back()->toString(),
                   HasSubstr("block quantize: 4 block(s) of 16 values per thread, 532 blocks"));
-      EXPECT_THAT(rt->code(), HasSubstr(grouped ? "mf_groupedBlockQuantize<4, mf_bfloat16, int>("
-                                                : "mf_blockQuantize<4, mf_bfloat16>("));
+      EXPECT_THAT(rt->code(),
+                  HasSubstr(grouped ? "mf_groupedBlockQuantize<4, 128, mf_bfloat16, int>("
+                                    : "mf_blockQuantize<4, 128, mf_bfloat16>("));
       EXPECT_EQ(out[0].dtype(), DataType::Float4_e2m1fn);
       EXPECT_EQ(out[0].nbytes(), 133 * 64 / 2);
     }
