@@ -2,6 +2,7 @@
 
 #include <fmt/ranges.h>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
@@ -580,24 +581,67 @@ class CudaPrinter final : public KirVisitor {
   int indent_ = 0;
 };
 
+// The kernel's values renamed in order of first appearance, each prefix on its own (tensors
+// T0, T1, ..., scalars i0, b0, f0, d0, ...: the IR's names, Scalar::toString's prefixes): two
+// kernels that differ only in the IR's numbering (two segments of the same math) have the
+// same canonical source, hence the same name and one compile (the kernel cache's key).
+std::string canonicalNames(std::string_view code) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::unordered_map<std::string_view, std::string> renamed;
+  std::unordered_map<char, int> next;
+  std::string out;
+  out.reserve(code.size());
+  size_t i = 0;
+  while (i < code.size()) {
+    const char c = code[i];
+    const bool starts = (i == 0 || !word(code[i - 1])) &&
+                        (c == 'T' || c == 'i' || c == 'b' || c == 'f' || c == 'd') &&
+                        i + 1 < code.size() && digit(code[i + 1]);
+    if (!starts) {
+      out += c;
+      ++i;
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < code.size() && digit(code[end])) ++end;
+    if (end < code.size() && word(code[end])) {  // part of a longer identifier: kept
+      out.append(code.substr(i, end - i));
+      i = end;
+      continue;
+    }
+    const std::string_view name = code.substr(i, end - i);
+    auto [it, fresh] = renamed.try_emplace(name);
+    if (fresh) it->second = fmt::format("{}{}", c, next[c]++);
+    out += it->second;
+    i = end;
+  }
+  return out;
+}
+
 }  // namespace
 
 GeneratedKernel generateCuda(const Kernel& kernel, std::string_view prelude) {
   // The name hashes everything NVRTC compiles (index typedef, prelude, kernel) printed under
-  // a placeholder name: equal sources share a name, and the Int32 and Int64 variants of one
-  // kernel, or one kernel under two preludes, do not.
+  // a placeholder name with canonical value names: equal sources share a name (also when the
+  // IR numbered their values differently), and the Int32 and Int64 variants of one kernel, or
+  // one kernel under two preludes, do not. The printed kernel keeps the IR's names (dumps
+  // match the IR dumps); the kernel cache is keyed by the canonical source.
   constexpr std::string_view kPlaceholder = "MF_KERNEL_NAME";
   std::string code = CudaPrinter(kernel).run(std::string(kPlaceholder));
+  std::string canonical = canonicalNames(code);
   auto source = [&](std::string_view name, std::string_view kernel_code) {
     return fmt::format("// minifuser generated kernel {}\ntypedef {} mf_index_t;\n{}\n{}", name,
                        cudaTypeName(kernel.indexType()), prelude, kernel_code);
   };
-  std::string name = fmt::format("kernel_{:016x}", hashBytes(source(kPlaceholder, code)));
+  std::string name = fmt::format("kernel_{:016x}", hashBytes(source(kPlaceholder, canonical)));
   code.replace(code.find(kPlaceholder), kPlaceholder.size(), name);
+  canonical.replace(canonical.find(kPlaceholder), kPlaceholder.size(), name);
   GeneratedKernel g;
   g.name = name;
   g.kernel_code = code;
   g.full_source = source(name, code);
+  g.canonical_source = source(name, canonical);
   return g;
 }
 

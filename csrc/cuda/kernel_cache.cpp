@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <mutex>
 #include <optional>
@@ -189,6 +190,10 @@ void writeEntry(const std::string& dir, uint64_t key, const CompiledKernel& kern
 struct Cache {
   std::mutex mutex;
   std::unordered_map<uint64_t, CompiledKernel> memory;
+  // Kernels being compiled: a request for one waits for that compile instead of starting
+  // another (FusionKernelRuntime compiles its groups on several threads, and groups of the
+  // same math print the same kernel).
+  std::unordered_map<uint64_t, std::shared_future<CompiledKernel>> in_flight;
   CacheStats stats;
 };
 
@@ -227,7 +232,12 @@ uint64_t kernelCacheKey(const std::string& source, const std::string& kernel_nam
 
 CompiledKernel compileCached(const std::string& source, const std::string& kernel_name,
                              const NvrtcOptions& options) {
-  const uint64_t key = kernelCacheKey(source, kernel_name, options);
+  return compileCached(source, kernel_name, options, source);
+}
+
+CompiledKernel compileCached(const std::string& source, const std::string& kernel_name,
+                             const NvrtcOptions& options, const std::string& key_source) {
+  const uint64_t key = kernelCacheKey(key_source, kernel_name, options);
   Cache& c = cache();
   {
     std::lock_guard lock(c.mutex);
@@ -253,13 +263,44 @@ CompiledKernel compileCached(const std::string& source, const std::string& kerne
     }
     if (found == DiskLookup::kCorrupt) ++c.stats.corrupt_entries;
   }
-  // Compiled outside the lock: two threads may both compile a new kernel; the first wins.
-  CompiledKernel kernel = compileWithNvrtc(source, kernel_name, options);
+  // Compiled outside the lock, once: a second request while it compiles waits for it.
+  std::promise<CompiledKernel> promise;
+  {
+    std::unique_lock lock(c.mutex);
+    if (auto it = c.memory.find(key); it != c.memory.end()) {
+      ++c.stats.memory_hits;
+      CompiledKernel hit = it->second;
+      hit.cache_hit = "memory";
+      return hit;
+    }
+    if (auto it = c.in_flight.find(key); it != c.in_flight.end()) {
+      std::shared_future<CompiledKernel> pending = it->second;
+      lock.unlock();
+      CompiledKernel hit = pending.get();  // rethrows the compile's error
+      std::lock_guard relock(c.mutex);
+      ++c.stats.memory_hits;
+      dumpHit(hit, "memory");
+      hit.cache_hit = "memory";
+      return hit;
+    }
+    c.in_flight.emplace(key, promise.get_future().share());
+  }
+  CompiledKernel kernel;
+  try {
+    kernel = compileWithNvrtc(source, kernel_name, options);
+  } catch (...) {
+    promise.set_exception(std::current_exception());
+    std::lock_guard lock(c.mutex);
+    c.in_flight.erase(key);
+    throw;
+  }
   {
     std::lock_guard lock(c.mutex);
     ++c.stats.misses;
     c.memory.emplace(key, kernel);
+    c.in_flight.erase(key);
   }
+  promise.set_value(kernel);
   if (!dir.empty()) writeEntry(dir, key, kernel);
   return kernel;
 }

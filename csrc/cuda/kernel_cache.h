@@ -15,7 +15,11 @@ namespace mf::cuda {
 //! compileWithNvrtc, memoized (a source NVRTC rejects is the same NvrtcCompileError, a
 //! UserError with NVRTC's log, and is not cached). Returns the cached kernel (including its
 //! original compile_ms, and cache_hit saying where it was found) on a hit. A corrupt disk entry is
-//! counted, ignored and overwritten.
+//! counted, ignored and overwritten. A kernel asked for while another thread compiles it waits
+//! for that compilation (one NVRTC run per key). `key_source`: what the key hashes in place of
+//! `source` (codegen's canonical_source: kernels equal up to their values' names share it).
+CompiledKernel compileCached(const std::string& source, const std::string& kernel_name,
+                             const NvrtcOptions& options, const std::string& key_source);
 CompiledKernel compileCached(const std::string& source, const std::string& kernel_name,
                              const NvrtcOptions& options);
 

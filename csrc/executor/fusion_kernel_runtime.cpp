@@ -1,6 +1,7 @@
 #include "executor/fusion_kernel_runtime.h"
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <ostream>
 #include <thread>
@@ -62,11 +63,20 @@ bool runSizePasses(Fusion& copy, const std::vector<Tensor>& inputs) {
 
 FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, const std::vector<Tensor>& inputs,
                                          const DeviceDescription& device) {
+  using Clock = std::chrono::steady_clock;
+  auto msSince = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
+  Clock::time_point start = Clock::now();
   Fusion copy(fusion);  // SchedulerRuntimeInfo takes a mutable fusion
   if (runSizePasses(copy, inputs)) sized_for_ = inputSizes(inputs);
   SchedulerRuntimeInfo info(&copy, inputs, device);
+  profile_.passes_ms = msSince(start);
+  start = Clock::now();
   segments_ = SegmentCandidateFinder::segment(copy, info);
+  profile_.segment_ms = msSince(start);
   for (SegmentedGroup* segment : segments_->groups()) {
+    start = Clock::now();
     auto group = std::make_unique<Group>();
     group->segment = segment;
     group->fusion = segments_->makeFusion(segment);
@@ -74,6 +84,8 @@ FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, const std::vector
         segments_->groupRuntimeInfo(segment, group->fusion.get(), info);
     std::string why;
     group->params = segments_->computeHeuristics(segment, group->fusion.get(), *group_info, &why);
+    profile_.heuristics_ms += msSince(start);
+    start = Clock::now();
     MF_ASSERT(group->params != nullptr, "the segmenter's scheduler refused its own group {}: {}",
               segment->id(), why);
     const SchedulerType type = segment->schedulerType();
@@ -92,9 +104,21 @@ FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, const std::vector
         dumpStream() << "=== fusion_ir_scheduled (" << toString(type) << ") ===\n"
                      << group->scheduled->mathString() << group->scheduled->transformsString();
     }
+    profile_.schedule_ms += msSince(start);
     groups_.push_back(std::move(group));
   }
+  start = Clock::now();
   compileGroups();
+  profile_.compile_wall_ms = msSince(start);
+  for (const auto& g : groups_) {
+    if (!g->scheduled) continue;
+    const KernelExecutor::CompileTimes& t = g->executor->compileTimes();
+    profile_.lower_ms += t.lower_ms;
+    profile_.codegen_ms += t.codegen_ms;
+    profile_.nvrtc_ms += t.nvrtc_ms;
+    ++(t.cache_hit ? profile_.kernels_reused : profile_.kernels_compiled);
+  }
+  profile_.groups = groups_.size();
   assignSlots();
 }
 

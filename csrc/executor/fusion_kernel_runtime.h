@@ -34,6 +34,17 @@ class FusionKernelRuntime {
   static constexpr size_t kCompileThreads = 4;
   FusionKernelRuntime& operator=(const FusionKernelRuntime&) = delete;
 
+  //! What making this runtime cost, in milliseconds: the size passes, segmentation, the
+  //! groups' heuristics and scheduling (summed), compiling them (wall time; groups compile in
+  //! parallel) and, summed over the kernels, lowering, code generation and NVRTC; kernels
+  //! compiled by NVRTC and kernels the kernel cache served (tools/bench/compile_scale).
+  struct CompileProfile {
+    double passes_ms = 0, segment_ms = 0, heuristics_ms = 0, schedule_ms = 0;
+    double compile_wall_ms = 0, lower_ms = 0, codegen_ms = 0, nvrtc_ms = 0;
+    size_t groups = 0, kernels_compiled = 0, kernels_reused = 0;
+  };
+  const CompileProfile& compileProfile() const { return profile_; }
+
   //! True when the fusion runs as more than one kernel.
   bool isSegmented() const { return segments_->isSegmented(); }
   //! The segmentation (one group for an unsegmented fusion).
@@ -97,6 +108,7 @@ class FusionKernelRuntime {
   void assignSlots();
 
   std::unique_ptr<SegmentedFusion> segments_;
+  CompileProfile profile_;
   // The input sizes this runtime is specialized to (removeEmpty rewrote its fusion); none
   // when it holds for every size of its signature.
   std::optional<std::vector<std::vector<int64_t>>> sized_for_;

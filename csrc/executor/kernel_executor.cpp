@@ -218,7 +218,8 @@ void KernelExecutor::compile(Fusion* fusion, const std::vector<Tensor>& inputs,
     nvrtc.arch_minor = cuda::deviceInfo().minor;
   }
   try {
-    compiled_ = cuda::compileCached(generated_.full_source, generated_.name, nvrtc);
+    compiled_ = cuda::compileCached(generated_.full_source, generated_.name, nvrtc,
+                                    generated_.canonical_source);
   } catch (const cuda::NvrtcCompileError& e) {
     // The source is ours: a kernel minifuser generated that NVRTC rejects is a bug.
     throw InternalError(fmt::format(
@@ -226,6 +227,10 @@ void KernelExecutor::compile(Fusion* fusion, const std::vector<Tensor>& inputs,
         "fusion that triggered it.",
         e.what()));
   }
+  compile_times_ = {.lower_ms = lower_ms,
+                    .codegen_ms = codegen_ms,
+                    .nvrtc_ms = compiled_.cache_hit.empty() ? compiled_.compile_ms : 0.0,
+                    .cache_hit = !compiled_.cache_hit.empty()};
   const Fusion& ir = kernel_->ir();
   signature_inputs_.assign(ir.inputs().size(), {});
   for (size_t i = 0; i < ir.inputs().size(); ++i)

@@ -94,6 +94,13 @@ class KernelExecutor {
                                int iterations = 2000);
 
   bool isCompiled() const { return kernel_ != nullptr; }
+  //! What the last compile() cost: lowering, code generation and NVRTC (0 on a cache hit),
+  //! in milliseconds, and whether the kernel cache (memory or disk) served the binary.
+  struct CompileTimes {
+    double lower_ms = 0, codegen_ms = 0, nvrtc_ms = 0;
+    bool cache_hit = false;
+  };
+  const CompileTimes& compileTimes() const { return compile_times_; }
   const std::string& kernelName() const { return generated_.name; }
   //! The generated kernel function (cuda_kernel dump).
   const std::string& kernelCode() const { return generated_.kernel_code; }
@@ -133,6 +140,7 @@ class KernelExecutor {
   std::unique_ptr<Kernel> kernel_;
   GeneratedKernel generated_;
   cuda::CompiledKernel compiled_;
+  CompileTimes compile_times_;
   std::unique_ptr<cuda::LoadedKernel> loaded_;
   std::vector<SignatureInput> signature_inputs_;  // per fusion input, from compile()
 

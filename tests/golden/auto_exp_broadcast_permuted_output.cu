@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_64d6f1d71d21c2e7(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
+extern "C" __global__ void __launch_bounds__(128) kernel_bc36b50b7e76b74a(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
   const mf_index_t i45 = ((((mf_index_t)blockIdx.x) * 32) + ((mf_index_t)threadIdx.x));
   const mf_index_t i49 = ((((mf_index_t)blockIdx.y) * 4) + ((mf_index_t)threadIdx.y));
   const bool b121 = ((i45 < (T0.size[0] / 4)) && (i49 < T0.size[1]));
