@@ -490,10 +490,7 @@ class CudaPrinter final : public KirVisitor {
     auto* q = call->output(1)->as<TensorIndex>();
     auto* scales = call->output(0)->as<TensorIndex>();
     const TensorView* in_tv = in->view();
-    // The stride of the input's last logical axis: its position in the allocation order.
-    const auto alloc = TensorDomain::noReductions(in_tv->getMaybeAllocationDomain());
-    IterDomain* last_logical = TensorDomain::noReductions(in_tv->getLogicalDomain()).back();
-    const int64_t pos = std::find(alloc.begin(), alloc.end(), last_logical) - alloc.begin();
+    const int64_t pos = Kernel::lastLogicalStridePos(in_tv);
     const std::string in_args =
         fmt::format("&T{0}[{1}], T{0}.stride[{2}], {3}", in_tv->name(), scalar(in->index()), pos,
                     operand(call->operand(CallOperand::GlobalScale), DataType::Float));
@@ -502,9 +499,7 @@ class CudaPrinter final : public KirVisitor {
     const int64_t w = call->params().vector_width;
     if (call->form() == RuntimeCallForm::BlockQuantize) {
       const TensorView* s_tv = scales->view();
-      const auto s_alloc = TensorDomain::noReductions(s_tv->getMaybeAllocationDomain());
-      IterDomain* s_last = TensorDomain::noReductions(s_tv->getLogicalDomain()).back();
-      const int64_t s_pos = std::find(s_alloc.begin(), s_alloc.end(), s_last) - s_alloc.begin();
+      const int64_t s_pos = Kernel::lastLogicalStridePos(s_tv);
       line(fmt::format("{}<{}, {}, {}>(&T{}[{}], T{}.stride[{}], {}, {}, {}, {});",
                        call->function(), w, call->params().threads, cudaTypeName(in_tv->dtype()),
                        s_tv->name(), scalar(scales->index()), s_tv->name(), s_pos, q_arg, in_args,

@@ -239,15 +239,17 @@ CompiledKernel compileCached(const std::string& source, const std::string& kerne
                              const NvrtcOptions& options, const std::string& key_source) {
   const uint64_t key = kernelCacheKey(key_source, kernel_name, options);
   Cache& c = cache();
+  // A kernel from memory (the caller holds the lock).
+  auto memoryHit = [&](const CompiledKernel& kernel) {
+    ++c.stats.memory_hits;
+    dumpHit(kernel, "memory");
+    CompiledKernel hit = kernel;
+    hit.cache_hit = "memory";
+    return hit;
+  };
   {
     std::lock_guard lock(c.mutex);
-    if (auto it = c.memory.find(key); it != c.memory.end()) {
-      ++c.stats.memory_hits;
-      dumpHit(it->second, "memory");
-      CompiledKernel hit = it->second;
-      hit.cache_hit = "memory";
-      return hit;
-    }
+    if (auto it = c.memory.find(key); it != c.memory.end()) return memoryHit(it->second);
   }
   const std::string dir = mf::options().cache_dir;
   if (!dir.empty()) {
@@ -267,21 +269,14 @@ CompiledKernel compileCached(const std::string& source, const std::string& kerne
   std::promise<CompiledKernel> promise;
   {
     std::unique_lock lock(c.mutex);
-    if (auto it = c.memory.find(key); it != c.memory.end()) {
-      ++c.stats.memory_hits;
-      CompiledKernel hit = it->second;
-      hit.cache_hit = "memory";
-      return hit;
-    }
+    // Added by another thread since the first look.
+    if (auto it = c.memory.find(key); it != c.memory.end()) return memoryHit(it->second);
     if (auto it = c.in_flight.find(key); it != c.in_flight.end()) {
       std::shared_future<CompiledKernel> pending = it->second;
       lock.unlock();
-      CompiledKernel hit = pending.get();  // rethrows the compile's error
+      const CompiledKernel compiled = pending.get();  // rethrows the compile's error
       std::lock_guard relock(c.mutex);
-      ++c.stats.memory_hits;
-      dumpHit(hit, "memory");
-      hit.cache_hit = "memory";
-      return hit;
+      return memoryHit(compiled);
     }
     c.in_flight.emplace(key, promise.get_future().share());
   }

@@ -1,7 +1,6 @@
 #include "executor/fusion_kernel_runtime.h"
 
 #include <algorithm>
-#include <chrono>
 #include <exception>
 #include <ostream>
 #include <thread>
@@ -17,6 +16,7 @@
 #include "segmenter/alias_analysis.h"
 #include "segmenter/segment_candidate_finder.h"
 #include "support/options.h"
+#include "support/timing.h"
 #include "tensor/arguments.h"
 
 namespace mf {
@@ -63,20 +63,16 @@ bool runSizePasses(Fusion& copy, const std::vector<Tensor>& inputs) {
 
 FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, const std::vector<Tensor>& inputs,
                                          const DeviceDescription& device) {
-  using Clock = std::chrono::steady_clock;
-  auto msSince = [](Clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-  };
-  Clock::time_point start = Clock::now();
+  SteadyClock::time_point start = SteadyClock::now();
   Fusion copy(fusion);  // SchedulerRuntimeInfo takes a mutable fusion
   if (runSizePasses(copy, inputs)) sized_for_ = inputSizes(inputs);
   SchedulerRuntimeInfo info(&copy, inputs, device);
   profile_.passes_ms = msSince(start);
-  start = Clock::now();
+  start = SteadyClock::now();
   segments_ = SegmentCandidateFinder::segment(copy, info);
   profile_.segment_ms = msSince(start);
   for (SegmentedGroup* segment : segments_->groups()) {
-    start = Clock::now();
+    start = SteadyClock::now();
     auto group = std::make_unique<Group>();
     group->segment = segment;
     group->fusion = segments_->makeFusion(segment);
@@ -85,7 +81,7 @@ FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, const std::vector
     std::string why;
     group->params = segments_->computeHeuristics(segment, group->fusion.get(), *group_info, &why);
     profile_.heuristics_ms += msSince(start);
-    start = Clock::now();
+    start = SteadyClock::now();
     MF_ASSERT(group->params != nullptr, "the segmenter's scheduler refused its own group {}: {}",
               segment->id(), why);
     const SchedulerType type = segment->schedulerType();
@@ -107,7 +103,7 @@ FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, const std::vector
     profile_.schedule_ms += msSince(start);
     groups_.push_back(std::move(group));
   }
-  start = Clock::now();
+  start = SteadyClock::now();
   compileGroups();
   profile_.compile_wall_ms = msSince(start);
   for (const auto& g : groups_) {

@@ -19,6 +19,7 @@
 #include "reference/layout_reference.h"
 #include "scheduler/heuristic_params.h"
 #include "support/options.h"
+#include "support/timing.h"
 #include "tensor/arguments.h"
 
 namespace mf {
@@ -35,10 +36,6 @@ void bindInputs(const Fusion& fusion, const std::vector<Tensor>& inputs, Express
 template <typename T>
 size_t indexOf(const std::vector<T>& values, const T& v) {
   return std::find(values.begin(), values.end(), v) - values.begin();
-}
-
-double msSince(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
 // The logical positions of `tv` that its vectorized copy's vector axis runs over: the

@@ -1,5 +1,6 @@
 #include "lower/kernel.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "ir/dispatch.h"
@@ -57,6 +58,12 @@ Val* Kernel::sizeOf(TensorView* tv, int64_t axis) {
     it->second = IrBuilder::createIn<Scalar>(ir_.get(), DataType::Index,
                                              fmt::format("T{}.size[{}]", tv->name(), axis));
   return it->second;
+}
+
+int64_t Kernel::lastLogicalStridePos(const TensorView* tv) {
+  const auto alloc = TensorDomain::noReductions(tv->getMaybeAllocationDomain());
+  IterDomain* last = TensorDomain::noReductions(tv->getLogicalDomain()).back();
+  return std::find(alloc.begin(), alloc.end(), last) - alloc.begin();
 }
 
 Val* Kernel::strideOf(TensorView* tv, int64_t axis) {

@@ -53,6 +53,9 @@ class Kernel {
   //! `T{n}.size[i]` / `T{n}.stride[i]`: named scalars read from the tensor arguments.
   Val* sizeOf(TensorView* tv, int64_t axis);
   Val* strideOf(TensorView* tv, int64_t axis);
+  //! The position of `tv`'s last logical axis among its argument's strides (its allocation
+  //! order, reductions left out): strideOf(tv, pos) steps along that axis.
+  static int64_t lastLogicalStridePos(const TensorView* tv);
 
   //! The kernel IR as indented text (the `kernel_ir` dump).
   std::string toString() const;

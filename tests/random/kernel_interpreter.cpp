@@ -277,9 +277,7 @@ class Interpreter {
     auto* in_ti = call->operand(CallOperand::In)->as<TensorIndex>();
     TensorView* in = in_ti->view();
     const Buffer& ib = buffers_.at(in);
-    const auto& alloc = TensorDomain::noReductions(in->getMaybeAllocationDomain());
-    IterDomain* last = TensorDomain::noReductions(in->getLogicalDomain()).back();
-    const int64_t pos = std::find(alloc.begin(), alloc.end(), last) - alloc.begin();
+    const int64_t pos = Kernel::lastLogicalStridePos(in);
     auto* q_ti = call->output(1)->as<TensorIndex>();
     const Buffer& qb = buffers_.at(q_ti->view());
     auto* s_ti = call->output(0)->as<TensorIndex>();
@@ -300,9 +298,7 @@ class Interpreter {
     }
     const int64_t width = call->params().vector_width;
     TensorView* s_tv = s_ti->view();
-    const auto& s_alloc = TensorDomain::noReductions(s_tv->getMaybeAllocationDomain());
-    IterDomain* s_last = TensorDomain::noReductions(s_tv->getLogicalDomain()).back();
-    const int64_t s_pos = std::find(s_alloc.begin(), s_alloc.end(), s_last) - s_alloc.begin();
+    const int64_t s_pos = Kernel::lastLogicalStridePos(s_tv);
     for (Thread* t : active) {
       current_ = t;
       const int64_t stride = asInt(eval(kernel_.strideOf(in, pos)));
