@@ -227,10 +227,11 @@ const FusionExecutorCache::ExactEntry& FusionExecutorCache::entryFor(
   }
   candidates.push_back(std::make_unique<FusionKernelRuntime>(*fusion, inputs, device));
   FusionKernelRuntime* runtime = candidates.back().get();
+  const FusionKernelRuntime::CompileProfile& p = runtime->compileProfile();
   if (isDumpEnabled(DumpOption::FecCache))
-    dumpStream() << fmt::format("fec_cache: miss; new runtime ({} group{})\n",
-                                runtime->heuristics().size(),
-                                runtime->heuristics().size() == 1 ? "" : "s");
+    dumpStream() << fmt::format(
+        "fec_cache: miss; new runtime ({} group{}; kernels: {} compiled, {} from the cache)\n",
+        p.groups, p.groups == 1 ? "" : "s", p.kernels_compiled, p.kernels_reused);
   ++runtime_count_;
   kernels_compiled_ += runtime->kernelCount();
   return exact_.emplace(exact, ExactEntry{runtime, launchParamsOf(runtime->heuristics())})

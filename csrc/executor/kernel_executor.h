@@ -88,10 +88,11 @@ class KernelExecutor {
                                          int samples = 30, int per_sample = 20);
 
   //! Host cost of a bare launch of this kernel: inputs bound and arguments packed once, then
-  //! `iterations` back-to-back cuLaunchKernel calls alone (no checks) after `warmup`, and
-  //! one synchronization; returns the wall-clock microseconds per call.
+  //! `iterations` back-to-back cuLaunchKernel calls alone (no checks) after `warmup`, and one
+  //! synchronization (not timed without `wait_for_kernels`: the host's time alone, for fewer
+  //! launches than the launch queue holds); returns the wall-clock microseconds per call.
   double benchmarkBareLaunchUs(const std::vector<Tensor>& inputs, int warmup = 100,
-                               int iterations = 2000);
+                               int iterations = 2000, bool wait_for_kernels = true);
 
   bool isCompiled() const { return kernel_ != nullptr; }
   //! What the last compile() cost: lowering, code generation and NVRTC (0 on a cache hit),

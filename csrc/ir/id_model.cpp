@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_set>
 
 #include "ir/fusion.h"
@@ -63,6 +64,12 @@ bool sameFactor(Val* a, Val* b) {
   if (a == b) return true;
   std::optional<int64_t> ca = a->constInt(), cb = b->constInt();
   return ca && cb && *ca == *cb;
+}
+
+// sameFactor as a key: a constant by its value, anything else by the Val itself.
+using FactorKey = std::pair<const Val*, int64_t>;
+FactorKey factorKey(Val* v) {
+  return v->constInt() ? FactorKey{nullptr, *v->constInt()} : FactorKey{v, 0};
 }
 
 }  // namespace
@@ -128,35 +135,30 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
     }
     return changed;
   };
+  // Each pass unites an expr's outputs with those of the first expr of its bucket (inputs'
+  // groups, factors or widths): linear per pass, where comparing every pair was quadratic.
   for (bool changed = true; changed;) {
     changed = false;
-    for (size_t i = 0; i < splits.size(); ++i)
-      for (size_t j = i + 1; j < splits.size(); ++j) {
-        Split* a = splits[i];
-        Split* b = splits[j];
-        if (sets.find(a->in()) != sets.find(b->in()) || a->innerSplit() != b->innerSplit() ||
-            !sameFactor(a->factor(), b->factor()))
-          continue;
-        changed |= sets.unite(a->outer(), b->outer());
-        changed |= sets.unite(a->inner(), b->inner());
-      }
-    for (size_t i = 0; i < merges.size(); ++i)
-      for (size_t j = i + 1; j < merges.size(); ++j) {
-        Merge* a = merges[i];
-        Merge* b = merges[j];
-        if (sets.find(a->outer()) == sets.find(b->outer()) &&
-            sets.find(a->inner()) == sets.find(b->inner()))
-          changed |= sets.unite(a->out(), b->out());
-      }
+    std::map<std::tuple<const IterDomain*, bool, FactorKey>, Split*> split_of;
+    for (Split* s : splits) {
+      auto [it, first] =
+          split_of.try_emplace({sets.find(s->in()), s->innerSplit(), factorKey(s->factor())}, s);
+      if (first) continue;
+      changed |= sets.unite(it->second->outer(), s->outer());
+      changed |= sets.unite(it->second->inner(), s->inner());
+    }
+    std::map<std::pair<const IterDomain*, const IterDomain*>, Merge*> merge_of;
+    for (Merge* m : merges) {
+      auto [it, first] = merge_of.try_emplace({sets.find(m->outer()), sets.find(m->inner())}, m);
+      if (!first) changed |= sets.unite(it->second->out(), m->out());
+    }
     // Equal widths on one axis give the same axis (a pad replayed onto its producer).
-    for (size_t i = 0; i < resizes.size(); ++i)
-      for (size_t j = i + 1; j < resizes.size(); ++j) {
-        Resize* a = resizes[i];
-        Resize* b = resizes[j];
-        if (sets.find(a->in()) == sets.find(b->in()) && sameFactor(a->left(), b->left()) &&
-            sameFactor(a->right(), b->right()))
-          changed |= sets.unite(a->out(), b->out());
-      }
+    std::map<std::tuple<const IterDomain*, FactorKey, FactorKey>, Resize*> resize_of;
+    for (Resize* r : resizes) {
+      auto [it, first] = resize_of.try_emplace(
+          {sets.find(r->in()), factorKey(r->left()), factorKey(r->right())}, r);
+      if (!first) changed |= sets.unite(it->second->out(), r->out());
+    }
     if (!changed) changed = forwardTrivialMerges();
   }
 }
@@ -183,12 +185,12 @@ bool IdModel::areMapped(const IterDomain* a, const IterDomain* b, IdMappingMode 
 }
 
 std::vector<IterDomain*> IdModel::group(const IterDomain* id, IdMappingMode mode) const {
-  std::vector<IterDomain*> out;
-  for (IterDomain* other : ids_)
-    if (areMapped(id, other, mode)) out.push_back(other);
-  std::sort(out.begin(), out.end(),
-            [](IterDomain* a, IterDomain* b) { return a->name() < b->name(); });
-  return out;
+  // Every group of the mode, by root, made at the first question (then one lookup each).
+  auto& members = members_[static_cast<size_t>(mode)];
+  if (members.empty())
+    for (std::vector<IterDomain*>& set : sets(mode).sets()) members[sets(mode).find(set[0])] = set;
+  auto it = members.find(sets(mode).find(id));
+  return it == members.end() ? std::vector<IterDomain*>{} : it->second;
 }
 
 std::string IdModel::toString(IdMappingMode mode) const {

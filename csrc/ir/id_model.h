@@ -82,6 +82,7 @@ class IdModel {
   DisjointSets permissive_;
   DisjointSets forwarded_;
   std::unordered_set<const IterDomain*> iterated_permissive_;  // iteratedGroups(permissive_)
+  mutable std::unordered_map<const IterDomain*, std::vector<IterDomain*>> members_[3];  // group()'s
 };
 
 //! Why loop axis `axis` of `producer` cannot be the same loop as axis `axis` of `consumer`

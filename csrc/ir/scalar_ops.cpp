@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <type_traits>
 
 #include "support/numerics.h"
@@ -150,6 +151,27 @@ ScalarValue floatingBinary(BinaryOpType op, T x, T y) {
   MF_ASSERT(false, "unhandled floating op {}", toString(op));
 }
 
+// evalFloatingRow in T.
+template <typename T>
+bool floatingRow(const Expr* e, const std::byte* x, int64_t xs, const std::byte* y, int64_t ys,
+                 std::byte* out, int64_t n) {
+  const auto* a = reinterpret_cast<const T*>(x);
+  const auto* b = reinterpret_cast<const T*>(y);
+  auto* dst = reinterpret_cast<T*>(out);
+  if (auto* u = dynamic_cast<const UnaryOp*>(e)) {
+    const UnaryOpType op = u->opType();
+    if (op == UnaryOpType::Cast || op == UnaryOpType::LogicalNot) return false;
+    for (int64_t i = 0; i < n; ++i) dst[i] = floatingUnary(op, a[i * xs]);
+    return true;
+  }
+  auto* bin = dynamic_cast<const BinaryOp*>(e);
+  // Not a comparison nor a logical op: the result has the operands' type.
+  if (bin == nullptr || isPredicateOp(bin->opType())) return false;
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = static_cast<T>(asDouble(floatingBinary(bin->opType(), a[i * xs], b[i * ys])));
+  return true;
+}
+
 // x / y truncating toward zero, as C++ and CUDA; INT64_MIN / -1 wraps (a trap in C++).
 int64_t divide(int64_t x, int64_t y) {
   return y == -1 ? static_cast<int64_t>(0ull - static_cast<uint64_t>(x)) : x / y;
@@ -282,6 +304,13 @@ ScalarValue evalTernary(TernaryOpType op, DataType dtype, const ScalarValue& a,
     r = std::min(std::max(asInt(x), asInt(lo)), asInt(hi));
   }
   return castScalar(r, dtype);
+}
+
+bool evalFloatingRow(const Expr* e, DataType dtype, const std::byte* x, int64_t x_stride,
+                     const std::byte* y, int64_t y_stride, std::byte* out, int64_t n) {
+  if (dtype == DataType::Float) return floatingRow<float>(e, x, x_stride, y, y_stride, out, n);
+  if (dtype == DataType::Double) return floatingRow<double>(e, x, x_stride, y, y_stride, out, n);
+  return false;
 }
 
 }  // namespace mf

@@ -5,6 +5,7 @@
 //! the host agrees with generated kernels by construction (docs/numerics.md).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 
 #include "ir/exprs.h"
@@ -31,5 +32,13 @@ ScalarValue evalBinary(BinaryOpType op, DataType dtype, DataType compute, const 
 //! minimum(maximum(a, b), c), computed in computeType(dtype).
 ScalarValue evalTernary(TernaryOpType op, DataType dtype, const ScalarValue& a,
                         const ScalarValue& b, const ScalarValue& c);
+
+//! The CPU reference's row loop: out[i] = op(x[i * x_stride]) for a UnaryOp `e`, or
+//! x[i * x_stride] op y[i * y_stride] for a BinaryOp, for i < n, each element what
+//! evalUnary or evalBinary gives, for a float or double `dtype` (operands, compute type and
+//! result; strides in elements). False, with nothing written, for another dtype or op (a
+//! cast, a comparison, a logical op).
+bool evalFloatingRow(const Expr* e, DataType dtype, const std::byte* x, int64_t x_stride,
+                     const std::byte* y, int64_t y_stride, std::byte* out, int64_t n);
 
 }  // namespace mf

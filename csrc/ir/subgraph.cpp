@@ -14,13 +14,22 @@ bool contains(const std::vector<Val*>& v, const Val* x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-// `exprs` in topological order (producers first), whatever order they were given in.
+// `exprs` in topological order (producers first), whatever order they were given in: the
+// depth-first post-order from their outputs, walking back only through member exprs, so
+// the cost is the subgraph's, not that of everything upstream of it. For a convex set (no
+// path leaves it and comes back) that is the order a walk of the whole fusion gives.
 std::vector<Expr*> sortedExprs(const std::vector<Expr*>& exprs) {
   std::unordered_set<const Statement*> members(exprs.begin(), exprs.end());
-  std::vector<Val*> roots;
+  std::vector<Statement*> roots;
   for (Expr* e : exprs) roots.insert(roots.end(), e->outputs().begin(), e->outputs().end());
+  auto deps = [&](Statement* s) {
+    if (auto* e = dynamic_cast<Expr*>(s))
+      return std::vector<Statement*>(e->inputs().begin(), e->inputs().end());
+    Expr* def = static_cast<Val*>(s)->definition();
+    return def && members.count(def) ? std::vector<Statement*>{def} : std::vector<Statement*>{};
+  };
   std::vector<Expr*> order;
-  for (Statement* s : getStmts(roots, /*members=*/false))
+  for (Statement* s : topologicalOrder(roots, deps))
     if (members.count(s)) order.push_back(s->as<Expr>());
   return order;
 }

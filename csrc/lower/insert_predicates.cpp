@@ -1,5 +1,6 @@
 // insertPredicates: bounds checks for loops that may overrun their tensor.
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ir/builder.h"
@@ -10,17 +11,18 @@
 namespace mf {
 namespace {
 
-// A parallel loop needs its own guard when its dimension is launched wider than its extent:
-// when another loop bound to the same dimension is not the same axis (IdModel exact group,
-// hence the same extent at run time).
-bool parallelDimMayOverrun(const std::vector<Kernel::LoopNested>& exprs, const IdModel& model,
-                           ForLoop* loop) {
+// The parallel types whose loops need their own guard: launched wider than their extent when
+// another loop bound alike is not the same axis (IdModel exact group: the same extent).
+std::unordered_set<ParallelType> mixedParallelTypes(const std::vector<Kernel::LoopNested>& exprs,
+                                                    const IdModel& model) {
+  std::unordered_map<ParallelType, IterDomain*> first;
+  std::unordered_set<ParallelType> mixed;
   for (const auto& [e, loops] : exprs)
-    for (ForLoop* other : loops)
-      if (other->parallelType() == loop->parallelType() &&
-          !model.areMapped(other->iterDomain(), loop->iterDomain(), IdMappingMode::Exact))
-        return true;
-  return false;
+    for (ForLoop* loop : loops)
+      if (auto [it, added] = first.try_emplace(loop->parallelType(), loop->iterDomain());
+          !added && !model.areMapped(it->second, loop->iterDomain(), IdMappingMode::Exact))
+        mixed.insert(loop->parallelType());
+  return mixed;
 }
 
 // Splits the executor proves divisible at launch. A vectorized copy of a fusion input or
@@ -219,6 +221,7 @@ void insertPredicates(Kernel& kernel) {
   IdModel model(ir);
   const DivisibleSplits splits(ir, model);
   const std::vector<Kernel::LoopNested> exprs = loweringOrder(kernel.computeExprs());
+  const std::unordered_set<ParallelType> mixed = mixedParallelTypes(exprs, model);
   for (const auto& [e, loops] : exprs) {
     // Every thread of the block (or grid) must reach a collective call: its predicates are
     // passed in instead of wrapping it.
@@ -312,7 +315,7 @@ void insertPredicates(Kernel& kernel) {
     }
     for (ForLoop* loop : loops) {
       ParallelType p = loop->parallelType();
-      if ((isThreadDim(p) || isBlockDim(p)) && parallelDimMayOverrun(exprs, model, loop)) {
+      if ((isThreadDim(p) || isBlockDim(p)) && mixed.count(p)) {
         Val* in_launch = SimplifyingIrBuilder::lt(loop->index(), loop->stop());
         pred = SimplifyingIrBuilder::logicalAnd(pred, in_launch);
         if (collective && !loop->iterDomain()->isReduction())

@@ -101,6 +101,8 @@ class ReferenceRun {
 
   void bindInputs(const std::vector<Tensor>& inputs);
   void evaluate(Expr* e);
+  // Frees v's value (no later expr reads it).
+  void release(const Val* v) { values_.erase(v); }
   std::vector<Tensor> outputs();
 
  private:
@@ -111,6 +113,9 @@ class ReferenceRun {
   // Operands of a pointwise `e` aligned to its output's axes, and the output sizes; two
   // non-broadcast operand axes of different sizes are a UserError.
   std::vector<Operand> alignOperands(const Expr* e, std::vector<int64_t>& out_sizes);
+  // pointwise's values by rows (evalFloatingRow) for a float or double unary or binary op
+  // whose tensor operands hold its dtype; nullopt for other exprs.
+  std::optional<Tensor> floatingRows(const Expr* e);
   // Applies f(const ScalarValue* values) -> ScalarValue per element of e's output.
   template <typename F>
   Tensor pointwise(const Expr* e, F&& f);
@@ -215,6 +220,39 @@ Tensor ReferenceRun::pointwise(const Expr* e, F&& f) {
       if (op.data != nullptr) vals[k] = loadElementAt(op.data, off[k], op.dtype);
     }
     storeElementAt(dst, i, dtype, f(vals.data()));
+  });
+  return out;
+}
+
+std::optional<Tensor> ReferenceRun::floatingRows(const Expr* e) {
+  const DataType dtype = e->output(0)->dtype();
+  auto* b = dynamic_cast<const BinaryOp*>(e);
+  // evalFloatingRow of no elements says whether it takes the op.
+  if ((b != nullptr && computeType(b) != dtype) ||
+      !evalFloatingRow(e, dtype, nullptr, 0, nullptr, 0, nullptr, 0))
+    return std::nullopt;
+  for (Val* v : e->inputs())
+    if (v->kind() == ValKind::TensorView && v->dtype() != dtype) return std::nullopt;
+  std::vector<int64_t> sizes;
+  const std::vector<Operand> operands = alignOperands(e, sizes);
+  // By rows of the last axis; a scalar operand converted once, read at stride 0.
+  std::array<std::array<std::byte, 8>, kMaxOperands> scalars{};
+  std::array<int64_t, kMaxOperands> stride{};
+  for (size_t k = 0; k < operands.size(); ++k)
+    if (operands[k].data == nullptr)
+      storeElement(scalars[k].data(), dtype, operands[k].scalar);
+    else if (!sizes.empty())
+      stride[k] = operands[k].strides.back();
+  Tensor out = Tensor::empty(sizes, dtype);
+  auto* dst = static_cast<std::byte*>(out.rawData());
+  const int64_t bytes = dataTypeSize(dtype), n = sizes.empty() ? 1 : sizes.back();
+  auto at = [&](size_t k, const std::array<int64_t, kMaxOperands>& off) {
+    if (k >= operands.size()) return static_cast<const std::byte*>(nullptr);
+    return operands[k].data ? operands[k].data + off[k] * bytes : scalars[k].data();
+  };
+  const std::vector<int64_t> rows(sizes.begin(), sizes.end() - (sizes.empty() ? 0 : 1));
+  forEachElement(rows, operands, [&](int64_t r, const std::array<int64_t, kMaxOperands>& off) {
+    evalFloatingRow(e, dtype, at(0, off), stride[0], at(1, off), stride[1], dst + r * n * bytes, n);
   });
   return out;
 }
@@ -409,8 +447,10 @@ void ReferenceRun::evaluate(Expr* e) {
            "{}: {} has {} outputs; the CPU reference evaluates one-output exprs only: {}", kWho,
            e->opName(), e->outputs().size(), e->toString());
   Tensor out;
-  if (auto* u = dynamic_cast<UnaryOp*>(e);
-      u && u->opType() == UnaryOpType::Cast && u->in()->dtype() == u->out()->dtype()) {
+  if (std::optional<Tensor> rows = floatingRows(e)) {
+    out = std::move(*rows);
+  } else if (auto* u = dynamic_cast<UnaryOp*>(e);
+             u && u->opType() == UnaryOpType::Cast && u->in()->dtype() == u->out()->dtype()) {
     std::vector<int64_t> sizes;
     std::vector<Operand> operands = alignOperands(e, sizes);
     out = copy(operands[0], sizes, u->out()->dtype());
@@ -526,7 +566,21 @@ std::vector<Tensor> ReferenceEvaluator::run(const std::vector<Tensor>& inputs,
                                             const ReferenceOptions& options) const {
   ReferenceRun run(fusion_, options);
   run.bindInputs(inputs);
-  for (Expr* e : fusion_->exprs()) run.evaluate(e);
+  // Each value is freed after its last reader (the second half of an rFactor'ed reduction
+  // reads the first half's input): a long chain keeps two tensors, not all.
+  const std::vector<Expr*> exprs = fusion_->exprs();
+  std::unordered_map<const Val*, size_t> last_read;
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    for (Val* v : exprs[i]->inputs()) last_read[v] = i;
+    if (auto* red = dynamic_cast<ReductionOp*>(exprs[i]);
+        red != nullptr && isRFactorTensor(red->in()->as<TensorView>()))
+      last_read[red->in()->definition()->input(0)] = i;
+  }
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    run.evaluate(exprs[i]);
+    for (Val* v : exprs[i]->inputs())
+      if (last_read.at(v) == i && !v->isFusionOutput()) run.release(v);
+  }
   return run.outputs();
 }
 

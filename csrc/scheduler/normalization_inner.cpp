@@ -159,7 +159,7 @@ bool InnerPersistentScheduler::canScheduleRunTime(Fusion* fusion,
   const int64_t bytes = shape.row * norm.persistentBytesPerElement();
   if (bytes > kMaxPersistentBytesPerRow) {
     std::vector<std::string> buffers;
-    for (TensorView* tv : norm.persistent_buffers) buffers.push_back(tv->toString());
+    for (TensorView* tv : norm.live_buffers) buffers.push_back(tv->toString());
     return reject(fmt::format(
         "a row of {} elements needs {} bytes of registers for its persistent buffers ({}), "
         "more than the {} bytes a row may take",

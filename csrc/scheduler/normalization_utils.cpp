@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ir/exprs.h"
@@ -70,8 +71,7 @@ std::vector<TensorView*> persistentBuffers(Fusion* fusion) {
 }
 
 int64_t InnerNormalization::persistentBytesPerElement() const {
-  int64_t bytes = 0;
-  for (TensorView* tv : persistent_buffers) bytes += dataTypeSize(tv->dtype());
+  int64_t bytes = persistent_bytes;
   for (TensorView* tv : row_buffers) bytes += dataTypeSize(tv->dtype());
   return bytes;
 }
@@ -198,6 +198,28 @@ std::variant<InnerNormalization, std::string> analyzeInnerNormalization(Fusion* 
   }
   for (TensorView* tv : persistentBuffers(fusion))
     if (isFull(tv)) norm.persistent_buffers.push_back(tv);
+  // A buffer holds its row from its definition (an input's from the start) to its last
+  // reader, whole across a reduction; buffers whose lifetimes do not overlap share registers.
+  std::unordered_map<const Expr*, int64_t> position;
+  for (size_t i = 0; i < exprs.size(); ++i) position[exprs[i]] = static_cast<int64_t>(i);
+  auto at = [&](const Expr* e) {
+    auto it = position.find(e);
+    return it == position.end() ? int64_t{-1} : it->second;
+  };
+  for (TensorView* r : norm.reductions) {
+    std::vector<TensorView*> live;
+    int64_t bytes = 0;
+    for (TensorView* tv : norm.persistent_buffers) {
+      int64_t last = -1;
+      for (Expr* use : tv->uses()) last = std::max(last, at(use));
+      if (at(tv->definition()) >= at(r->definition()) || last <= at(r->definition())) continue;
+      live.push_back(tv);
+      bytes += dataTypeSize(tv->dtype());
+    }
+    if (bytes <= norm.persistent_bytes && !norm.live_buffers.empty()) continue;
+    norm.persistent_bytes = bytes;
+    norm.live_buffers = std::move(live);
+  }
   return norm;
 }
 

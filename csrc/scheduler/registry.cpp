@@ -44,9 +44,10 @@ const std::vector<SchedulerType>& schedulersInPriorityOrder() {
   return order;
 }
 
-std::string HeuristicsProposal::rejectionsString() const {
+std::string HeuristicsProposal::rejectionsString(std::string_view indent) const {
   std::string s;
-  for (const auto& [type, reason] : rejections) s += fmt::format("{}: {}\n", type, reason);
+  for (const auto& [type, reason] : rejections)
+    s += fmt::format("{}{}: {}\n", indent, type, reason);
   return s;
 }
 

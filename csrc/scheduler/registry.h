@@ -70,8 +70,8 @@ struct HeuristicsProposal {
   std::vector<std::pair<SchedulerType, std::string>> rejections;
 
   bool accepted() const { return type != SchedulerType::None; }
-  //! One line per rejection: `pointwise: no support for reduction ops`.
-  std::string rejectionsString() const;
+  //! One line per rejection, each after `indent`: `pointwise: no support for reduction ops`.
+  std::string rejectionsString(std::string_view indent = {}) const;
 };
 
 //! Tries each scheduler in priority order (compile-time check, run-time check, then

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <numeric>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -71,7 +73,10 @@ class Finder {
       if (options_.run_final_merge) finalMerge();
       emitInRunOrder();
     }
-    segmented_->finalize(exprsOf(forwardedIndices()));
+    std::vector<Expr*> forwarded;
+    for (size_t i = 0; i < exprs_.size(); ++i)
+      if (forwarded_[i]) forwarded.push_back(exprs_[i]);
+    segmented_->finalize(forwarded);
     dump();
     return std::move(segmented_);
   }
@@ -133,13 +138,6 @@ class Finder {
     return outputs;
   }
 
-  std::vector<int64_t> forwardedIndices() const {
-    std::vector<int64_t> forwarded;
-    for (size_t i = 0; i < exprs_.size(); ++i)
-      if (forwarded_[i]) forwarded.push_back(static_cast<int64_t>(i));
-    return forwarded;
-  }
-
   // Unary chains hanging off fusion inputs (a cast, a neg): an expr is forwarded when it is
   // a UnaryOp whose operand is a fusion input or a forwarded output used only by it, and
   // whose output is not a fusion output, a layout op's offsets (those must be segment
@@ -179,7 +177,7 @@ class Finder {
       dumpStream() << (proposal.accepted()
                            ? fmt::format("segmenter: {} is taken by {}\n", whole, proposal.type)
                            : fmt::format("segmenter: no scheduler takes {}:\n{}", whole,
-                                         indent(proposal.rejectionsString())));
+                                         proposal.rejectionsString("  ")));
     if (!proposal.accepted()) return false;
     std::vector<Expr*> exprs = aliased_.empty() ? exprs_ : withForwarded(rest);
     std::optional<std::vector<Val*>> outputs = restOutputs(exprs);
@@ -187,10 +185,35 @@ class Finder {
     return true;
   }
 
+  // The initial groups: each region between segment_sets a scheduler takes whole (one
+  // question per region, not one per expr and merge), one group per expr of the rest; every
+  // expr alone if the regions read each other in a cycle.
   void buildInitialGroups() {
     group_of_.assign(exprs_.size(), -1);
+    for (const std::vector<int64_t>& region : hintRegions()) {
+      HeuristicsProposal proposal = propose(region);
+      if (logging())
+        dumpStream() << fmt::format(
+            "segmenter: the region {} between segment_sets is {}\n", labelOf(region),
+            proposal.accepted() ? fmt::format("taken by {}", proposal.type) : std::string("split"));
+      if (!proposal.accepted()) continue;
+      for (int64_t i : region) group_of_[i] = static_cast<int64_t>(groups_.size());
+      groups_.push_back(Candidate{region, proposal.type});
+    }
+    addSingleGroups();
+    if (std::all_of(groups_.begin(), groups_.end(), [](auto& c) { return c.exprs.size() == 1; }) ||
+        runOrder())
+      return;
+    if (logging()) dumpStream() << "segmenter: the regions read each other in a cycle\n";
+    groups_.clear();
+    group_of_.assign(exprs_.size(), -1);
+    addSingleGroups();
+  }
+
+  // One group per expr of the rest not in a group yet, then every group in key order.
+  void addSingleGroups() {
     for (size_t i = 0; i < exprs_.size(); ++i) {
-      if (forwarded_[i] || !in_rest_[i]) continue;
+      if (forwarded_[i] || !in_rest_[i] || group_of_[i] >= 0) continue;
       Candidate c;
       c.exprs = {static_cast<int64_t>(i)};
       HeuristicsProposal proposal = propose(c.exprs);
@@ -206,6 +229,38 @@ class Finder {
       group_of_[i] = static_cast<int64_t>(groups_.size());
       groups_.push_back(std::move(c));
     }
+    std::sort(groups_.begin(), groups_.end(),
+              [](const Candidate& a, const Candidate& b) { return a.key() < b.key(); });
+    for (size_t g = 0; g < groups_.size(); ++g)
+      for (int64_t i : groups_[g].exprs) group_of_[i] = static_cast<int64_t>(g);
+    consumers_.reset();
+  }
+
+  // The fusion's rest cut at its segment_sets (joined through every other tensor), sorted;
+  // none without a segment_set or with a custom_should_merge_groups hook (it sees merges).
+  std::vector<std::vector<int64_t>> hintRegions() const {
+    if (options_.custom_should_merge_groups ||
+        std::none_of(exprs_.begin(), exprs_.end(), isSegmentSet))
+      return {};
+    const auto n = static_cast<int64_t>(exprs_.size());
+    std::vector<int64_t> parent(exprs_.size());
+    std::iota(parent.begin(), parent.end(), 0);
+    auto find = [&](int64_t i) {
+      while (parent[i] != i) i = parent[i] = parent[parent[i]];
+      return i;
+    };
+    auto own = [&](int64_t i) { return in_rest_[i] && !forwarded_[i]; };
+    for (int64_t i = 0; i < n; ++i)
+      for (Val* in : exprs_[i]->inputs())
+        if (auto it = index_.find(in->definition());
+            own(i) && it != index_.end() && own(it->second) && !isSegmentSet(it->first))
+          parent[find(i)] = find(it->second);
+    std::vector<std::vector<int64_t>> by_root(exprs_.size()), regions;
+    for (int64_t i = 0; i < n; ++i)
+      if (own(i)) by_root[find(i)].push_back(i);
+    for (std::vector<int64_t>& members : by_root)
+      if (!members.empty()) regions.push_back(std::move(members));
+    return regions;
   }
 
   // A segment_set ends the segment of its producer: join them before anything else claims
@@ -227,27 +282,38 @@ class Finder {
       changed = false;
       for (int64_t g : aliveInKeyOrder()) {
         for (bool merged = true; merged && groups_[g].alive;) {
-          merged = false;
-          const std::vector<int64_t> consumers = consumerLists()[g];
-          for (int64_t c : consumers) {
-            if (tryMerge(g, c)) {
-              merged = changed = true;
-              break;
-            }
-          }
+          const std::vector<int64_t> consumers = consumerLists()[g];  // the first merge wins
+          merged = std::any_of(consumers.begin(), consumers.end(),
+                               [&](int64_t c) { return tryMerge(g, c); });
+          changed = changed || merged;
         }
       }
     }
   }
 
-  // Every remaining pair, related or not, until none is accepted.
+  // Every remaining pair, related or not, until none is accepted; a pair whose union (with
+  // the groups between them) would hold a hint's boundary is skipped without a tryMerge.
   void finalMerge() {
     for (bool changed = true; changed;) {
       changed = false;
-      std::vector<int64_t> alive = aliveInKeyOrder();
+      const std::vector<int64_t> alive = aliveInKeyOrder();
+      // reach[g][x]: a path of tensors leads from group g to group x; consumers come after
+      // their producers in key order, so it is filled from the last group back.
+      std::vector<std::vector<bool>> reach(groups_.size(), std::vector<bool>(groups_.size()));
+      for (auto g = alive.rbegin(); g != alive.rend(); ++g)
+        for (int64_t c : consumerLists()[*g]) {
+          reach[*g][c] = true;
+          for (size_t x = 0; x < groups_.size(); ++x) reach[*g][x] = reach[*g][x] || reach[c][x];
+        }
       for (size_t i = 0; i < alive.size() && !changed; ++i)
-        for (size_t j = i + 1; j < alive.size() && !changed; ++j)
-          changed = tryMerge(alive[i], alive[j]);
+        for (size_t j = i + 1; j < alive.size() && !changed; ++j) {
+          std::vector<int64_t> gs = {alive[i], alive[j]};
+          for (int64_t g : alive)
+            if ((reach[alive[i]][g] && reach[g][alive[j]]) ||
+                (reach[alive[j]][g] && reach[g][alive[i]]))
+              gs.push_back(g);
+          if (logging() || !hintInside(gs)) changed = tryMerge(alive[i], alive[j]);
+        }
     }
   }
 
@@ -276,30 +342,26 @@ class Finder {
     return out;
   }
 
-  // Per group (by index; empty for merged-away ones), its consumer groups.
-  std::vector<std::vector<int64_t>> consumerLists() const {
-    std::vector<std::vector<int64_t>> consumers(groups_.size());
+  // Per group (by index; empty for merged-away ones), its consumer groups. Kept until a
+  // merge changes the groups.
+  const std::vector<std::vector<int64_t>>& consumerLists() const {
+    if (consumers_) return *consumers_;
+    consumers_.emplace(groups_.size());
     for (int64_t c : aliveInKeyOrder())
-      for (int64_t p : producersOf(c)) consumers[p].push_back(c);
-    return consumers;
+      for (int64_t p : producersOf(c)) (*consumers_)[p].push_back(c);
+    return *consumers_;
   }
 
-  // True when a path from `from` reaches `to` through a third group: merging the two would
-  // then put that group both before and after the union (a cycle).
-  static bool reachesThroughOther(const std::vector<std::vector<int64_t>>& consumers, int64_t from,
-                                  int64_t to) {
-    std::vector<int64_t> work;
-    std::vector<bool> seen(consumers.size(), false);
-    for (int64_t c : consumers[from])
-      if (c != to) work.push_back(c);
-    while (!work.empty()) {
-      int64_t g = work.back();
-      work.pop_back();
-      if (g == to) return true;
-      if (seen[g]) continue;
-      seen[g] = true;
-      work.insert(work.end(), consumers[g].begin(), consumers[g].end());
-    }
+  // Whether one of the groups `gs` reads a segment_set of another: every scheduler refuses
+  // their union (commonScheduleRejectReason), and asking costs a copy of it.
+  bool hintInside(const std::vector<int64_t>& gs) const {
+    for (int64_t p : gs)
+      for (int64_t i : groups_[p].exprs)
+        for (Expr* use :
+             isSegmentSet(exprs_[i]) ? exprs_[i]->output(0)->uses() : std::vector<Expr*>{})
+          if (auto it = index_.find(use); it != index_.end() && group_of_[it->second] != p &&
+                                          std::count(gs.begin(), gs.end(), group_of_[it->second]))
+            return true;
     return false;
   }
 
@@ -331,23 +393,11 @@ class Finder {
     return mid;
   }
 
-  std::string label(int64_t g) const {
+  std::string labelOf(const std::vector<int64_t>& indices) const {
     std::string s;
-    for (int64_t i : groups_[g].exprs)
+    for (int64_t i : indices)
       for (Val* out : exprs_[i]->outputs()) s += (s.empty() ? "" : ", ") + out->toInlineString();
     return "{" + s + "}";
-  }
-
-  static std::string indent(const std::string& lines) {
-    std::string s;
-    size_t start = 0;
-    while (start < lines.size()) {
-      size_t end = lines.find('\n', start);
-      if (end == std::string::npos) end = lines.size();
-      s += "  " + lines.substr(start, end - start) + "\n";
-      start = end + 1;
-    }
-    return s;
   }
 
   bool tryMerge(int64_t a, int64_t b) {
@@ -357,7 +407,8 @@ class Finder {
     // Either order is the same union.
     auto key = std::minmax(groups_[a].exprs, groups_[b].exprs);
     if (refused_.count(key)) return false;
-    const std::string what = fmt::format("segmenter: merge {} + {}", label(a), label(b));
+    const std::string what = fmt::format("segmenter: merge {} + {}", labelOf(groups_[a].exprs),
+                                         labelOf(groups_[b].exprs));
     auto refuse = [&](const std::string& why) {
       refused_.insert(key);
       if (logging()) dumpStream() << what << ": refused, " << why;
@@ -366,28 +417,36 @@ class Finder {
     if (options_.custom_should_merge_groups &&
         !options_.custom_should_merge_groups(exprsOf(groups_[a].exprs), exprsOf(groups_[b].exprs)))
       return refuse("custom_should_merge_groups said no\n");
-    const std::vector<std::vector<int64_t>> consumers = consumerLists();
-    // A path between them through other groups: the two alone would make a cycle, so the
-    // merge takes those groups too (a normalization whose reduction sits between its input's
-    // reader and its output's writer: {reshape, abs} + {div} through {max, broadcast}).
+    const std::vector<std::vector<int64_t>>& consumers = consumerLists();
+    // A path between them through other groups (those on it): the two alone would make a
+    // cycle, so the merge takes those groups too (a normalization whose reduction sits between its
+    // input's reader and its output's writer: {reshape, abs} + {div} through {max, broadcast}).
     std::vector<int64_t> mid;
-    if (reachesThroughOther(consumers, a, b)) mid = groupsBetween(consumers, a, b);
-    if (reachesThroughOther(consumers, b, a)) mid = groupsBetween(consumers, b, a);
+    for (auto [from, to] : {std::pair(a, b), std::pair(b, a)})
+      if (mid.empty()) mid = groupsBetween(consumers, from, to);
     std::string through;
     for (int64_t g : mid) {
       merged.insert(merged.end(), groups_[g].exprs.begin(), groups_[g].exprs.end());
-      through += (through.empty() ? "" : " + ") + label(g);
+      through += (through.empty() ? "" : " + ") + labelOf(groups_[g].exprs);
     }
     std::sort(merged.begin(), merged.end());
     if (!mid.empty()) through = fmt::format(" (with {} between them)", through);
+    // Without logging (which prints each scheduler's reason), the common refusal is here.
+    std::vector<int64_t> gs = mid;
+    gs.insert(gs.end(), {a, b});
+    if (!logging() && hintInside(gs)) {
+      refused_.insert(key);
+      return false;
+    }
     HeuristicsProposal proposal = propose(merged);
     if (!proposal.accepted())
       return refuse(fmt::format("no scheduler takes the union{}:\n{}", through,
-                                indent(proposal.rejectionsString())));
+                                proposal.rejectionsString("  ")));
     if (logging())
       dumpStream() << what << through << ": accepted by " << toString(proposal.type) << "\n";
     for (int64_t g : mid) groups_[g].alive = false;
     groups_[b].alive = false;
+    consumers_.reset();
     groups_[a].exprs = std::move(merged);
     groups_[a].type = proposal.type;
     for (int64_t i : groups_[a].exprs) group_of_[i] = a;
@@ -417,62 +476,61 @@ class Finder {
     return exprsOf(std::vector<int64_t>(all.begin(), all.end()));
   }
 
-  // What the registry says of the segment `own` would form, at these sizes.
-  HeuristicsProposal propose(const std::vector<int64_t>& own) {
+  // f(fusion, run-time info) of the segment `own` would form, at these sizes.
+  template <typename F>
+  auto onSegment(const std::vector<int64_t>& own, F&& f) {
     std::vector<Expr*> exprs = withForwarded(own);
     std::vector<Val*> outputs;
-    if (std::optional<std::vector<Val*>> rest = restOutputs(exprs)) {
-      outputs = std::move(*rest);
-    } else {
-      for (Val* out : subgraphOutputs(exprs)) {
-        Expr* def = out->definition();
-        if (!forwarded_[index_.at(def)]) outputs.push_back(out);
-      }
-    }
-    SegmentSubfusion segment =
-        makeSegmentSubfusion(complete_, exprs, subgraphInputs(exprs), outputs);
-    SchedulerRuntimeInfo info(segment.fusion.get(),
-                              segmentInputsMetadata(segment.original_inputs, info_),
-                              info_.device());
-    return proposeHeuristics(segment.fusion.get(), info);
-  }
-
-  // Whether the segment of `own` (one view expr) makes each of its outputs a view of its
-  // input (alias_analysis.h), as an ExprEval group does.
-  bool aliasesAlone(const std::vector<int64_t>& own) {
-    std::vector<Expr*> exprs = withForwarded(own);
-    std::vector<Val*> outputs;
-    for (Val* out : subgraphOutputs(exprs))
+    if (std::optional<std::vector<Val*>> rest = restOutputs(exprs)) outputs = std::move(*rest);
+    for (Val* out : aliased_.empty() ? subgraphOutputs(exprs) : std::vector<Val*>{})
       if (!forwarded_[index_.at(out->definition())]) outputs.push_back(out);
     SegmentSubfusion segment =
         makeSegmentSubfusion(complete_, exprs, subgraphInputs(exprs), outputs);
     SchedulerRuntimeInfo info(segment.fusion.get(),
                               segmentInputsMetadata(segment.original_inputs, info_),
                               info_.device());
-    return !outputs.empty() &&
-           findAliasedOutputs(*segment.fusion, info).size() == segment.fusion->outputs().size();
+    return f(segment.fusion.get(), info);
   }
 
-  // Kahn's algorithm, the smallest key first among the ready groups.
-  void emitInRunOrder() {
-    std::vector<int64_t> alive = aliveInKeyOrder();
-    std::vector<int64_t> order;
-    std::vector<bool> done(groups_.size(), false);
-    while (order.size() < alive.size()) {
-      bool progressed = false;
-      for (int64_t g : alive) {
-        if (done[g]) continue;
-        std::vector<int64_t> producers = producersOf(g);
-        if (!std::all_of(producers.begin(), producers.end(), [&](int64_t p) { return done[p]; }))
-          continue;
-        done[g] = true;
-        order.push_back(g);
-        progressed = true;
-        break;
-      }
-      MF_ASSERT(progressed, "segmenter: the groups form a cycle");
+  HeuristicsProposal propose(const std::vector<int64_t>& own) {
+    return onSegment(
+        own, [](Fusion* f, SchedulerRuntimeInfo& info) { return proposeHeuristics(f, info); });
+  }
+
+  // Whether the segment of `own` (one view expr) makes each of its outputs a view of its
+  // input (alias_analysis.h), as an ExprEval group does.
+  bool aliasesAlone(const std::vector<int64_t>& own) {
+    return onSegment(own, [](Fusion* f, SchedulerRuntimeInfo& info) {
+      return !f->outputs().empty() && findAliasedOutputs(*f, info).size() == f->outputs().size();
+    });
+  }
+
+  // The groups in run order (Kahn's algorithm, the smallest key first among the ready
+  // groups); nullopt when they read each other in a cycle.
+  std::optional<std::vector<int64_t>> runOrder() const {
+    const std::vector<std::vector<int64_t>>& consumers = consumerLists();
+    const std::vector<int64_t> alive = aliveInKeyOrder();
+    std::vector<int64_t> pending(groups_.size(), 0), order;
+    for (int64_t g : alive)
+      for (int64_t c : consumers[g]) ++pending[c];
+    std::set<std::pair<int64_t, int64_t>> ready;  // (key, group)
+    for (int64_t g : alive)
+      if (pending[g] == 0) ready.emplace(groups_[g].key(), g);
+    while (!ready.empty()) {
+      const int64_t g = ready.begin()->second;
+      ready.erase(ready.begin());
+      order.push_back(g);
+      for (int64_t c : consumers[g])
+        if (--pending[c] == 0) ready.emplace(groups_[c].key(), c);
     }
-    for (int64_t g : order) {
+    if (order.size() != alive.size()) return std::nullopt;
+    return order;
+  }
+
+  void emitInRunOrder() {
+    std::optional<std::vector<int64_t>> order = runOrder();
+    MF_ASSERT(order.has_value(), "segmenter: the groups form a cycle");
+    for (int64_t g : *order) {
       std::vector<Expr*> exprs = withForwarded(groups_[g].exprs);
       std::optional<std::vector<Val*>> outputs = restOutputs(exprs);
       segmented_->addGroup(std::move(exprs), groups_[g].type, std::move(outputs));
@@ -508,6 +566,7 @@ class Finder {
   std::vector<bool> in_rest_;      // expr index -> needed by an output that is not a view
   std::vector<Candidate> groups_;
   std::vector<int64_t> group_of_;  // expr index -> group (-1: forwarded)
+  mutable std::optional<std::vector<std::vector<int64_t>>> consumers_;  // consumerLists()
   // Merges refused once stay refused: the oracle and the hook see only the exprs, and a
   // cycle through another group never disappears when other groups merge.
   std::set<std::pair<std::vector<int64_t>, std::vector<int64_t>>> refused_;

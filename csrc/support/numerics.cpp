@@ -51,36 +51,19 @@ uint64_t roundMagnitude(uint64_t abs_bits, NarrowFormat fmt) {
   return (static_cast<uint64_t>(q - min_normal_exp) << fmt.man_bits) + kept;
 }
 
-uint16_t doubleToHalfBits(double v) {
+// The sign (moved to bit `width - 1`), NaN as `nan`, and the magnitude rounded to `fmt`,
+// capped at `max` (infinity for half and bf16: round to nearest overflows to it; 448 for
+// e4m3's satfinite, which infinities also give).
+template <typename Bits>
+Bits narrowBits(double v, NarrowFormat fmt, Bits nan, uint64_t max) {
+  constexpr int kWidth = 8 * sizeof(Bits);
   const uint64_t bits = std::bit_cast<uint64_t>(v);
-  const auto sign = static_cast<uint16_t>((bits >> 48) & 0x8000);
+  const auto sign = static_cast<Bits>((bits >> (64 - kWidth)) & (1ull << (kWidth - 1)));
   const uint64_t abs_bits = bits & ~kDoubleSignBit;
-  if (abs_bits > kDoubleInfBits) return kHalfCanonicalNan;
-  if (abs_bits == kDoubleInfBits) return sign | 0x7c00;
-  // Round to nearest overflows to infinity.
-  const uint64_t magnitude = std::min<uint64_t>(roundMagnitude(abs_bits, kHalfFormat), 0x7c00);
-  return sign | static_cast<uint16_t>(magnitude);
-}
-
-uint16_t doubleToBFloat16Bits(double v) {
-  const uint64_t bits = std::bit_cast<uint64_t>(v);
-  const auto sign = static_cast<uint16_t>((bits >> 48) & 0x8000);
-  const uint64_t abs_bits = bits & ~kDoubleSignBit;
-  if (abs_bits > kDoubleInfBits) return kBFloat16CanonicalNan;
-  if (abs_bits == kDoubleInfBits) return sign | 0x7f80;
-  const uint64_t magnitude = std::min<uint64_t>(roundMagnitude(abs_bits, kBFloat16Format), 0x7f80);
-  return sign | static_cast<uint16_t>(magnitude);
-}
-
-uint8_t doubleToFloat8e4m3Bits(double v) {
-  const uint64_t bits = std::bit_cast<uint64_t>(v);
-  const auto sign = static_cast<uint8_t>((bits >> 56) & 0x80);
-  const uint64_t abs_bits = bits & ~kDoubleSignBit;
-  if (abs_bits > kDoubleInfBits) return kFloat8e4m3CanonicalNan;
-  // satfinite: infinities and every magnitude that rounds past 448 (0x7e) give 448.
-  if (abs_bits == kDoubleInfBits) return sign | 0x7e;
-  const uint64_t magnitude = std::min<uint64_t>(roundMagnitude(abs_bits, kFloat8e4m3Format), 0x7e);
-  return sign | static_cast<uint8_t>(magnitude);
+  if (abs_bits > kDoubleInfBits) return nan;
+  const uint64_t magnitude =
+      abs_bits == kDoubleInfBits ? max : std::min<uint64_t>(roundMagnitude(abs_bits, fmt), max);
+  return static_cast<Bits>(sign | magnitude);
 }
 
 // Decodes a finite narrow value's magnitude bits exactly into a float (every narrow value is
@@ -116,23 +99,24 @@ Int truncateSaturating(double v) {
 
 }  // namespace
 
+// A float widens to double exactly, so both round once, from the same number.
 Half floatToHalf(float v) {
-  return Half{doubleToHalfBits(v)};
+  return doubleToHalf(v);
 }
 Half doubleToHalf(double v) {
-  return Half{doubleToHalfBits(v)};
+  return Half{narrowBits<uint16_t>(v, kHalfFormat, kHalfCanonicalNan, 0x7c00)};
 }
 BFloat16 floatToBFloat16(float v) {
-  return BFloat16{doubleToBFloat16Bits(v)};
+  return doubleToBFloat16(v);
 }
 BFloat16 doubleToBFloat16(double v) {
-  return BFloat16{doubleToBFloat16Bits(v)};
+  return BFloat16{narrowBits<uint16_t>(v, kBFloat16Format, kBFloat16CanonicalNan, 0x7f80)};
 }
 Float8e4m3 floatToFloat8e4m3(float v) {
-  return Float8e4m3{doubleToFloat8e4m3Bits(v)};
+  return doubleToFloat8e4m3(v);
 }
 Float8e4m3 doubleToFloat8e4m3(double v) {
-  return Float8e4m3{doubleToFloat8e4m3Bits(v)};
+  return Float8e4m3{narrowBits<uint8_t>(v, kFloat8e4m3Format, kFloat8e4m3CanonicalNan, 0x7e)};
 }
 
 float halfToFloat(Half v) {

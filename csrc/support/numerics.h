@@ -81,19 +81,6 @@ template <typename T>
 constexpr bool kIsScalar =
     kIsNarrowFloat<T> || std::is_same_v<T, bool> || std::is_same_v<T, int32_t> ||
     std::is_same_v<T, int64_t> || std::is_same_v<T, float> || std::is_same_v<T, double>;
-
-inline float narrowToFloat(Half v) {
-  return halfToFloat(v);
-}
-inline float narrowToFloat(BFloat16 v) {
-  return bfloat16ToFloat(v);
-}
-inline float narrowToFloat(Float8e4m3 v) {
-  return float8e4m3ToFloat(v);
-}
-inline float narrowToFloat(Float4e2m1 v) {
-  return float4e2m1ToFloat(v);
-}
 }  // namespace detail
 
 //! The value cast of the generated code (`mf_cast<To, From>` in runtime/numerics.cuh), on the
@@ -114,8 +101,14 @@ To castValue(From v) {
   static_assert(detail::kIsScalar<To> && detail::kIsScalar<From>, "castValue: unsupported type");
   if constexpr (std::is_same_v<To, From>) {
     return v;
-  } else if constexpr (detail::kIsNarrowFloat<From>) {
-    return castValue<To>(detail::narrowToFloat(v));
+  } else if constexpr (std::is_same_v<From, Half>) {
+    return castValue<To>(halfToFloat(v));
+  } else if constexpr (std::is_same_v<From, BFloat16>) {
+    return castValue<To>(bfloat16ToFloat(v));
+  } else if constexpr (std::is_same_v<From, Float8e4m3>) {
+    return castValue<To>(float8e4m3ToFloat(v));
+  } else if constexpr (std::is_same_v<From, Float4e2m1>) {
+    return castValue<To>(float4e2m1ToFloat(v));
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
   } else if constexpr (std::is_same_v<To, int32_t> && std::is_floating_point_v<From>) {
@@ -124,26 +117,17 @@ To castValue(From v) {
     return floatToInt64(v);
   } else if constexpr (!detail::kIsNarrowFloat<To>) {
     return static_cast<To>(v);
-  } else if constexpr (std::is_same_v<From, double>) {
-    if constexpr (std::is_same_v<To, Half>) {
-      return doubleToHalf(v);
-    } else if constexpr (std::is_same_v<To, BFloat16>) {
-      return doubleToBFloat16(v);
-    } else if constexpr (std::is_same_v<To, Float4e2m1>) {
-      return doubleToFloat4e2m1(v);
-    } else {
-      return doubleToFloat8e4m3(v);
-    }
   } else {
-    const float f = static_cast<float>(v);
+    // An integer converts to float first, as mf_cast does; a float widens to double exactly.
+    const double d = std::is_same_v<From, double> ? v : double{static_cast<float>(v)};
     if constexpr (std::is_same_v<To, Half>) {
-      return floatToHalf(f);
+      return doubleToHalf(d);
     } else if constexpr (std::is_same_v<To, BFloat16>) {
-      return floatToBFloat16(f);
+      return doubleToBFloat16(d);
     } else if constexpr (std::is_same_v<To, Float4e2m1>) {
-      return floatToFloat4e2m1(f);
+      return doubleToFloat4e2m1(d);
     } else {
-      return floatToFloat8e4m3(f);
+      return doubleToFloat8e4m3(d);
     }
   }
 }

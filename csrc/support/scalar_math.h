@@ -12,70 +12,50 @@
 #pragma once
 
 #include <cmath>
+#include <concepts>
 
 namespace mf::math {
+
+// Each for float and for double, computed in that type.
 
 // ---- exact operations ----
 
 //! mf_neg
-inline float neg(float x) {
-  return -x;
-}
-inline double neg(double x) {
+template <std::floating_point T>
+T neg(T x) {
   return -x;
 }
 //! mf_abs
-inline float abs(float x) {
-  return std::fabs(x);
-}
-inline double abs(double x) {
+template <std::floating_point T>
+T abs(T x) {
   return std::fabs(x);
 }
 //! mf_floor
-inline float floor(float x) {
-  return std::floor(x);
-}
-inline double floor(double x) {
+template <std::floating_point T>
+T floor(T x) {
   return std::floor(x);
 }
 //! mf_ceil
-inline float ceil(float x) {
+template <std::floating_point T>
+T ceil(T x) {
   return std::ceil(x);
 }
-inline double ceil(double x) {
-  return std::ceil(x);
-}
-
 //! mf_relu: x < 0 ? 0 : x, so relu(NaN) = NaN and relu(-0) = -0.
-inline float relu(float x) {
-  return x < 0.0f ? 0.0f : x;
+template <std::floating_point T>
+T relu(T x) {
+  return x < T{0} ? T{0} : x;
 }
-inline double relu(double x) {
-  return x < 0.0 ? 0.0 : x;
-}
-
 //! mf_maximum: as torch.maximum, a NaN operand gives NaN (a's if both); +0 beats -0.
-inline float maximum(float a, float b) {
+template <std::floating_point T>
+T maximum(T a, T b) {
   if (std::isnan(a)) return a;
   if (std::isnan(b)) return b;
   if (a == b) return std::signbit(a) ? b : a;
   return a > b ? a : b;
 }
-inline double maximum(double a, double b) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  if (a == b) return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-
 //! mf_minimum: as torch.minimum, a NaN operand gives NaN (a's if both); -0 beats +0.
-inline float minimum(float a, float b) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  if (a == b) return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-inline double minimum(double a, double b) {
+template <std::floating_point T>
+T minimum(T a, T b) {
   if (std::isnan(a)) return a;
   if (std::isnan(b)) return b;
   if (a == b) return std::signbit(a) ? a : b;
@@ -85,77 +65,57 @@ inline double minimum(double a, double b) {
 // ---- correctly rounded operations ----
 
 //! mf_sqrt
-inline float sqrt(float x) {
-  return std::sqrt(x);
-}
-inline double sqrt(double x) {
+template <std::floating_point T>
+T sqrt(T x) {
   return std::sqrt(x);
 }
 //! mf_rsqrt: 1 / sqrt(x), two correctly rounded operations (not an rsqrt approximation).
-inline float rsqrt(float x) {
-  return 1.0f / std::sqrt(x);
-}
-inline double rsqrt(double x) {
-  return 1.0 / std::sqrt(x);
+template <std::floating_point T>
+T rsqrt(T x) {
+  return T{1} / std::sqrt(x);
 }
 //! mf_reciprocal
-inline float reciprocal(float x) {
-  return 1.0f / x;
-}
-inline double reciprocal(double x) {
-  return 1.0 / x;
+template <std::floating_point T>
+T reciprocal(T x) {
+  return T{1} / x;
 }
 
-// ---- transcendental (glibc here, libdevice there) ----
+// ---- transcendental (glibc here, libdevice there; expf or exp and so on) ----
 
-//! mf_exp (expf / exp)
-inline float exp(float x) {
+//! mf_exp
+template <std::floating_point T>
+T exp(T x) {
   return std::exp(x);
 }
-inline double exp(double x) {
-  return std::exp(x);
-}
-//! mf_log (logf / log)
-inline float log(float x) {
+//! mf_log
+template <std::floating_point T>
+T log(T x) {
   return std::log(x);
 }
-inline double log(double x) {
-  return std::log(x);
-}
-//! mf_tanh (tanhf / tanh)
-inline float tanh(float x) {
+//! mf_tanh
+template <std::floating_point T>
+T tanh(T x) {
   return std::tanh(x);
 }
-inline double tanh(double x) {
-  return std::tanh(x);
-}
-//! mf_sin (sinf / sin)
-inline float sin(float x) {
+//! mf_sin
+template <std::floating_point T>
+T sin(T x) {
   return std::sin(x);
 }
-inline double sin(double x) {
-  return std::sin(x);
-}
-//! mf_cos (cosf / cos)
-inline float cos(float x) {
+//! mf_cos
+template <std::floating_point T>
+T cos(T x) {
   return std::cos(x);
 }
-inline double cos(double x) {
-  return std::cos(x);
-}
-//! mf_pow (powf / pow)
-inline float pow(float x, float y) {
-  return std::pow(x, y);
-}
-inline double pow(double x, double y) {
+//! mf_pow
+template <std::floating_point T>
+T pow(T x, T y) {
   return std::pow(x, y);
 }
 //! mf_sigmoid: 1 / (1 + exp(-x)), in the argument's type.
-inline float sigmoid(float x) {
-  return 1.0f / (1.0f + std::exp(-x));
-}
-inline double sigmoid(double x) {
-  return 1.0 / (1.0 + std::exp(-x));
+template <std::floating_point T>
+T sigmoid(T x) {
+  return T{1} / (T{1} + std::exp(-x));
 }
 
 }  // namespace mf::math

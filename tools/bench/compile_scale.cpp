@@ -6,15 +6,24 @@
 //            (one persistent kernel)
 //   segset   the chain with a segment_set every 5 ops (N / 5 groups; the math repeats every 15
 //            ops, so 3 distinct kernels)
-// For each shape and N (default 50 100 200 400 800) it prints the first run's wall time, the
-// phases of making its runtime (FusionKernelRuntime::compileProfile: size passes,
-// segmentation, heuristics, scheduling, lowering, codegen, NVRTC), the kernels NVRTC compiled
-// and those the kernel cache served, and the CPU reference's time for the same inputs; then,
-// per shape, each phase's growth per doubling of N. The disk kernel cache is off
-// (MINIFUSER_CACHE_DIR=), so every run compiles what it has not compiled in this process.
+// For each shape (default all three; name some to pick them) and N (default 50 100 200 400 800) it
+// prints the first run's wall time, the phases of making its runtime
+// (FusionKernelRuntime::compileProfile: size passes, segmentation, heuristics, scheduling,
+// lowering, codegen, NVRTC), the kernels NVRTC compiled and those the kernel cache served, and the
+// CPU reference's time for the same inputs; then, per shape, each phase's growth per doubling of N.
+// The disk kernel cache is off (MINIFUSER_CACHE_DIR=), so every run compiles what it has not
+// compiled in this process. With a GPU it then times the cached run of the 80-group segset chain (N
+// = 400) on device inputs: the host time of one runFusionWithInputs (wall time of the call, the
+// stream synchronized between calls, median of 200), per segment, against the host time of a bare
+// launch of its first kernel (KernelExecutor::benchmarkBareLaunchUs, as many launches as
+// segments from a drained stream, not waiting for them; median of 21) and the target
+// of a bare launch + 0.5 us per segment.
+// `compile_scale chain 800` measures one shape at one size (for a profiler).
+// Each row is the median of three runs (each with its own constant, so each compiles anew).
 // `compile_scale 8` runs as a ctest smoke test (no timing asserted).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -22,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "cuda/driver.h"
+#include "cuda/module.h"
 #include "minifuser/minifuser.h"
 
 namespace {
@@ -32,8 +43,9 @@ double msSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-// The shape's fusion of n ops on one [64, 1000] float input.
-std::unique_ptr<mf::Fusion> build(const std::string& shape, int n) {
+// The shape's fusion of n ops on one [64, 1000] float input; `variant` changes the constant
+// (so each repetition compiles its own kernels).
+std::unique_ptr<mf::Fusion> build(const std::string& shape, int n, int variant = 0) {
   auto fusion = std::make_unique<mf::Fusion>();
   mf::FusionGuard fg(fusion.get());
   mf::TensorView* x = mf::makeSymbolicTensor(2);
@@ -42,7 +54,7 @@ std::unique_ptr<mf::Fusion> build(const std::string& shape, int n) {
   for (int i = 0; i < n; ++i) {
     switch (i % 3) {
       case 0:
-        t = mf::mul(t, mf::constFloat(1.0001));
+        t = mf::mul(t, mf::constFloat(1.0001 + 1e-6 * variant));
         break;
       case 1:
         t = mf::add(t, x);
@@ -64,9 +76,9 @@ struct Row {
   size_t groups, compiled, reused;
 };
 
-Row measure(const std::string& shape, int n, const std::vector<mf::Tensor>& inputs) {
+Row measure(const std::string& shape, int n, const std::vector<mf::Tensor>& inputs, int variant) {
   Row r{};
-  mf::FusionExecutorCache fec(build(shape, n));
+  mf::FusionExecutorCache fec(build(shape, n, variant));
   Clock::time_point start = Clock::now();
   fec.runFusionWithInputs(inputs);
   r.first_run = msSince(start);
@@ -87,21 +99,85 @@ Row measure(const std::string& shape, int n, const std::vector<mf::Tensor>& inpu
   return r;
 }
 
+// The host cost of a cached run of the segset chain of n ops on the GPU.
+void measureHotPath(int n) {
+  mf::FusionExecutorCache fec(build("segset", n));
+  const std::vector<mf::Tensor> inputs = {
+      mf::Tensor::random({64, 1000}, mf::DataType::Float, 1).toDevice()};
+  const mf::Tensor out = fec.runFusionWithInputs(inputs)[0].toHost();
+  const mf::Tensor ref = mf::ReferenceEvaluator(fec.fusion()).run(inputs)[0];
+  for (int64_t i = 0; i < ref.numel(); ++i)
+    if (std::abs(out.item(i) - ref.item(i)) > 1e-3 * (1 + std::abs(ref.item(i)))) {
+      fmt::print("hot: wrong result at {}: {} vs {}\n", i, out.item(i), ref.item(i));
+      return;
+    }
+  mf::FusionKernelRuntime* runtime = fec.getMostRecentKernelRuntime();
+  const size_t groups = runtime->compileProfile().groups;
+  std::vector<double> us;
+  for (int i = 0; i < 220; ++i) {
+    mf::cuda::timeOnStreamMs([] {});  // the stream drained: the call's time is the host's
+    const Clock::time_point start = Clock::now();
+    fec.runFusionWithInputs(inputs);
+    if (i >= 20) us.push_back(1000.0 * msSince(start));
+  }
+  mf::cuda::timeOnStreamMs([] {});
+  std::sort(us.begin(), us.end());
+  const double host_us = us[us.size() / 2];
+  // 80 launches from a drained stream, timed until the last returns: the host's part, as
+  // the calls above are timed.
+  std::vector<double> bare;
+  for (int i = 0; i < 21; ++i)
+    bare.push_back(runtime->executor()->benchmarkBareLaunchUs(inputs, 20, static_cast<int>(groups),
+                                                              /*wait_for_kernels=*/false));
+  std::sort(bare.begin(), bare.end());
+  const double bare_us = bare[bare.size() / 2];
+  const double per_segment = host_us / static_cast<double>(groups);
+  fmt::print(
+      "hot segset N={}: {} groups, cached call host {:.1f} us ({:.2f} us per segment), bare "
+      "launch {:.2f} us, overhead {:.2f} us per segment beyond a bare launch (target 0.5: "
+      "{})\n",
+      n, groups, host_us, per_segment, bare_us, per_segment - bare_us,
+      per_segment - bare_us <= 0.5 ? "met" : "missed");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   setenv("MINIFUSER_CACHE_DIR", "", 1);  // before minifuser reads its options
   std::vector<int> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
+  std::vector<std::string> shapes;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "chain" || arg == "reduce" || arg == "segset") {
+      shapes.push_back(arg);
+    } else if (const int n = std::atoi(arg.c_str()); n > 0) {
+      sizes.push_back(n);
+    } else {
+      fmt::print(stderr, "usage: compile_scale [chain|reduce|segset ...] [N ...]\n");
+      return 2;
+    }
+  }
   if (sizes.empty()) sizes = {50, 100, 200, 400, 800};
+  if (shapes.empty()) shapes = {"chain", "reduce", "segset"};
   const std::vector<mf::Tensor> inputs = {mf::Tensor::random({64, 1000}, mf::DataType::Float, 1)};
   fmt::print("{:<7} {:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>6} {:>8}\n",
              "shape", "N", "first ms", "passes", "segment", "heurist", "schedule", "lower",
              "codegen", "nvrtc", "reference", "groups", "kernels");
-  for (const std::string shape : {"chain", "reduce", "segset"}) {
+  for (const std::string& shape : shapes) {
     std::map<int, Row> rows;
     for (int n : sizes) {
-      const Row r = measure(shape, n, inputs);
+      // The median of three runs, phase by phase (a 2-core machine's timings are noisy).
+      std::vector<Row> runs;
+      for (int variant = 0; variant < 3; ++variant)
+        runs.push_back(measure(shape, n, inputs, variant));
+      Row r = runs[0];
+      for (double Row::*field :
+           {&Row::first_run, &Row::passes, &Row::segment, &Row::heuristics, &Row::schedule,
+            &Row::lower, &Row::codegen, &Row::nvrtc, &Row::reference}) {
+        std::vector<double> v = {runs[0].*field, runs[1].*field, runs[2].*field};
+        std::sort(v.begin(), v.end());
+        r.*field = v[1];
+      }
       rows[n] = r;
       fmt::print(
           "{:<7} {:>5} {:>9.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f} "
@@ -127,5 +203,6 @@ int main(int argc, char** argv) {
         growth(a.schedule, b.schedule), growth(a.lower, b.lower), growth(a.codegen, b.codegen),
         growth(a.nvrtc, b.nvrtc), growth(a.reference, b.reference));
   }
+  if (mf::cuda::cudaAvailable()) measureHotPath(400);
   return 0;
 }

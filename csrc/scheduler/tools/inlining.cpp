@@ -36,7 +36,7 @@ void TensorView::inlineAt(int64_t given) {
            "inlineAt: {} is an offsets operand of preprocessGroupedMatmulInputSf, which must be "
            "in global memory when the kernel starts",
            toString());
-  if (pos > 0) {
+  if (pos > computeAtPosition()) {  // leaving loops it shares needs no check (nor an IdModel)
     std::string why = MaxPosCalculator(*fusion()).whyNot(this, pos);
     MF_CHECK(why.empty(), "inlineAt({}) of {}: {}", pos, toString(), why);
   }

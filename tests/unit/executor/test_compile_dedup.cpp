@@ -58,7 +58,14 @@ TEST(CompileDedup, KernelsEqualUpToNumberingShareANameAndKey) {
 TEST(CompileDedup, RepeatedSegmentsCompileOnce) {
   FusionExecutorCache fec(segmentedChain(30));
   std::vector<Tensor> inputs = {Tensor::random({8, 33}, DataType::Float, 3)};
+  OptionsGuard guard;
+  guard.enableDump(DumpOption::FecCache);
+  ::testing::internal::CaptureStdout();
   std::vector<Tensor> out = fec.runFusionWithInputs(inputs);
+  // The dump says what the kernel cache served (this process may have compiled some before).
+  EXPECT_THAT(::testing::internal::GetCapturedStdout(),
+              ::testing::ContainsRegex("fec_cache: miss; new runtime \\(6 groups; kernels: [0-4] "
+                                       "compiled, [2-6] from the cache\\)"));
   const auto& p = fec.getMostRecentKernelRuntime()->compileProfile();
   EXPECT_EQ(p.groups, 6u);
   EXPECT_EQ(p.kernels_compiled + p.kernels_reused, 6u);

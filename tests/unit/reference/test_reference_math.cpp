@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -160,6 +161,57 @@ TEST(ReferenceMath, BinaryOpsOnFloatAndDouble) {
       Tensor out = runBinary(c.op, dtype, c.a, c.b);
       EXPECT_EQ(out.dtype(), isPredicateOp(c.op) ? DataType::Bool : dtype);
       expectValues(values(out), c.expected);
+    }
+  }
+}
+
+// Float and double pointwise ops run by rows (evalFloatingRow): each element must be what
+// evalUnary / evalBinary give for it, bit for bit, with a strided operand, a broadcast one and
+// a scalar, at special values (NaN, infinities, -0, huge, tiny) and random ones.
+TEST(ReferenceMath, RowPathEqualsTheScalarSemanticsPerElement) {
+  const std::vector<double> special = {kNan, kInf, -kInf, -0.0, 0.0, 1e300, -1e-310, 3.5, -2.0};
+  for (DataType dtype : {DataType::Float, DataType::Double}) {
+    SCOPED_TRACE(std::string(toString(dtype)));
+    // x: [3, 7] viewed with a row stride of 9 (non-contiguous); b: [7] broadcast over rows.
+    Tensor storage = Tensor::random({3 * 9}, dtype, 11);
+    for (size_t i = 0; i < special.size(); ++i)
+      storeElement(static_cast<std::byte*>(storage.rawData()) + 2 * i * dataTypeSize(dtype), dtype,
+                   special[i]);
+    const Tensor x = storage.asStrided({3, 7}, {9, 1}, 0);
+    Tensor b = Tensor::random({7}, dtype, 12);
+    storeElement(static_cast<std::byte*>(b.rawData()), dtype, kNan);
+    const double scalar = -1.25;
+    for (int kind = 0; kind < 14; ++kind) {
+      const bool unary = kind < 5;
+      const UnaryOpType uop = std::array{UnaryOpType::Neg, UnaryOpType::Exp, UnaryOpType::Relu,
+                                         UnaryOpType::Rsqrt, UnaryOpType::Tanh}[kind % 5];
+      const BinaryOpType bop = std::array{
+          BinaryOpType::Add, BinaryOpType::Sub,     BinaryOpType::Mul,
+          BinaryOpType::Div, BinaryOpType::Maximum, BinaryOpType::Minimum,
+          BinaryOpType::Pow, BinaryOpType::Add,     BinaryOpType::Div}[std::max(0, kind - 5)];
+      const bool with_scalar = kind >= 12;  // x op scalar: the scalar converted to dtype
+      Fusion fusion;
+      FusionGuard fg(&fusion);
+      TensorView* tx = makeSymbolicTensor(2, dtype);
+      TensorView* tb = makeSymbolicTensor(1, dtype);
+      fusion.addInput(tx);
+      fusion.addInput(tb);
+      Val* rhs = with_scalar ? constFloat(scalar) : broadcast(tb, {true, false});
+      fusion.addOutput(unary ? unaryOp(uop, tx) : binaryOp(bop, tx, rhs)->as<TensorView>());
+      const Tensor out = ReferenceEvaluator(&fusion).run({x, b})[0];
+      for (int64_t r = 0; r < 3; ++r)
+        for (int64_t c = 0; c < 7; ++c) {
+          const ScalarValue xv = x.value(r * 7 + c);
+          const ScalarValue expected =
+              unary ? evalUnary(uop, dtype, xv)
+                    : evalBinary(bop, dtype, dtype, xv,
+                                 with_scalar ? ScalarValue{scalar} : b.value(c));
+          const ScalarValue actual = out.value(r * 7 + c);
+          const double e = asDouble(expected), a = asDouble(actual);
+          EXPECT_TRUE((std::isnan(e) && std::isnan(a)) ||
+                      std::bit_cast<uint64_t>(e) == std::bit_cast<uint64_t>(a))
+              << "kind " << kind << " at [" << r << ", " << c << "]: " << a << " vs " << e;
+        }
     }
   }
 }

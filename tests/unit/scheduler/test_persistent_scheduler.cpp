@@ -72,8 +72,9 @@ std::vector<std::string> names(const std::vector<TensorView*>& tvs) {
 }
 
 // The registers a row takes: softmax keeps x (T0, read by max and by sub) and exp (T4, read
-// by sum and by div); RMS norm keeps x as float (T2, read by x * x and by x * inv) and its
-// weight as float (T8, broadcast over the rows).
+// by sum and by div), one at a time (x is dead by the sum: 4 bytes per element); RMS norm
+// keeps x as float (T2, read by x * x and by x * inv) and its weight as float (T8,
+// broadcast over the rows).
 TEST(PersistentScheduler, AnalysisFindsTheBuffers) {
   auto f = make(softmax2d, DataType::Float);
   auto softmax = analyzeInnerNormalization(f.get());
@@ -84,7 +85,9 @@ TEST(PersistentScheduler, AnalysisFindsTheBuffers) {
   EXPECT_EQ(s.row_rank, 1);
   EXPECT_EQ(names(s.persistent_buffers), (std::vector<std::string>{"T0", "T4"}));
   EXPECT_TRUE(s.row_buffers.empty());
-  EXPECT_EQ(s.persistentBytesPerElement(), 8);
+  EXPECT_EQ(s.persistent_bytes, 4);
+  EXPECT_EQ(names(s.live_buffers), std::vector<std::string>{"T0"});  // first of the two maxima
+  EXPECT_EQ(s.persistentBytesPerElement(), 4);
 
   auto g = make(buildRmsNormDefault, DataType::BFloat16);
   auto rms = analyzeInnerNormalization(g.get());
@@ -204,17 +207,40 @@ TEST(PersistentScheduler, VectorsFollowAlignmentAndStrides) {
   EXPECT_EQ(q.vectorization_factor, 1);
 }
 
-// A long row does not fit in registers: fp32 softmax keeps x and exp(x - max) (8 bytes per
-// element), 32768 elements need 256 KiB.
+// A long row does not fit in registers: fp32 softmax holds x across the max and
+// exp(x - max) across the sum, one at a time (4 bytes per element), so 65536 elements need
+// 256 KiB.
 TEST(PersistentScheduler, RefusesRowsThatDoNotFit) {
   auto f = make(softmax2d, DataType::Float);
-  EXPECT_THAT(persistentRejection(*f, {contiguous({8, 32768})}),
-              HasSubstr("a row of 32768 elements needs 262144 bytes of registers for its "
-                        "persistent buffers"));
-  EXPECT_THAT(persistentRejection(*f, {contiguous({8, 32768})}),
+  EXPECT_THAT(persistentRejection(*f, {contiguous({8, 65536})}),
+              HasSubstr("a row of 65536 elements needs 262144 bytes of registers for its "
+                        "persistent buffers (T0_g_float"));
+  EXPECT_THAT(persistentRejection(*f, {contiguous({8, 65536})}),
               HasSubstr("more than the 131072 bytes a row may take"));
-  // 16384 fits exactly.
-  EXPECT_EQ(persistentParams(*f, {contiguous({8, 16384})}).threads_per_row, 1024);
+  // 32768 fits exactly.
+  EXPECT_EQ(persistentParams(*f, {contiguous({8, 32768})}).threads_per_row, 1024);
+}
+
+// Buffers whose lifetimes do not overlap share registers: a chain of k normalizations of
+// one row, each holding its own input across its reduction, holds two buffers at a time
+// (the fusion input, read after every reduction, and the current one), not k + 1.
+TEST(PersistentScheduler, CountsOnlyBuffersLiveAtOnce) {
+  for (int64_t k : {1, 2, 40}) {
+    Fusion f;
+    FusionGuard fg(&f);
+    TensorView* x = makeSymbolicTensor(2);
+    f.addInput(x);
+    TensorView* t = neg(x);
+    for (int64_t i = 0; i < k; ++i) t = add(add(t, broadcast(sum(t, {1}), {false, true})), x);
+    f.addOutput(t);
+    const auto norm = std::get<InnerNormalization>(analyzeInnerNormalization(&f));
+    EXPECT_EQ(norm.persistent_buffers.size(), static_cast<size_t>(k + 1)) << k;
+    EXPECT_EQ(norm.persistent_bytes, 8) << k;
+    ASSERT_EQ(norm.live_buffers.size(), 2u) << k;
+    EXPECT_EQ(norm.live_buffers[0], x) << k;
+    // A row of 16384 floats fits (2 x 64 KiB), as one block's.
+    EXPECT_EQ(persistentParams(f, {contiguous({8, 16384})}).threads_per_row, 1024) << k;
+  }
 }
 
 TEST(PersistentScheduler, RefusalsSayWhy) {

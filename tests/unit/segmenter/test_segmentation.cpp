@@ -423,6 +423,63 @@ TEST(Segmentation, FinalMergeJoinsUnrelatedGroups) {
   EXPECT_THAT(computed(unmerged->groups()[2]), ElementsAre("T4"));
 }
 
+// The regions between segment_sets are asked whole first: a chain of 40 ops with a
+// segment_set every 5 is 8 groups of 5 ops (the last without a hint), each taken at once
+// (the log has no producer-consumer merge), in chain order.
+TEST(Segmentation, RegionsBetweenSegmentSetsAreTakenWhole) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* x = makeSymbolicTensor(2);
+  fusion.addInput(x);
+  TensorView* t = x;
+  for (int i = 0; i < 40; ++i) {
+    t = i % 3 == 0 ? mul(t, constFloat(1.5)) : i % 3 == 1 ? add(t, x) : neg(t);
+    if (i % 5 == 4 && i + 1 < 40) t = segment_set(t);
+  }
+  fusion.addOutput(t);
+  std::vector<Tensor> inputs = {Tensor::random({5, 7}, DataType::Float, 2)};
+  OptionsGuard guard;
+  guard.enableDump(DumpOption::SegmenterLogging);
+  ::testing::internal::CaptureStdout();
+  auto sf = SegmentCandidateFinder::segment(fusion, inputs);
+  const std::string log = ::testing::internal::GetCapturedStdout();
+  ASSERT_EQ(sf->groups().size(), 8u) << sf->toString();
+  for (size_t g = 0; g < 8; ++g) {
+    EXPECT_EQ(sf->groups()[g]->exprs().size(), g < 7 ? 6u : 5u) << sf->toString();
+    EXPECT_EQ(sf->groups()[g]->schedulerType(), SchedulerType::PointWise);
+  }
+  size_t regions = 0;
+  for (size_t at = log.find("between segment_sets is taken by pointwise"); at != std::string::npos;
+       at = log.find("between segment_sets is taken by pointwise", at + 1))
+    ++regions;
+  EXPECT_EQ(regions, 8u) << log;
+  EXPECT_THAT(log, ::testing::Not(HasSubstr(": accepted by"))) << log;
+  expectGroupsReproduceFusion(fusion, *sf, inputs);
+}
+
+// Regions that read each other in a cycle (a reads b's segment_set, b reads a's) are not
+// kept whole (one group each would be a cycle): the exprs are grouped one by one and the
+// groups run in an order.
+TEST(Segmentation, RegionsInACycleAreGroupedExprByExpr) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* x = makeContigTensor(2);
+  fusion.addInput(x);
+  TensorView* a = add(x, x);               // T1: region A (a binary op: not forwarded)
+  TensorView* b = exp(segment_set(a));     // T2 (A), T3: region B
+  TensorView* d = add(a, segment_set(b));  // T4 (B), T5 (A)
+  fusion.addOutput(d);
+  std::vector<Tensor> inputs = {Tensor::random({4, 9}, DataType::Float, 6)};
+  OptionsGuard guard;
+  guard.enableDump(DumpOption::SegmenterLogging);
+  ::testing::internal::CaptureStdout();
+  auto sf = SegmentCandidateFinder::segment(fusion, inputs);
+  const std::string log = ::testing::internal::GetCapturedStdout();
+  EXPECT_THAT(log, HasSubstr("segmenter: the regions read each other in a cycle\n")) << log;
+  ASSERT_GE(sf->groups().size(), 2u) << sf->toString();
+  expectGroupsReproduceFusion(fusion, *sf, inputs);
+}
+
 // Scalar math (s * 2 on a scalar input) is no segment: each group that needs it gets its
 // definition and the scalar input, and it crosses no edge.
 TEST(Segmentation, ScalarExprsAreCopiedIntoEachGroup) {

@@ -103,7 +103,8 @@ std::string segmentChainWithDump(DumpOption opt, const std::string& dir = ".") {
 TEST(SegmenterDumps, SegmenterLoggingExplainsEachMerge) {
   const std::string log = segmentChainWithDump(DumpOption::SegmenterLogging);
   EXPECT_THAT(log, HasSubstr("segmenter: the fusion holds a segment_set; segmenting\n"));
-  EXPECT_THAT(log, HasSubstr("segmenter: merge {T1} + {T2}: accepted by pointwise\n"));
+  EXPECT_THAT(log, HasSubstr("segmenter: the region {T1, T2} between segment_sets is taken by "
+                             "pointwise\n"));
   EXPECT_THAT(log, HasSubstr("segmenter: merge {T1, T2} + {T3}: refused, no scheduler takes the "
                              "union:\n  no_op: "));
   // T2 is read inside the union, so it is a local tensor there.
