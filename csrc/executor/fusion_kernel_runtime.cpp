@@ -294,17 +294,20 @@ std::vector<Tensor> FusionKernelRuntime::run(const std::vector<Tensor>& inputs,
   std::vector<std::optional<Tensor>> values(slot_count_);
   for (size_t i = 0; i < inputs.size(); ++i)
     values[i] = stage && inputs[i].dim() > 0 ? inputs[i].toDevice() : inputs[i];
+  // Assigned over group after group: an assigned Tensor keeps its shape buffers (no malloc).
   std::vector<Tensor> group_inputs;
   for (size_t i = 0; i < groups_.size(); ++i) {
     const Group& g = *groups_[i];
-    group_inputs.clear();
-    // Views share the caller's storage, not the staged copy's (a view group reads inputs).
-    for (size_t s : g.input_slots)
-      group_inputs.push_back(g.makesViews() && s < inputs.size() ? inputs[s] : *values[s]);
+    group_inputs.resize(std::min(group_inputs.size(), g.input_slots.size()));
+    for (size_t k = 0; k < g.input_slots.size(); ++k) {
+      // Views share the caller's storage, not the staged copy's (a view group reads inputs).
+      const size_t s = g.input_slots[k];
+      const Tensor& t = g.makesViews() && s < inputs.size() ? inputs[s] : *values[s];
+      k < group_inputs.size() ? void(group_inputs[k] = t) : group_inputs.push_back(t);
+    }
     std::vector<Tensor> outs = runGroup(g, i, group_inputs);
     for (size_t k = 0; k < outs.size(); ++k) values[g.output_slots[k]] = std::move(outs[k]);
-    // Intermediates go back to the caching allocator after their last reader.
-    group_inputs.clear();
+    // Intermediates go back to the caching allocator after their last reader (and group).
     for (size_t s : g.release) values[s].reset();
   }
   std::vector<Tensor> outputs;

@@ -47,15 +47,8 @@ std::string_view toString(BlockScalingFactorLayout l) {
 }
 
 bool isInfix(BinaryOpType t) {
-  switch (t) {
-    case BinaryOpType::CeilDiv:
-    case BinaryOpType::Maximum:
-    case BinaryOpType::Minimum:
-    case BinaryOpType::Pow:
-      return false;
-    default:
-      return true;
-  }
+  return t != BinaryOpType::CeilDiv && t != BinaryOpType::Maximum && t != BinaryOpType::Minimum &&
+         t != BinaryOpType::Pow;
 }
 
 DataType computeType(const BinaryOp* op) {

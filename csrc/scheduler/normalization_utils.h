@@ -46,10 +46,9 @@ struct InnerNormalization {
   int64_t row_rank = 0;
   //! persistentBuffers(fusion): what a thread keeps in registers for its part of the row.
   std::vector<TensorView*> persistent_buffers;
-  //! Those held across the reduction that holds the most (defined before it, read after it;
-  //! a fusion input from the kernel's start), and the sum of their element sizes: buffers
-  //! whose lifetimes do not overlap share registers (nvFuser's persistentBufferSize takes
-  //! the same maximum over its resolution points).
+  //! Those held across the reduction that holds the most (defined before it, read after it)
+  //! and the sum of their element sizes: buffers whose lifetimes do not overlap share
+  //! registers (nvFuser's persistentBufferSize takes the same maximum).
   std::vector<TensorView*> live_buffers;
   int64_t persistent_bytes = 0;
   //! Row-shaped tensors broadcast over the rows (a norm's weight, as its broadcast reads it):

@@ -297,8 +297,7 @@ class Finder {
     for (bool changed = true; changed;) {
       changed = false;
       const std::vector<int64_t> alive = aliveInKeyOrder();
-      // reach[g][x]: a path of tensors leads from group g to group x; consumers come after
-      // their producers in key order, so it is filled from the last group back.
+      // reach[g][x]: a path leads from group g to x (filled from the last group back).
       std::vector<std::vector<bool>> reach(groups_.size(), std::vector<bool>(groups_.size()));
       for (auto g = alive.rbegin(); g != alive.rend(); ++g)
         for (int64_t c : consumerLists()[*g]) {

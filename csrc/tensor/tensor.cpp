@@ -205,7 +205,8 @@ Tensor Tensor::emptyStrided(std::vector<int64_t> sizes, std::vector<int64_t> str
   const int64_t last = checkedSpan(sizes, strides, kWhat);
   MF_CHECK(checkedNumel(sizes, kWhat) == 0 || last < storage_numel,
            "{}: the view reaches element {} of a storage of {}", kWhat, last, storage_numel);
-  Tensor t(dtype, std::move(sizes), {storage_numel}, device);
+  Tensor t(dtype, {}, {storage_numel}, device);  // no contiguous strides to replace
+  t.sizes_ = std::move(sizes);
   t.strides_ = std::move(strides);
   return t;
 }

@@ -18,7 +18,8 @@
 // launch of its first kernel (KernelExecutor::benchmarkBareLaunchUs, as many launches as
 // segments from a drained stream, not waiting for them; median of 21) and the target
 // of a bare launch + 0.5 us per segment.
-// `compile_scale chain 800` measures one shape at one size (for a profiler).
+// `compile_scale chain 800` measures one shape at one size (for a profiler); `compile_scale
+// hot` only the hot path, over 20,000 calls.
 // Each row is the median of three runs (each with its own constant, so each compiles anew).
 // `compile_scale 8` runs as a ctest smoke test (no timing asserted).
 #include <fmt/format.h>
@@ -33,6 +34,7 @@
 
 #include "cuda/driver.h"
 #include "cuda/module.h"
+#include "executor/launch_cache.h"
 #include "minifuser/minifuser.h"
 
 namespace {
@@ -100,7 +102,7 @@ Row measure(const std::string& shape, int n, const std::vector<mf::Tensor>& inpu
 }
 
 // The host cost of a cached run of the segset chain of n ops on the GPU.
-void measureHotPath(int n) {
+void measureHotPath(int n, int calls) {
   mf::FusionExecutorCache fec(build("segset", n));
   const std::vector<mf::Tensor> inputs = {
       mf::Tensor::random({64, 1000}, mf::DataType::Float, 1).toDevice()};
@@ -114,7 +116,7 @@ void measureHotPath(int n) {
   mf::FusionKernelRuntime* runtime = fec.getMostRecentKernelRuntime();
   const size_t groups = runtime->compileProfile().groups;
   std::vector<double> us;
-  for (int i = 0; i < 220; ++i) {
+  for (int i = 0; i < calls + 20; ++i) {
     mf::cuda::timeOnStreamMs([] {});  // the stream drained: the call's time is the host's
     const Clock::time_point start = Clock::now();
     fec.runFusionWithInputs(inputs);
@@ -131,6 +133,41 @@ void measureHotPath(int n) {
                                                               /*wait_for_kernels=*/false));
   std::sort(bare.begin(), bare.end());
   const double bare_us = bare[bare.size() / 2];
+  // The same launches through KernelExecutor::run (the checks, the launch cache, the output
+  // allocation): where a segment's cost beyond a bare launch goes.
+  std::vector<double> ke;
+  for (int i = 0; i < 21; ++i) {
+    mf::cuda::timeOnStreamMs([] {});
+    const Clock::time_point start = Clock::now();
+    for (size_t g = 0; g < groups; ++g) runtime->executor()->run(inputs);
+    ke.push_back(1000.0 * msSince(start) / static_cast<double>(groups));
+  }
+  mf::cuda::timeOnStreamMs([] {});
+  std::sort(ke.begin(), ke.end());
+  fmt::print("hot: KernelExecutor::run of the first segment {:.2f} us per launch\n",
+             ke[ke.size() / 2]);
+  // The pieces of a segment's host work, each alone, per call (hot mode only).
+  if (calls > 1000) {
+    auto perCall = [](auto&& fn) {
+      for (int i = 0; i < 1000; ++i) fn();
+      const Clock::time_point start = Clock::now();
+      for (int i = 0; i < 100000; ++i) fn();
+      return 1000.0 * msSince(start) / 100000.0;
+    };
+    const mf::Tensor& x = inputs[0];
+    const double alloc_us = perCall([] {
+      mf::Tensor t = mf::Tensor::emptyStrided({64, 1000}, {1000, 1}, 64000, mf::DataType::Float,
+                                              mf::Device::Cuda);
+    });
+    const double copy_us = perCall([&] { mf::Tensor c = x; });
+    std::vector<int64_t> key;
+    const std::vector<mf::Tensor> two = {x, x};
+    const double sig_us = perCall([&] { mf::launchSignature(two, {}, key); });
+    fmt::print(
+        "hot: pieces (us per call): device tensor alloc+free {:.3f}, tensor copy {:.3f}, "
+        "launch signature of 2 inputs {:.3f}\n",
+        alloc_us, copy_us, sig_us);
+  }
   const double per_segment = host_us / static_cast<double>(groups);
   fmt::print(
       "hot segset N={}: {} groups, cached call host {:.1f} us ({:.2f} us per segment), bare "
@@ -146,14 +183,17 @@ int main(int argc, char** argv) {
   setenv("MINIFUSER_CACHE_DIR", "", 1);  // before minifuser reads its options
   std::vector<int> sizes;
   std::vector<std::string> shapes;
+  bool hot = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "chain" || arg == "reduce" || arg == "segset") {
+    if (arg == "hot") {  // only the hot path, 20,000 calls (for a profiler)
+      hot = true;
+    } else if (arg == "chain" || arg == "reduce" || arg == "segset") {
       shapes.push_back(arg);
     } else if (const int n = std::atoi(arg.c_str()); n > 0) {
       sizes.push_back(n);
     } else {
-      fmt::print(stderr, "usage: compile_scale [chain|reduce|segset ...] [N ...]\n");
+      fmt::print(stderr, "usage: compile_scale [hot] [chain|reduce|segset ...] [N ...]\n");
       return 2;
     }
   }
@@ -163,7 +203,7 @@ int main(int argc, char** argv) {
   fmt::print("{:<7} {:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>6} {:>8}\n",
              "shape", "N", "first ms", "passes", "segment", "heurist", "schedule", "lower",
              "codegen", "nvrtc", "reference", "groups", "kernels");
-  for (const std::string& shape : shapes) {
+  for (const std::string& shape : hot ? std::vector<std::string>{} : shapes) {
     std::map<int, Row> rows;
     for (int n : sizes) {
       // The median of three runs, phase by phase (a 2-core machine's timings are noisy).
@@ -203,6 +243,6 @@ int main(int argc, char** argv) {
         growth(a.schedule, b.schedule), growth(a.lower, b.lower), growth(a.codegen, b.codegen),
         growth(a.nvrtc, b.nvrtc), growth(a.reference, b.reference));
   }
-  if (mf::cuda::cudaAvailable()) measureHotPath(400);
+  if (mf::cuda::cudaAvailable()) measureHotPath(400, hot ? 20000 : 200);
   return 0;
 }
