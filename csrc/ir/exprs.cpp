@@ -47,8 +47,8 @@ std::string_view toString(BlockScalingFactorLayout l) {
 }
 
 bool isInfix(BinaryOpType t) {
-  return t != BinaryOpType::CeilDiv && t != BinaryOpType::Maximum && t != BinaryOpType::Minimum &&
-         t != BinaryOpType::Pow;
+  using enum BinaryOpType;
+  return t != CeilDiv && t != Maximum && t != Minimum && t != Pow;
 }
 
 DataType computeType(const BinaryOp* op) {
@@ -64,36 +64,15 @@ DataType computeType(const BinaryOp* op) {
 }
 
 bool isFloatOnlyOp(UnaryOpType t) {
-  switch (t) {
-    case UnaryOpType::Exp:
-    case UnaryOpType::Log:
-    case UnaryOpType::Sqrt:
-    case UnaryOpType::Rsqrt:
-    case UnaryOpType::Reciprocal:
-    case UnaryOpType::Tanh:
-    case UnaryOpType::Sigmoid:
-    case UnaryOpType::Sin:
-    case UnaryOpType::Cos:
-      return true;
-    default:
-      return false;
-  }
+  using enum UnaryOpType;
+  return t == Exp || t == Log || t == Sqrt || t == Rsqrt || t == Reciprocal || t == Tanh ||
+         t == Sigmoid || t == Sin || t == Cos;
 }
 
 bool isPredicateOp(BinaryOpType t) {
-  switch (t) {
-    case BinaryOpType::Eq:
-    case BinaryOpType::Ne:
-    case BinaryOpType::Lt:
-    case BinaryOpType::Le:
-    case BinaryOpType::Gt:
-    case BinaryOpType::Ge:
-    case BinaryOpType::LogicalAnd:
-    case BinaryOpType::LogicalOr:
-      return true;
-    default:
-      return false;
-  }
+  using enum BinaryOpType;
+  return t == Eq || t == Ne || t == Lt || t == Le || t == Gt || t == Ge || t == LogicalAnd ||
+         t == LogicalOr;
 }
 
 UnaryOp::UnaryOp(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs, UnaryOpType op)

@@ -304,13 +304,26 @@ class Finder {
           reach[*g][c] = true;
           for (size_t x = 0; x < groups_.size(); ++x) reach[*g][x] = reach[*g][x] || reach[c][x];
         }
+      // The groups reading each group's segment_sets.
+      std::vector<std::vector<int64_t>> readers(groups_.size());
+      for (int64_t g : alive)
+        for (int64_t i : groups_[g].exprs)
+          for (Expr* use :
+               isSegmentSet(exprs_[i]) ? exprs_[i]->output(0)->uses() : std::vector<Expr*>{})
+            if (auto it = index_.find(use); it != index_.end() && group_of_[it->second] >= 0)
+              readers[g].push_back(group_of_[it->second]);
       for (size_t i = 0; i < alive.size() && !changed; ++i)
         for (size_t j = i + 1; j < alive.size() && !changed; ++j) {
-          std::vector<int64_t> gs = {alive[i], alive[j]};
+          auto [a, b] = reach[alive[j]][alive[i]] ? std::pair(alive[j], alive[i])
+                                                  : std::pair(alive[i], alive[j]);
+          // Most often a's own segment_set is read on the way to b: no union to build.
+          if (!logging() && reach[a][b] &&
+              std::any_of(readers[a].begin(), readers[a].end(),
+                          [&](int64_t c) { return c == b || reach[c][b]; }))
+            continue;
+          std::vector<int64_t> gs = {a, b};
           for (int64_t g : alive)
-            if ((reach[alive[i]][g] && reach[g][alive[j]]) ||
-                (reach[alive[j]][g] && reach[g][alive[i]]))
-              gs.push_back(g);
+            if (reach[a][g] && reach[g][b]) gs.push_back(g);
           if (logging() || !hintInside(gs)) changed = tryMerge(alive[i], alive[j]);
         }
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -103,12 +104,21 @@ std::vector<Edge> spanningTree(TensorView* reference) {
   std::unordered_map<TensorView*, PreservedAxes> preserved;
   for (IterDomain* id : reference->getLogicalDomain()) preserved[reference].emplace(id, id);
 
-  std::vector<Edge> tree, frontier;
+  // Prim's algorithm for a maximum spanning tree, the weight being the preserved axes: the
+  // frontier ordered best first (a set, so each step is logarithmic in its size).
+  auto better = [](const Edge& a, const Edge& b) {
+    if (a.into_merge != b.into_merge) return !a.into_merge;
+    if (a.axes.size() != b.axes.size()) return a.axes.size() > b.axes.size();
+    if (a.mapped != b.mapped) return a.mapped > b.mapped;
+    return a.order < b.order;
+  };
+  std::vector<Edge> tree;
+  std::set<Edge, decltype(better)> frontier(better);
   size_t order = 0;
   auto expand = [&](TensorView* tv) {
     if (tv->domain()->loopFromAllocation()) return;  // its loop maps to nothing
     for (TensorView* p : producerTvsOf(tv))
-      if (!visited.count(p)) frontier.push_back(makeEdge(preserved[tv], tv, p, true, order++));
+      if (!visited.count(p)) frontier.insert(makeEdge(preserved[tv], tv, p, true, order++));
     // A reshape's, pad's or slice's output is reached from its consumers only: a producer's
     // loop transforms cannot be replayed onto its logical domain (they apply to its root; its
     // producer's loop is replayed from its reshaped or resized one, never the other way). But
@@ -118,20 +128,11 @@ std::vector<Edge> spanningTree(TensorView* reference) {
           (!(c->definition() && c->definition()->isA<ViewOp>()) ||
            isMergeOnlyReshape(c->definition())) &&
           !resizedFromRoot(c))
-        frontier.push_back(makeEdge(preserved[tv], tv, c, false, order++));
+        frontier.insert(makeEdge(preserved[tv], tv, c, false, order++));
   };
   expand(reference);
-  // Prim's algorithm for a maximum spanning tree, the weight being the preserved axes.
   while (!frontier.empty()) {
-    auto best =
-        std::min_element(frontier.begin(), frontier.end(), [](const Edge& a, const Edge& b) {
-          if (a.into_merge != b.into_merge) return !a.into_merge;
-          if (a.axes.size() != b.axes.size()) return a.axes.size() > b.axes.size();
-          if (a.mapped != b.mapped) return a.mapped > b.mapped;
-          return a.order < b.order;
-        });
-    Edge edge = std::move(*best);
-    frontier.erase(best);
+    Edge edge = std::move(frontier.extract(frontier.begin()).value());
     if (!visited.insert(edge.to).second) continue;
     preserved[edge.to] = edge.axes;
     tree.push_back(std::move(edge));
