@@ -303,7 +303,10 @@ std::vector<Tensor> FusionKernelRuntime::run(const std::vector<Tensor>& inputs,
       // Views share the caller's storage, not the staged copy's (a view group reads inputs).
       const size_t s = g.input_slots[k];
       const Tensor& t = g.makesViews() && s < inputs.size() ? inputs[s] : *values[s];
-      k < group_inputs.size() ? void(group_inputs[k] = t) : group_inputs.push_back(t);
+      if (k < group_inputs.size())
+        group_inputs[k] = t;
+      else
+        group_inputs.push_back(t);
     }
     std::vector<Tensor> outs = runGroup(g, i, group_inputs);
     for (size_t k = 0; k < outs.size(); ++k) values[g.output_slots[k]] = std::move(outs[k]);

@@ -60,13 +60,8 @@ IdModel::IdModel(const Fusion& fusion) : tvs_(fusion.allTvs()) {
 
 namespace {
 
-bool sameFactor(Val* a, Val* b) {
-  if (a == b) return true;
-  std::optional<int64_t> ca = a->constInt(), cb = b->constInt();
-  return ca && cb && *ca == *cb;
-}
-
-// sameFactor as a key: a constant by its value, anything else by the Val itself.
+// A split factor, a resize width or an extent, compared as the same value: a constant by its
+// value, anything else by the Val itself.
 using FactorKey = std::pair<const Val*, int64_t>;
 FactorKey factorKey(Val* v) {
   return v->constInt() ? FactorKey{nullptr, *v->constInt()} : FactorKey{v, 0};
@@ -108,7 +103,7 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
         m->inner()->isBroadcast())
       continue;
     IterDomain* by = s->innerSplit() ? m->inner() : m->outer();
-    if (!sameFactor(s->factor(), by->extent())) continue;
+    if (factorKey(s->factor()) != factorKey(by->extent())) continue;
     sets.unite(s->outer(), m->outer());
     sets.unite(s->inner(), m->inner());
   }

@@ -304,14 +304,8 @@ class Finder {
           reach[*g][c] = true;
           for (size_t x = 0; x < groups_.size(); ++x) reach[*g][x] = reach[*g][x] || reach[c][x];
         }
-      // The groups reading each group's segment_sets.
       std::vector<std::vector<int64_t>> readers(groups_.size());
-      for (int64_t g : alive)
-        for (int64_t i : groups_[g].exprs)
-          for (Expr* use :
-               isSegmentSet(exprs_[i]) ? exprs_[i]->output(0)->uses() : std::vector<Expr*>{})
-            if (auto it = index_.find(use); it != index_.end() && group_of_[it->second] >= 0)
-              readers[g].push_back(group_of_[it->second]);
+      for (int64_t g : alive) readers[g] = hintReaders(g);
       for (size_t i = 0; i < alive.size() && !changed; ++i)
         for (size_t j = i + 1; j < alive.size() && !changed; ++j) {
           auto [a, b] = reach[alive[j]][alive[i]] ? std::pair(alive[j], alive[i])
@@ -364,17 +358,26 @@ class Finder {
     return *consumers_;
   }
 
+  // The other groups reading a segment_set of group `g`.
+  std::vector<int64_t> hintReaders(int64_t g) const {
+    std::vector<int64_t> readers;
+    for (int64_t i : groups_[g].exprs)
+      for (Expr* use :
+           isSegmentSet(exprs_[i]) ? exprs_[i]->output(0)->uses() : std::vector<Expr*>{})
+        if (auto it = index_.find(use);
+            it != index_.end() && group_of_[it->second] >= 0 && group_of_[it->second] != g)
+          readers.push_back(group_of_[it->second]);
+    return readers;
+  }
+
   // Whether one of the groups `gs` reads a segment_set of another: every scheduler refuses
   // their union (commonScheduleRejectReason), and asking costs a copy of it.
   bool hintInside(const std::vector<int64_t>& gs) const {
-    for (int64_t p : gs)
-      for (int64_t i : groups_[p].exprs)
-        for (Expr* use :
-             isSegmentSet(exprs_[i]) ? exprs_[i]->output(0)->uses() : std::vector<Expr*>{})
-          if (auto it = index_.find(use); it != index_.end() && group_of_[it->second] != p &&
-                                          std::count(gs.begin(), gs.end(), group_of_[it->second]))
-            return true;
-    return false;
+    return std::any_of(gs.begin(), gs.end(), [&](int64_t p) {
+      const std::vector<int64_t> readers = hintReaders(p);
+      return std::find_first_of(readers.begin(), readers.end(), gs.begin(), gs.end()) !=
+             readers.end();
+    });
   }
 
   // The groups on a path from `from` to `to` (neither included), in key order: with the two
@@ -446,10 +449,7 @@ class Finder {
     // Without logging (which prints each scheduler's reason), the common refusal is here.
     std::vector<int64_t> gs = mid;
     gs.insert(gs.end(), {a, b});
-    if (!logging() && hintInside(gs)) {
-      refused_.insert(key);
-      return false;
-    }
+    if (!logging() && hintInside(gs)) return refuse("");
     HeuristicsProposal proposal = propose(merged);
     if (!proposal.accepted())
       return refuse(fmt::format("no scheduler takes the union{}:\n{}", through,

@@ -25,25 +25,24 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "bench_utils.h"
 #include "cuda/driver.h"
 #include "cuda/module.h"
 #include "executor/launch_cache.h"
 #include "minifuser/minifuser.h"
+#include "support/timing.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
+using Clock = mf::SteadyClock;
+using mf::msSince;
+using mf::bench::median;
 
 // The shape's fusion of n ops on one [64, 1000] float input; `variant` changes the constant
 // (so each repetition compiles its own kernels).
@@ -108,11 +107,7 @@ void measureHotPath(int n, int calls) {
       mf::Tensor::random({64, 1000}, mf::DataType::Float, 1).toDevice()};
   const mf::Tensor out = fec.runFusionWithInputs(inputs)[0].toHost();
   const mf::Tensor ref = mf::ReferenceEvaluator(fec.fusion()).run(inputs)[0];
-  for (int64_t i = 0; i < ref.numel(); ++i)
-    if (std::abs(out.item(i) - ref.item(i)) > 1e-3 * (1 + std::abs(ref.item(i)))) {
-      fmt::print("hot: wrong result at {}: {} vs {}\n", i, out.item(i), ref.item(i));
-      return;
-    }
+  if (!mf::bench::matchesReference("compile_scale", "hot", out, ref, 1e-3)) return;
   mf::FusionKernelRuntime* runtime = fec.getMostRecentKernelRuntime();
   const size_t groups = runtime->compileProfile().groups;
   std::vector<double> us;
@@ -123,16 +118,14 @@ void measureHotPath(int n, int calls) {
     if (i >= 20) us.push_back(1000.0 * msSince(start));
   }
   mf::cuda::timeOnStreamMs([] {});
-  std::sort(us.begin(), us.end());
-  const double host_us = us[us.size() / 2];
+  const double host_us = median(us);
   // 80 launches from a drained stream, timed until the last returns: the host's part, as
   // the calls above are timed.
   std::vector<double> bare;
   for (int i = 0; i < 21; ++i)
     bare.push_back(runtime->executor()->benchmarkBareLaunchUs(inputs, 20, static_cast<int>(groups),
                                                               /*wait_for_kernels=*/false));
-  std::sort(bare.begin(), bare.end());
-  const double bare_us = bare[bare.size() / 2];
+  const double bare_us = median(bare);
   // The same launches through KernelExecutor::run (the checks, the launch cache, the output
   // allocation): where a segment's cost beyond a bare launch goes.
   std::vector<double> ke;
@@ -143,9 +136,7 @@ void measureHotPath(int n, int calls) {
     ke.push_back(1000.0 * msSince(start) / static_cast<double>(groups));
   }
   mf::cuda::timeOnStreamMs([] {});
-  std::sort(ke.begin(), ke.end());
-  fmt::print("hot: KernelExecutor::run of the first segment {:.2f} us per launch\n",
-             ke[ke.size() / 2]);
+  fmt::print("hot: KernelExecutor::run of the first segment {:.2f} us per launch\n", median(ke));
   // The pieces of a segment's host work, each alone, per call (hot mode only).
   if (calls > 1000) {
     auto perCall = [](auto&& fn) {
@@ -214,9 +205,7 @@ int main(int argc, char** argv) {
       for (double Row::*field :
            {&Row::first_run, &Row::passes, &Row::segment, &Row::heuristics, &Row::schedule,
             &Row::lower, &Row::codegen, &Row::nvrtc, &Row::reference}) {
-        std::vector<double> v = {runs[0].*field, runs[1].*field, runs[2].*field};
-        std::sort(v.begin(), v.end());
-        r.*field = v[1];
+        r.*field = median({runs[0].*field, runs[1].*field, runs[2].*field});
       }
       rows[n] = r;
       fmt::print(
