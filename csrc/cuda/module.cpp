@@ -108,11 +108,12 @@ LoadedKernel& LoadedKernel::operator=(LoadedKernel&& other) noexcept {
   return *this;
 }
 
-void LoadedKernel::checkAndDump(const LaunchDims& dims) const {
+void LoadedKernel::checkAndDump(const LaunchDims& dims, bool dims_checked) const {
   MF_ASSERT(function_, "launch of a moved-from kernel {}", name_);
   if (isDumpEnabled(DumpOption::LaunchParams)) {
     dumpStream() << "launch " << name_ << ": " << toString(dims) << "\n";
   }
+  if (dims_checked) return;
   checkLaunchDims(dims, deviceInfo(), name_);
   int64_t threads = int64_t{dims.block_x} * dims.block_y * dims.block_z;
   MF_CHECK(threads <= max_threads_per_block_,
@@ -120,8 +121,9 @@ void LoadedKernel::checkAndDump(const LaunchDims& dims) const {
            toString(dims), threads, max_threads_per_block_);
 }
 
-void LoadedKernel::launchAsync(const LaunchDims& dims, std::vector<void*>& args) const {
-  checkAndDump(dims);
+void LoadedKernel::launchAsync(const LaunchDims& dims, std::vector<void*>& args,
+                               bool dims_checked) const {
+  checkAndDump(dims, dims_checked);
   // The kernel's name as the context: no string is built on the hot path.
   driver::launchKernel(function_, dims, args.data(), name_);
 }

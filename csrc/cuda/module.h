@@ -57,8 +57,10 @@ class LoadedKernel {
 
   //! launch() without waiting: the kernel is enqueued on the stream every copy uses
   //! (cuda/device_memory.h), so later copies see its results; its execution errors surface
-  //! at the next synchronize().
-  void launchAsync(const LaunchDims& dims, std::vector<void*>& args) const;
+  //! at the next synchronize(). `dims_checked`: these dims passed the checks before (the
+  //! executor's prepared launch), so only the dump remains.
+  void launchAsync(const LaunchDims& dims, std::vector<void*>& args,
+                   bool dims_checked = false) const;
 
   //! The driver call alone (cuLaunchKernel on minifuser's stream), without the limit checks
   //! and the dump: the bare launch benchmarks compare the executor's host cost against.
@@ -70,7 +72,7 @@ class LoadedKernel {
   const std::string& name() const { return name_; }
 
  private:
-  void checkAndDump(const LaunchDims& dims) const;
+  void checkAndDump(const LaunchDims& dims, bool dims_checked = false) const;
 
   std::string name_;
   CUmod_st* module_ = nullptr;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <bit>
 #include <iostream>
 #include <mutex>
@@ -144,7 +145,12 @@ std::vector<Tensor> FusionExecutorCache::runFusionWithInputs(const std::vector<T
     return runtime->runOnReference(inputs, launch_params);
   }
   lock.unlock();
-  return entry.runtime->run(inputs, options, entry.launch_params);
+  return entry.runtime->run(inputs, options, entry.launch_params, entry.id);
+}
+
+uint64_t FusionExecutorCache::nextEntryId() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
 }
 
 namespace {

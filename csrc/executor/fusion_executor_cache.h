@@ -99,7 +99,9 @@ class FusionExecutorCache {
   struct ExactEntry {
     FusionKernelRuntime* runtime = nullptr;
     std::vector<LaunchParams> launch_params;  // one per group
+    uint64_t id = nextEntryId();              // the runtime's signature token, never reused
   };
+  static uint64_t nextEntryId();
   //! The entry for `inputs`, whose exact signature is `exact`; mutex_ held. Entries are
   //! never erased, so the reference stays valid after the lock is released.
   const ExactEntry& entryFor(const std::vector<Tensor>& inputs, const std::vector<int64_t>& exact);

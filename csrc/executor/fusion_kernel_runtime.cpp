@@ -271,7 +271,8 @@ std::vector<Tensor> runNoOp(const Fusion& fusion, const std::vector<Tensor>& inp
 
 std::vector<Tensor> FusionKernelRuntime::run(const std::vector<Tensor>& inputs,
                                              const RunOptions& options,
-                                             std::span<const LaunchParams> launch_params) {
+                                             std::span<const LaunchParams> launch_params,
+                                             uint64_t signature_token) {
   const Fusion& complete = *segments_->completeFusion();
   MF_CHECK(inputs.size() == complete.inputs().size(),
            "FusionExecutorCache: expected {} inputs, got {}", complete.inputs().size(),
@@ -282,7 +283,7 @@ std::vector<Tensor> FusionKernelRuntime::run(const std::vector<Tensor>& inputs,
     if (g.makesViews()) return evaluateViews(*g.fusion, group_inputs);
     if (!g.executor) return runNoOp(*g.fusion, group_inputs);
     return g.executor->run(group_inputs, options,
-                           launch_params.empty() ? nullptr : &launch_params[i]);
+                           launch_params.empty() ? nullptr : &launch_params[i], signature_token);
   };
   if (single_group_passthrough_) return runGroup(*groups_[0], 0, inputs);
 

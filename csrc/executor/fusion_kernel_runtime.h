@@ -67,9 +67,12 @@ class FusionKernelRuntime {
   //! (in run order), the launch parameters of heuristics computed for these inputs
   //! (heuristicsFor, or heuristics() for the inputs this runtime was made with); each
   //! kernel launches with them (KernelExecutor::run's launch constraints). Empty: the
-  //! kernels take their launch sizes from their parallel extents alone.
+  //! kernels take their launch sizes from their parallel extents alone. `signature_token`:
+  //! KernelExecutor::run's, the same for every group (nonzero only for inputs of one exact
+  //! signature: FusionExecutorCache's entry id).
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, const RunOptions& options = {},
-                          std::span<const LaunchParams> launch_params = {});
+                          std::span<const LaunchParams> launch_params = {},
+                          uint64_t signature_token = 0);
 
   //! Without a GPU: runs the groups in order on the CPU reference (each group's fusion),
   //! after preparing each kernel's launch for its inputs (KernelExecutor::prepareLaunch:

@@ -238,6 +238,7 @@ void KernelExecutor::compile(Fusion* fusion, const std::vector<Tensor>& inputs,
           width * dataTypeSizeBit(tv->dtype()) / 8;
   std::lock_guard lock(launch_mutex_);
   launch_cache_.clear();
+  last_token_ = 0;
   loaded_.reset();
   if (isDumpEnabled(DumpOption::CompileTiming)) {
     // A cached kernel cost no NVRTC time now; its original compile_ms would mislead.
@@ -419,10 +420,16 @@ PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>& inputs,
 }
 
 PreparedLaunch& KernelExecutor::preparedFor(const std::vector<Tensor>& inputs,
-                                            const LaunchParams* launch_constraints) {
+                                            const LaunchParams* launch_constraints,
+                                            uint64_t token) {
+  if (token != 0 && token == last_token_) [[likely]]
+    return launch_cache_.mostRecent();
   launchSignature(inputs, signature_inputs_, key_);
-  if (PreparedLaunch* hit = launch_cache_.find(key_)) return *hit;
-  return launch_cache_.insert(key_, prepare(inputs, launch_constraints));
+  last_token_ = 0;  // until the launch below exists (prepare may throw)
+  PreparedLaunch* launch = launch_cache_.find(key_);
+  if (!launch) launch = &launch_cache_.insert(key_, prepare(inputs, launch_constraints));
+  last_token_ = token;
+  return *launch;
 }
 
 void KernelExecutor::ensureLoaded() {
@@ -499,14 +506,18 @@ void KernelExecutor::prepareLaunch(const std::vector<Tensor>& inputs,
 
 std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
                                         const RunOptions& options,
-                                        const LaunchParams* launch_constraints) {
+                                        const LaunchParams* launch_constraints,
+                                        uint64_t signature_token) {
   MF_CHECK(isCompiled(), "KernelExecutor::run: call compile() first");
   std::lock_guard lock(launch_mutex_);
-  PreparedLaunch& launch = preparedFor(inputs, launch_constraints);
+  PreparedLaunch& launch = preparedFor(inputs, launch_constraints, signature_token);
   last_launch_ = launch.dims;
   checkHostLayoutOffsets(*kernel_, inputs, launch);
   BoundLaunch bound = bind(launch, inputs, options);
-  if (!launch.empty) loaded_->launchAsync(launch.dims, launch.args.pointers());
+  if (!launch.empty) {
+    loaded_->launchAsync(launch.dims, launch.args.pointers(), launch.dims_checked);
+    launch.dims_checked = true;
+  }
   // Device outputs without an error flag (nor layout-op rows to read) are done: later work
   // is ordered after the kernel on the same stream, and toHost() waits.
   const KernelSummary& summary = kernel_->summary();

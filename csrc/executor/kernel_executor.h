@@ -66,9 +66,13 @@ class KernelExecutor {
   //! them); every dimension they bind is the launch's, and must equal the kernel's parallel
   //! extent for these inputs (checked when the launch is prepared, i.e. on a cache miss; an
   //! internal error otherwise: the schedule does not match its heuristics). Safe to call from
-  //! several threads (one lock around the cache and launch).
+  //! several threads (one lock around the cache and launch). `signature_token`: nonzero, an
+  //! id the caller gives every input signature (FusionKernelRuntime passes its exact-signature
+  //! entry's): a run with the previous run's token reuses its launch without computing the
+  //! signature.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, const RunOptions& options = {},
-                          const LaunchParams* launch_constraints = nullptr);
+                          const LaunchParams* launch_constraints = nullptr,
+                          uint64_t signature_token = 0);
 
   //! What run() does before it needs a device: checks `inputs` and prepares (and caches) the
   //! launch for their signature, launch constraints checked. FusionExecutorCache's CPU path
@@ -122,7 +126,7 @@ class KernelExecutor {
   struct BoundLaunch;
   //! The launch for `inputs`' signature, prepared on a miss; launch_mutex_ held.
   PreparedLaunch& preparedFor(const std::vector<Tensor>& inputs,
-                              const LaunchParams* launch_constraints);
+                              const LaunchParams* launch_constraints, uint64_t token = 0);
   //! The miss path, no device needed: checks inputs, evaluates launch dims and output
   //! layouts, packs the arguments with null data pointers.
   PreparedLaunch prepare(const std::vector<Tensor>& inputs,
@@ -148,6 +152,8 @@ class KernelExecutor {
   mutable std::mutex launch_mutex_;  // guards everything below and loaded_'s creation
   LaunchCache launch_cache_;
   std::vector<int64_t> key_;  // the signature of the current run (capacity reused)
+  // The signature token of the cache's most recent launch (0: none).
+  uint64_t last_token_ = 0;
   cuda::LaunchDims last_launch_;
   //! A grid reduction's semaphores, zeroed when allocated (or grown); each launch's last
   //! blocks leave them zero again, so later launches reuse them as they are.

@@ -53,10 +53,14 @@ PreparedLaunch* LaunchCache::find(std::span<const int64_t> key) {
     if (it == entries_.end()) return nullptr;
     most_recent_ = static_cast<size_t>(it - entries_.begin());
   }
+  return &mostRecent();
+}
+
+PreparedLaunch& LaunchCache::mostRecent() {
   Entry& e = *entries_[most_recent_];
   e.last_use = ++clock_;
   ++hits_;
-  return &e.launch;
+  return e.launch;
 }
 
 PreparedLaunch& LaunchCache::insert(std::span<const int64_t> key, PreparedLaunch launch) {

@@ -47,6 +47,7 @@ struct PreparedLaunch {
   cuda::LaunchDims dims;
   bool empty = false;  //!< some parallel extent is 0: nothing to launch
   bool outputs_on_device = false;
+  bool dims_checked = false;  //!< launched before: dims within the device's limits
   //! Packed in kernel-parameter order; data pointers are patched by every run.
   cuda::KernelArgs args;
 
@@ -97,6 +98,9 @@ class LaunchCache {
   //! The launch prepared for `key`, or null. The last hit is tried first, then a scan of
   //! the entries' hashes.
   PreparedLaunch* find(std::span<const int64_t> key);
+  //! The launch the last find() or insert() returned, counted as a hit (the caller knows
+  //! its key is that one's).
+  PreparedLaunch& mostRecent();
   //! Keeps `launch` for `key` (not present) and returns it.
   PreparedLaunch& insert(std::span<const int64_t> key, PreparedLaunch launch);
   void clear();

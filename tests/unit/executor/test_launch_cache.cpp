@@ -15,12 +15,12 @@ using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
 // Runs `ke`: without a device the prepared launch is cached and the run says why it stops.
-void runOnce(KernelExecutor& ke, const std::vector<Tensor>& inputs) {
+void runOnce(KernelExecutor& ke, const std::vector<Tensor>& inputs, uint64_t token = 0) {
   if (cuda::cudaAvailable()) {
-    ke.run(inputs);
+    ke.run(inputs, {}, nullptr, token);
     return;
   }
-  EXPECT_THAT([&] { ke.run(inputs); },
+  EXPECT_THAT([&] { ke.run(inputs, {}, nullptr, token); },
               ThrowsMessage<UserError>(HasSubstr("no CUDA device available")));
 }
 
@@ -66,6 +66,34 @@ TEST(LaunchCache, KeyedBySizesAndStrides) {
   runOnce(ke, {view(16, 0, 7)});
   EXPECT_EQ(ke.launchCacheSize(), 4);
   EXPECT_EQ(ke.launchCacheHits(), 3);
+}
+
+// A signature token (FusionKernelRuntime passes its exact-signature entry's id) reuses the
+// last launch without computing the signature, counted as a hit; another token computes it.
+// A run that fails its checks leaves no token behind.
+TEST(LaunchCache, SignatureTokenReusesTheLastLaunch) {
+  Fusion fusion;
+  negOfSymbolic(fusion);
+  KernelExecutor ke;
+  ke.compile(&fusion);
+  runOnce(ke, {view(8, 0, 1)}, 7);
+  runOnce(ke, {view(8, 0, 2)}, 7);
+  EXPECT_EQ(ke.launchCacheSize(), 1);
+  EXPECT_EQ(ke.launchCacheHits(), 1);
+  runOnce(ke, {view(16, 0, 3)}, 8);  // other strides under another token: a new entry
+  EXPECT_EQ(ke.launchCacheSize(), 2);
+  runOnce(ke, {view(8, 0, 4)}, 7);  // token 7 again after 8: found by its signature
+  runOnce(ke, {view(8, 0, 5)}, 7);
+  EXPECT_EQ(ke.launchCacheSize(), 2);
+  EXPECT_EQ(ke.launchCacheHits(), 3);
+  EXPECT_EQ(ke.lastLaunch().grid_x, 4);
+  const Tensor bad = Tensor::random({4, 8}, DataType::Double, 6);
+  for (int i = 0; i < 2; ++i)
+    EXPECT_THAT([&] { ke.run({bad}, {}, nullptr, 9); },
+                ThrowsMessage<UserError>(HasSubstr("expected dtype float, got double")));
+  runOnce(ke, {view(16, 0, 7)}, 9);
+  EXPECT_EQ(ke.launchCacheSize(), 2);
+  EXPECT_EQ(ke.launchCacheHits(), 4);
 }
 
 // Inputs that fail the checks leave nothing behind, and fail again on the next run.
