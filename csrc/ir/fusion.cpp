@@ -1,6 +1,7 @@
 #include "ir/fusion.h"
 
 #include <algorithm>
+#include <atomic>
 #include <iostream>
 
 #include "ir/cloner.h"
@@ -29,6 +30,11 @@ Fusion::Fusion() {
   options();
 }
 Fusion::~Fusion() = default;
+
+uint64_t Fusion::nextId() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
+}
 
 Fusion::Fusion(const Fusion& other) {
   IrCloner cloner(this);

@@ -55,6 +55,9 @@ class Fusion {
   uint64_t version() const { return version_; }
   //! Raises version(); the in-place edits above call it.
   void markChanged() { ++version_; }
+  //! Unique per Fusion object in this process (a copy gets its own): with version(), the
+  //! key of an analysis kept between the questions asked of one fusion.
+  uint64_t id() const { return id_; }
 
   //! Every fusion node this fusion owns (kernel IR excluded), in creation order.
   const std::deque<std::unique_ptr<Statement>>& statements() const { return statements_; }
@@ -100,6 +103,8 @@ class Fusion {
   std::unordered_map<int, int64_t> val_counters_;  // by ValKind; scalars share one counter
   int64_t expr_counter_ = 0;
   uint64_t version_ = 0;
+  uint64_t id_ = nextId();
+  static uint64_t nextId();
 };
 
 //! RAII: makes `fusion` the one IR builders and ops create nodes in (thread-local).

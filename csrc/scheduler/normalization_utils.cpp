@@ -76,7 +76,9 @@ int64_t InnerNormalization::persistentBytesPerElement() const {
   return bytes;
 }
 
-std::variant<InnerNormalization, std::string> analyzeInnerNormalization(Fusion* fusion) {
+namespace {
+
+std::variant<InnerNormalization, std::string> analyze(Fusion* fusion) {
   const std::vector<Expr*> exprs = fusion->exprs();
   InnerNormalization norm;
   for (Expr* e : exprs) {
@@ -221,6 +223,23 @@ std::variant<InnerNormalization, std::string> analyzeInnerNormalization(Fusion* 
     norm.live_buffers = std::move(live);
   }
   return norm;
+}
+
+}  // namespace
+
+std::variant<InnerNormalization, std::string> analyzeInnerNormalization(Fusion* fusion) {
+  // The scheduler asks up to four times per fusion (canSchedule at compile and run time, the
+  // heuristics, the schedule): the last answer is kept per thread, by id and version.
+  thread_local struct {
+    uint64_t id = 0, version = 0;
+    std::variant<InnerNormalization, std::string> result;
+  } last;
+  if (last.id != fusion->id() || last.version != fusion->version()) {
+    last.result = analyze(fusion);
+    last.id = fusion->id();
+    last.version = fusion->version();
+  }
+  return last.result;
 }
 
 }  // namespace mf
