@@ -376,7 +376,9 @@ PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>& inputs,
     }
     if (p.kind == KernelParameter::Kind::GridSemaphores) {
       args.addPointer(0);
-      launch.grid_semaphores = PreparedLaunch::GridSemaphores{arg, launch.dims.grid_x};
+      // gridDim.x semaphores per grid reduction (KernelSummary::grid_reductions).
+      launch.grid_semaphores = PreparedLaunch::GridSemaphores{
+          arg, launch.dims.grid_x * std::max<int64_t>(summary.grid_reductions, 1)};
       continue;
     }
     auto* tv = dynamic_cast<TensorView*>(p.val);
