@@ -377,28 +377,22 @@ class CudaPrinter final : public KirVisitor {
     const bool in_place = call->form() == RuntimeCallForm::GridAllReduce &&
                           kernel_.summary().grid_reductions_finish_in_place;
     if (in_place) {
-      // Every block goes on; only the last to arrive writes (gridReductionsFinishInPlace).
-      // Each grid reduction has its own part of the work buffer and its own semaphores.
-      const std::string work = fmt::format(
-          "static_cast<{}*>(mf_grid_work){}", type,
-          grid_slots_ == 0 ? ""
-                           : fmt::format(" + {}ull * gridDim.x * gridDim.y * blockDim.x * "
-                                         "blockDim.y * blockDim.z",
-                                         grid_slots_));
-      const std::string semaphores =
-          grid_calls_ == 0 ? "mf_grid_semaphores"
-                           : fmt::format("mf_grid_semaphores + {} * gridDim.x", grid_calls_);
+      // Every block goes on; only the one that finishes the column writes
+      // (gridReductionsFinishInPlace). Call k's part of the work buffer follows the previous
+      // calls' slots, its semaphores theirs.
+      const std::string buffers =
+          fmt::format("static_cast<{}*>(mf_grid_work), mf_grid_semaphores, {}, {}", type,
+                      grid_slots_, grid_calls_);
       grid_slots_ += size;
       ++grid_calls_;
       if (group.empty()) {
         line(fmt::format("{} grid_result;", type));
-        line(
-            fmt::format("const bool grid_last = {}<{}>(block_result, {}, {}, {}, {}, grid_result);",
-                        call->function(), type, lambda, init, work, semaphores));
+        line(fmt::format("const bool grid_last = {}<{}>(block_result, {}, {}, {}, grid_result);",
+                         call->function(), type, lambda, init, buffers));
         result = "grid_result";
       } else {
-        line(fmt::format("const bool grid_last = {}<{}, {}>(block_values, {}, {}, {}, {});",
-                         call->function(), type, size, lambda, init, work, semaphores));
+        line(fmt::format("const bool grid_last = {}<{}, {}>(block_values, {}, {}, {});",
+                         call->function(), type, size, lambda, init, buffers));
       }
     } else if (call->form() == RuntimeCallForm::GridAllReduce) {
       // Only the last block to arrive has the result; the others have nothing left to do

@@ -38,6 +38,18 @@ std::vector<TensorView*> gridReductions(const Fusion& ir);
 //! reduction, and only the last block to arrive writes its output.
 bool gridReductionsFinishInPlace(const Fusion& ir);
 
+//! An in-place grid reduction combines a grid column's blocks in a two-level tree
+//! (runtime/block_reduction.cuh, mf_gridReduceInPlaceY): groups of kGridTreeGroup blocks, then
+//! the groups. Per grid column and reduction it needs gridTreeRows(gridDim.y) rows of work
+//! slots (the blocks', then the groups') and gridTreeSemaphores(gridDim.y) semaphores.
+constexpr int64_t kGridTreeGroup = 16;
+inline int64_t gridTreeRows(int64_t grid_y) {
+  return grid_y + (grid_y + kGridTreeGroup - 1) / kGridTreeGroup;
+}
+inline int64_t gridTreeSemaphores(int64_t grid_y) {
+  return (grid_y + kGridTreeGroup - 1) / kGridTreeGroup + 1;
+}
+
 //! One hardware dimension (TIDx..BIDz) and the loop extents bound to it. The launch size is
 //! the largest of them: narrower loops are guarded by insertPredicates.
 struct ParallelDimension {

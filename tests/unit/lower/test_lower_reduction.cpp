@@ -168,8 +168,9 @@ TEST(LowerReduction, GridReductionOwnsTheKernel) {
 }
 
 // Grid reductions that each write a fusion output nothing reads finish in place: every
-// block goes on and only the last to arrive writes, so a kernel holds several of them beside
-// other work, each with its own part of the work buffer and its own semaphores.
+// block goes on and only the one that finishes the column writes, so a kernel holds several
+// of them beside other work, each with its own part of the work buffer and its own
+// semaphores (the runtime's two-level tree, mf_gridReduceInPlaceY).
 TEST(LowerReduction, GridReductionsFinishInPlace) {
   auto fusion = std::make_unique<Fusion>();
   FusionGuard fg(fusion.get());
@@ -191,10 +192,12 @@ TEST(LowerReduction, GridReductionsFinishInPlace) {
               HasSubstr("grid reductions: 2, finished in place by the last block"));
   const std::string code = generateCuda(*kernel, "").kernel_code;
   EXPECT_THAT(code, Not(HasSubstr("return;")));
-  EXPECT_THAT(code, HasSubstr("const bool grid_last = mf_gridAllReduceY<float>(block_result, "));
-  EXPECT_THAT(code, HasSubstr("static_cast<float*>(mf_grid_work) + 1ull * gridDim.x * gridDim.y "
-                              "* blockDim.x * blockDim.y * blockDim.z, mf_grid_semaphores + 1 * "
-                              "gridDim.x, grid_result);"));
+  EXPECT_THAT(code,
+              HasSubstr("const bool grid_last = mf_gridReduceInPlaceY<float>(block_result, "));
+  EXPECT_THAT(code, HasSubstr("0.0f, static_cast<float*>(mf_grid_work), mf_grid_semaphores, 0, "
+                              "0, grid_result);"));
+  EXPECT_THAT(code, HasSubstr("static_cast<float*>(mf_grid_work), mf_grid_semaphores, 1, 1, "
+                              "grid_result);"));
   EXPECT_THAT(code, HasSubstr("if (grid_last && "));
 }
 

@@ -2,7 +2,8 @@
 // input of `dtype` (math in float, the output in `dtype`, as PyTorch's bf16 kernels): softmax
 // and log-softmax over the last axis, RMS norm and layer norm with a [row] weight, NVFP4's
 // block scaling x / max(|x|) over the last axis of [M, G, 16], and the backward of layer
-// norm and RMS norm (an inner and an outer reduction of the same rows). Shared by the CPU tests,
+// norm and RMS norm (an inner and an outer reduction of the same rows, the inner-outer
+// scheduler's), and residual add + RMS norm. Shared by the CPU tests,
 // the GPU tests, the golden kernels and tools/bench/persistent_bench.cpp.
 #pragma once
 
@@ -77,6 +78,22 @@ inline void buildLayerNorm(Fusion& f, DataType dtype, double eps = 1e-5) {
   TensorView* wb = broadcast(asFloat(w), {true, false});
   TensorView* bb = broadcast(asFloat(b), {true, false});
   TensorView* y = add(mul(mul(d, backOverRow(inv, 2)), wb), bb);
+  f.addOutput(asDtype(y, dtype));
+}
+
+//! Residual add + RMS norm forward: h = x + r, y = rms_norm(h) * w; inputs x, r [M, N] and w
+//! [N] of `dtype`, outputs h and y of `dtype` (h rounded to `dtype` first, as PyTorch's).
+inline void buildResidualRmsNorm(Fusion& f, DataType dtype, double eps = 1e-6) {
+  TensorView* x = makeContigTensor(2, dtype);
+  TensorView* r = makeContigTensor(2, dtype);
+  TensorView* w = makeContigTensor(1, dtype);
+  for (TensorView* tv : {x, r, w}) f.addInput(tv);
+  TensorView* h_out = asDtype(add(asFloat(x), asFloat(r)), dtype);
+  f.addOutput(h_out);
+  TensorView* h = asFloat(h_out);
+  TensorView* ms = div(sum(mul(h, h), {-1}), x->axis(1)->extent());
+  TensorView* inv = rsqrt(add(ms, constFloat(eps, DataType::Float)));
+  TensorView* y = mul(mul(h, backOverRow(inv, 2)), broadcast(asFloat(w), {true, false}));
   f.addOutput(asDtype(y, dtype));
 }
 

@@ -92,6 +92,15 @@ TEST(InnerOuterScheduler, RegistryPicksIt) {
       SchedulerType::InnerPersistent);
   auto softmax = make([](Fusion& f, DataType t) { testing::buildSoftmax(f, t); }, DataType::Float);
   EXPECT_EQ(propose(*softmax, {contiguous({32768, 4096})}).type, SchedulerType::InnerPersistent);
+  // Residual add + RMS norm (the benchmark's second case) is one inner persistent kernel.
+  FusionExecutorCache fec(
+      make([](Fusion& f, DataType t) { testing::buildResidualRmsNorm(f, t); }, DataType::BFloat16));
+  fec.runFusionWithInputs({Tensor::random({3, 4096}, DataType::BFloat16, 1),
+                           Tensor::random({3, 4096}, DataType::BFloat16, 2),
+                           Tensor::random({4096}, DataType::BFloat16, 3)});
+  FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
+  EXPECT_FALSE(rt->isSegmented());
+  EXPECT_EQ(rt->heuristics().at(0)->schedulerType(), SchedulerType::InnerPersistent);
 }
 
 // The benchmark's shape: vectors of 16 bytes, about two per thread over a power of two of
@@ -268,8 +277,8 @@ TEST(InnerOuterScheduler, LayerNormBackwardKernel) {
   const std::string code = fec.getMostRecentCode();
   EXPECT_THAT(code, HasSubstr("mf_vectorCopy<mf_bfloat16, 8>"));
   EXPECT_THAT(code, Not(HasSubstr("return;")));
-  EXPECT_THAT(code, HasSubstr("const bool grid_last = mf_gridAllReduceY<float, 16>"));
-  EXPECT_THAT(code, HasSubstr("mf_grid_semaphores + 1 * gridDim.x"));
+  EXPECT_THAT(code, HasSubstr("const bool grid_last = mf_gridReduceInPlaceY<float, 16>"));
+  EXPECT_THAT(code, HasSubstr("mf_grid_semaphores, 16, 1);"));
   FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
   EXPECT_EQ(rt->executor()->kernel().summary().grid_reductions, 2);
   EXPECT_THAT(rt->executor()->ptx(), Not(HasSubstr(".local")));
