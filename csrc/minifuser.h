@@ -24,6 +24,7 @@
 #include "reference/reference_evaluator.h"
 #include "scheduler/no_op.h"
 #include "scheduler/normalization_inner.h"
+#include "scheduler/normalization_inner_outer.h"
 #include "scheduler/normalization_utils.h"
 #include "scheduler/pointwise.h"
 #include "scheduler/reduction.h"

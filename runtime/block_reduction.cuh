@@ -144,3 +144,99 @@ __device__ inline bool mf_gridAllReduceY(T x, Op op, T init, T* work, unsigned* 
   result = group[0];
   return finished;
 }
+
+// Grid reductions finished in place (lowering's gridReductionsFinishInPlace: several per
+// kernel, every block goes on) combine the blocks of a grid column in a two-level tree, so
+// that no block reads more than about 2 * sqrt(gridDim.y) blocks' values: the blocks of each
+// group of MF_GRID_GROUP consecutive blockIdx.y write their values, the last of the group to
+// arrive combines the group's in blockIdx.y order and writes the group's partial to a row
+// after the blocks' rows, and the last group to finish combines the groups' partials in group
+// order (deterministic: a fixed tree, no float atomics). Call `call` (0, 1, ...) of a kernel
+// takes its part of the work buffer after the previous calls' `slots_before` values per
+// thread: each call has, per blockIdx.x, mf_gridTreeRows() rows of N * threads slots, and
+// mf_gridTreeSemaphores() semaphores (zero before the launch; reset by the last blocks).
+// Returns true in the block that finished the column, with the results in x.
+#define MF_GRID_GROUP 16u
+__device__ inline unsigned mf_gridTreeGroups() {
+  return (gridDim.y + MF_GRID_GROUP - 1) / MF_GRID_GROUP;
+}
+__device__ inline unsigned mf_gridTreeRows() {
+  return gridDim.y + mf_gridTreeGroups();
+}
+__device__ inline unsigned mf_gridTreeSemaphores() {
+  return mf_gridTreeGroups() + 1;
+}
+
+// The block's values x to `row` of its column, then counted in `semaphore` out of `arrivals`:
+// true in the last block to arrive (after an acquire fence).
+template <typename T, int N>
+__device__ inline bool mf_gridTreeArrive(const T (&x)[N], T* column, size_t block_slots,
+                                         unsigned row, unsigned* semaphore, unsigned arrivals) {
+  __shared__ bool last;
+  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+#pragma unroll
+  for (int v = 0; v < N; ++v)
+    column[static_cast<size_t>(row) * block_slots + static_cast<size_t>(v) * threads] = x[v];
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+    last = atomicAdd(semaphore, 1u) == arrivals - 1;
+    if (last) *semaphore = 0;  // every block of this level has counted: ready for the next launch
+  }
+  __syncthreads();
+  if (!last) return false;
+  __threadfence();
+  return true;
+}
+
+// x = op over rows [first, first + count) of the column, in row order; the rows' loads of
+// the N values are independent, so they are in flight together. Volatile: written by other
+// blocks, read past L1.
+template <typename T, int N, typename Op>
+__device__ inline void mf_gridTreeCombine(T (&x)[N], Op op, T init, const T* column,
+                                          size_t block_slots, unsigned first, unsigned count) {
+  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+  const volatile T* slots = column;
+#pragma unroll
+  for (int v = 0; v < N; ++v) x[v] = init;
+  for (unsigned r = first; r < first + count; ++r) {
+#pragma unroll
+    for (int v = 0; v < N; ++v)
+      x[v] = op(x[v], slots[static_cast<size_t>(r) * block_slots + static_cast<size_t>(v) * threads]);
+  }
+}
+
+template <typename T, int N, typename Op>
+__device__ inline bool mf_gridReduceInPlaceY(T (&x)[N], Op op, T init, T* work,
+                                             unsigned* semaphores, unsigned slots_before,
+                                             unsigned call) {
+  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+  const unsigned tid = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  const size_t block_slots = static_cast<size_t>(N) * threads;
+  const size_t rows = mf_gridTreeRows();
+  T* column = work + static_cast<size_t>(slots_before) * gridDim.x * rows * threads +
+              static_cast<size_t>(blockIdx.x) * rows * block_slots + tid;
+  unsigned* sems = semaphores + (static_cast<size_t>(call) * gridDim.x + blockIdx.x) *
+                                    mf_gridTreeSemaphores();
+  const unsigned groups = mf_gridTreeGroups();
+  const unsigned group = blockIdx.y / MF_GRID_GROUP;
+  const unsigned first = group * MF_GRID_GROUP;
+  const unsigned members = min(MF_GRID_GROUP, gridDim.y - first);
+  if (!mf_gridTreeArrive(x, column, block_slots, blockIdx.y, &sems[group], members)) return false;
+  mf_gridTreeCombine(x, op, init, column, block_slots, first, members);
+  if (!mf_gridTreeArrive(x, column, block_slots, gridDim.y + group, &sems[groups], groups))
+    return false;
+  mf_gridTreeCombine(x, op, init, column, block_slots, gridDim.y, groups);
+  return true;
+}
+
+// One value per thread: mf_gridReduceInPlaceY of a group of one, the result in `result`.
+template <typename T, typename Op>
+__device__ inline bool mf_gridReduceInPlaceY(T x, Op op, T init, T* work, unsigned* semaphores,
+                                             unsigned slots_before, unsigned call, T& result) {
+  T group[1] = {x};
+  const bool finished =
+      mf_gridReduceInPlaceY<T, 1>(group, op, init, work, semaphores, slots_before, call);
+  result = group[0];
+  return finished;
+}

@@ -374,7 +374,27 @@ class CudaPrinter final : public KirVisitor {
       line(fmt::format("mf_blockAllReduce{}<{}, {}>(block_values, {}, {});", suffix, type, size,
                        lambda, init));
     }
-    if (call->form() == RuntimeCallForm::GridAllReduce) {
+    const bool in_place = call->form() == RuntimeCallForm::GridAllReduce &&
+                          kernel_.summary().grid_reductions_finish_in_place;
+    if (in_place) {
+      // Every block goes on; only the one that finishes the column writes
+      // (gridReductionsFinishInPlace). Call k's part of the work buffer follows the previous
+      // calls' slots, its semaphores theirs.
+      const std::string buffers =
+          fmt::format("static_cast<{}*>(mf_grid_work), mf_grid_semaphores, {}, {}", type,
+                      grid_slots_, grid_calls_);
+      grid_slots_ += size;
+      ++grid_calls_;
+      if (group.empty()) {
+        line(fmt::format("{} grid_result;", type));
+        line(fmt::format("const bool grid_last = {}<{}>(block_result, {}, {}, {}, grid_result);",
+                         call->function(), type, lambda, init, buffers));
+        result = "grid_result";
+      } else {
+        line(fmt::format("const bool grid_last = {}<{}, {}>(block_values, {}, {}, {});",
+                         call->function(), type, size, lambda, init, buffers));
+      }
+    } else if (call->form() == RuntimeCallForm::GridAllReduce) {
       // Only the last block to arrive has the result; the others have nothing left to do
       // (validateSchedule: no loop encloses a grid reduction, and it is the kernel's only one).
       if (group.empty()) {
@@ -397,8 +417,11 @@ class CudaPrinter final : public KirVisitor {
     }
     auto update = [&] {
       Val* write = call->writePredicate();
-      const bool guarded = !isTrue(write);
-      if (guarded) line(fmt::format("if ({}) {{", scalar(write)));
+      const bool guarded = in_place || !isTrue(write);
+      if (in_place && !isTrue(write))
+        line(fmt::format("if (grid_last && {}) {{", scalar(write)));
+      else if (guarded)
+        line(fmt::format("if ({}) {{", in_place ? "grid_last" : scalar(write)));
       indent_ += guarded ? 1 : 0;
       assign(out, compute, binaryValue(combine, compute, acc, result, any_nan));
       indent_ -= guarded ? 1 : 0;
@@ -568,6 +591,9 @@ class CudaPrinter final : public KirVisitor {
       "}\n";
 
   const Kernel& kernel_;
+  // Grid reductions finished in place emitted so far, and their groups' slots per thread.
+  int64_t grid_calls_ = 0;
+  int64_t grid_slots_ = 0;
   ScalarKeys keys_;
   bool uses_integer_pow_ = false;
   //! The key of each scalar declared in the scopes open here -> its name.

@@ -365,18 +365,29 @@ PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>& inputs,
       continue;
     }
     if (p.kind == KernelParameter::Kind::GridWork) {
-      // grid_reduction_group slots per thread of every block (KernelSummary).
+      // grid_reduction_group slots per thread of every block (KernelSummary), and of every
+      // group of blocks for reductions finished in place (their tree's rows).
       args.addPointer(0);
+      const int64_t rows = summary.grid_reductions_finish_in_place
+                               ? gridTreeRows(launch.dims.grid_y)
+                               : int64_t{launch.dims.grid_y};
       launch.grid_work = PreparedLaunch::GridWork{
           arg,
-          int64_t{launch.dims.grid_x} * launch.dims.grid_y * summary.grid_reduction_group *
-              launch.dims.block_x * launch.dims.block_y * launch.dims.block_z,
+          int64_t{launch.dims.grid_x} * rows * summary.grid_reduction_group * launch.dims.block_x *
+              launch.dims.block_y * launch.dims.block_z,
           *summary.grid_reduction_dtype};
       continue;
     }
     if (p.kind == KernelParameter::Kind::GridSemaphores) {
       args.addPointer(0);
-      launch.grid_semaphores = PreparedLaunch::GridSemaphores{arg, launch.dims.grid_x};
+      // One per grid column; for reductions finished in place, their tree's per column and
+      // reduction (KernelSummary::grid_reductions).
+      const int64_t per_column =
+          summary.grid_reductions_finish_in_place
+              ? gridTreeSemaphores(launch.dims.grid_y) * summary.grid_reductions
+              : 1;
+      launch.grid_semaphores =
+          PreparedLaunch::GridSemaphores{arg, int64_t{launch.dims.grid_x} * per_column};
       continue;
     }
     auto* tv = dynamic_cast<TensorView*>(p.val);

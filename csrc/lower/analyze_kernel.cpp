@@ -29,23 +29,24 @@ void addParams(const Fusion& ir, KernelSummary& s) {
   }
 }
 
-// A reduction across blocks (validateSchedule allows one) needs a work buffer and semaphores.
+// Reductions across blocks need a work buffer and semaphores: one group of slots per thread
+// and block for each (validateSchedule allows several only when they finish in place).
 void addGridReduction(const Fusion& ir, KernelSummary& s) {
-  for (Expr* e : ir.exprs()) {
-    auto* red = dynamic_cast<ReductionOp*>(e);
-    if (red == nullptr) continue;
-    auto* out = red->out()->as<TensorView>();
-    const auto& loop = out->getLoopDomain();
-    if (std::none_of(loop.begin(), loop.end(), [](IterDomain* id) {
-          return id->isReduction() && isBlockDim(id->parallelType());
-        }))
-      continue;
-    s.grid_reduction_dtype = computeType(out->dtype());
+  const std::vector<TensorView*> grids = gridReductions(ir);
+  if (grids.empty()) return;
+  s.grid_reductions = static_cast<int64_t>(grids.size());
+  s.grid_reductions_finish_in_place = gridReductionsFinishInPlace(ir);
+  s.grid_reduction_dtype = computeType(grids.front()->dtype());
+  s.grid_reduction_group = 0;
+  for (TensorView* out : grids) {
     // The group: iteration axes after the first reduction axis (constant: validateSchedule).
+    const auto& loop = out->getLoopDomain();
     auto first =
         std::find_if(loop.begin(), loop.end(), [](IterDomain* id) { return id->isReduction(); });
+    int64_t group = 1;
     for (auto it = first; it != loop.end(); ++it)
-      if (!(*it)->isReduction()) s.grid_reduction_group *= *(*it)->extent()->constInt();
+      if (!(*it)->isReduction()) group *= *(*it)->extent()->constInt();
+    s.grid_reduction_group += group;
   }
 }
 

@@ -164,13 +164,14 @@ std::pair<ParallelType, bool> reducedAcross(const ReductionOp* red) {
 }
 
 // A reduction across threads (validateSchedule: across threadIdx.x or threadIdx.y, and
-// blockIdx.y for a grid reduction) becomes the runtime's all-reduce on the indexed operands.
+// blockIdx.y for a grid reduction) becomes the runtime's all-reduce on the indexed operands;
+// a grid reduction finished in place (KernelSummary) the runtime's two-level tree.
 Expr* lowerCrossThreadReduction(Fusion& ir, ReductionOp* red, ParallelType across, bool grid,
-                                Val* in, TensorIndex* out) {
+                                bool in_place, Val* in, TensorIndex* out) {
   const RuntimeCallForm form =
       grid ? RuntimeCallForm::GridAllReduce : RuntimeCallForm::BlockAllReduce;
   const std::string function =
-      grid ? "mf_gridAllReduceY"
+      grid ? (in_place ? "mf_gridReduceInPlaceY" : "mf_gridAllReduceY")
            : fmt::format("mf_blockAllReduce{}", across == ParallelType::TIDy ? "Y" : "X");
   return IrBuilder::createIn<RuntimeCall>(
       &ir, std::vector<Val*>{in, red->init()}, std::vector<Val*>{out}, form, function,
@@ -383,8 +384,9 @@ void indexTensors(Kernel& kernel) {
         lowered = resize_steps.back();
       } else {
         lowered = across != ParallelType::Serial
-                      ? lowerCrossThreadReduction(ir, red, across, grid, ins[0],
-                                                  outs[0]->as<TensorIndex>())
+                      ? lowerCrossThreadReduction(ir, red, across, grid,
+                                                  kernel.summary().grid_reductions_finish_in_place,
+                                                  ins[0], outs[0]->as<TensorIndex>())
                   : isShapeCopy(e)
                       ? IrBuilder::createIn<LoadStoreOp>(&ir, std::vector<Val*>{ins[0]}, outs)
                       : e->newObject(&ir, ins, outs);

@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "ir/expr_evaluator.h"
+#include "ir/exprs.h"
+#include "ir/fusion.h"
 #include "ir/tensor_view.h"
 
 namespace mf {
@@ -108,6 +110,28 @@ std::string_view unnamedParameter(KernelParameter::Kind k) {
 
 }  // namespace
 
+std::vector<TensorView*> gridReductions(const Fusion& ir) {
+  std::vector<TensorView*> grids;
+  for (Expr* e : ir.exprs()) {
+    if (!e->isA<ReductionOp>()) continue;
+    auto* out = e->output(0)->as<TensorView>();
+    const auto& loop = out->getLoopDomain();
+    if (std::any_of(loop.begin(), loop.end(), [](IterDomain* id) {
+          return id->isReduction() && isBlockDim(id->parallelType());
+        }))
+      grids.push_back(out);
+  }
+  return grids;
+}
+
+bool gridReductionsFinishInPlace(const Fusion& ir) {
+  const std::vector<TensorView*> grids = gridReductions(ir);
+  const bool outputs_only = std::all_of(grids.begin(), grids.end(), [](TensorView* tv) {
+    return tv->getMemoryType() == MemoryType::Global && tv->isFusionOutput() && tv->uses().empty();
+  });
+  return !grids.empty() && outputs_only && (grids.size() > 1 || ir.outputs().size() > 1);
+}
+
 std::string KernelSummary::toString() const {
   std::string s = "%summary {\n  params:\n";
   for (const KernelParameter& p : params) {
@@ -142,6 +166,9 @@ std::string KernelSummary::toString() const {
                      grid_reduction_group > 1
                          ? fmt::format(", {} values per thread", grid_reduction_group)
                          : "");
+  if (grid_reductions_finish_in_place)
+    s += fmt::format("  grid reductions: {}, finished in place by the last block\n",
+                     grid_reductions);
   s += fmt::format("  min compute capability: {}.{}\n", min_compute_capability.first,
                    min_compute_capability.second);
   return s + "} // %summary\n";

@@ -27,6 +27,29 @@ struct KernelParameter {
   int64_t index = -1;
 };
 
+//! The outputs of `ir`'s grid reductions (a reduction axis bound to a block dimension), in
+//! expr order.
+std::vector<TensorView*> gridReductions(const Fusion& ir);
+
+//! Whether the grid reductions of `ir` finish in place: each writes a fusion output nothing
+//! reads, and the returning form (the blocks that do not finish the reduction return from
+//! the kernel, so it must be the kernel's only work after it) would not do: there are
+//! several, or the kernel has other outputs. Then every block goes on past each grid
+//! reduction, and only the last block to arrive writes its output.
+bool gridReductionsFinishInPlace(const Fusion& ir);
+
+//! An in-place grid reduction combines a grid column's blocks in a two-level tree
+//! (runtime/block_reduction.cuh, mf_gridReduceInPlaceY): groups of kGridTreeGroup blocks, then
+//! the groups. Per grid column and reduction it needs gridTreeRows(gridDim.y) rows of work
+//! slots (the blocks', then the groups') and gridTreeSemaphores(gridDim.y) semaphores.
+constexpr int64_t kGridTreeGroup = 16;
+inline int64_t gridTreeRows(int64_t grid_y) {
+  return grid_y + (grid_y + kGridTreeGroup - 1) / kGridTreeGroup;
+}
+inline int64_t gridTreeSemaphores(int64_t grid_y) {
+  return (grid_y + kGridTreeGroup - 1) / kGridTreeGroup + 1;
+}
+
 //! One hardware dimension (TIDx..BIDz) and the loop extents bound to it. The launch size is
 //! the largest of them: narrower loops are guarded by insertPredicates.
 struct ParallelDimension {
@@ -85,6 +108,13 @@ struct KernelSummary {
   //! of the iteration axes nested inside its reduction axes (the vector of an outer
   //! reduction), 1 without such axes.
   int64_t grid_reduction_group = 1;
+  //! Grid reductions in the kernel; with finish_in_place, each one's work buffer part
+  //! (grid_x * grid_y * its group * threads slots) and its gridDim.x semaphores follow the
+  //! previous one's in expr order, and grid_reduction_group is the sum of their groups.
+  int64_t grid_reductions = 0;
+  //! gridReductionsFinishInPlace: every block goes on after each grid reduction and only the
+  //! last one to arrive writes the result (else the others return from the kernel).
+  bool grid_reductions_finish_in_place = false;
 
   //! The block's thread count when every thread dimension has a constant_size (an unused one
   //! counts 1) and the kernel binds at least one; else nullopt. Codegen declares it as

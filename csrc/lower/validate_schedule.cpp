@@ -146,6 +146,15 @@ void checkMemoryType(TensorView* tv) {
 // a grid reduction also binds one to blockIdx.y (see checkGridReduction).
 void checkReduction(const ReductionOp* red) {
   auto* out = red->out()->as<TensorView>();
+  // A serial reduction into registers may have thread-bound iteration axes after its
+  // reduction axes: they are no loops, and each thread keeps its own sums (the inner-outer
+  // schedule's running column sums, [BIDy, r rows, TIDy, TIDx, batch, vect]).
+  const bool serial =
+      out->getMemoryType() == MemoryType::Local &&
+      std::none_of(out->getLoopDomain().begin(), out->getLoopDomain().end(), [](IterDomain* id) {
+        return id->isReduction() &&
+               (isThreadDim(id->parallelType()) || isBlockDim(id->parallelType()));
+      });
   const IterDomain* first_reduction = nullptr;
   const IterDomain* block_axis = nullptr;
   for (int64_t i = 0; i < out->nDims(); ++i) {
@@ -168,10 +177,11 @@ void checkReduction(const ReductionOp* red) {
         block_axis = id;
       }
     } else if (first_reduction != nullptr) {
-      MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll,
+      MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll || (serial && isThreadDim(p)),
                "{}: iteration axis {} after the reduction axis {} is bound to {}; iteration axes "
-               "inside the reduction loops must be serial or unrolled loops (move it before the "
-               "reduction axes to parallelize it)",
+               "inside the reduction loops must be serial or unrolled loops (or thread-bound in a "
+               "serial reduction into registers); move it before the reduction axes to "
+               "parallelize it",
                out->toString(), id->toString(), first_reduction->toString(), toString(p));
     }
   }
@@ -204,11 +214,14 @@ void checkReduction(const ReductionOp* red) {
                in->toString(), out->axis(*first_group)->toString(), out->toString(), *first_group);
 }
 
-// A grid reduction (a reduction axis bound to blockIdx.y) is the kernel's only one, reduces
-// across a thread dimension too (the runtime combines one all-reduced value per block), and
-// no loop encloses it: the blocks that do not finish it return from the kernel there.
+// A grid reduction (a reduction axis bound to blockIdx.y) reduces across a thread dimension
+// too (the runtime combines one all-reduced value per block), and no loop encloses it. The
+// blocks that do not finish it return from the kernel there, so it is the kernel's only one
+// and everything else feeds it or follows it; unless it writes a fusion output nothing reads
+// (gridReductionsFinishInPlace): then every block goes on and only the last writes, so a
+// kernel may hold several, beside other work (the inner-outer schedule's column sums).
 void checkGridReduction(const Fusion& ir) {
-  const TensorView* grid = nullptr;
+  std::vector<const TensorView*> grids;
   for (Expr* e : ir.exprs()) {
     auto* red = dynamic_cast<ReductionOp*>(e);
     if (red == nullptr) continue;
@@ -217,11 +230,7 @@ void checkGridReduction(const Fusion& ir) {
     auto bound = [&](auto pred) { return std::any_of(loop.begin(), loop.end(), pred); };
     if (!bound([](IterDomain* id) { return id->isReduction() && isBlockDim(id->parallelType()); }))
       continue;
-    MF_CHECK(grid == nullptr,
-             "{} and {} both reduce across blocks; a kernel holds one grid "
-             "reduction",
-             grid == nullptr ? std::string() : grid->toString(), out->toString());
-    grid = out;
+    grids.push_back(out);
     MF_CHECK(
         bound([](IterDomain* id) { return id->isReduction() && isThreadDim(id->parallelType()); }),
         "{}: a grid reduction must also reduce across threadIdx.x or threadIdx.y (rFactor the "
@@ -238,7 +247,20 @@ void checkGridReduction(const Fusion& ir) {
           "to a thread or block dimension",
           out->toString(), id->toString());
   }
-  if (grid == nullptr) return;
+  if (grids.empty()) return;
+  if (gridReductionsFinishInPlace(ir)) {
+    for (const TensorView* g : grids)
+      MF_CHECK(computeType(g->dtype()) == computeType(grids[0]->dtype()),
+               "{} and {} reduce across blocks in different types; the grid reductions of a "
+               "kernel share one work buffer",
+               grids[0]->toString(), g->toString());
+    return;
+  }
+  MF_CHECK(grids.size() == 1,
+           "{} and {} both reduce across blocks; a kernel holds one grid reduction, or several "
+           "that each write a fusion output nothing reads",
+           grids[0]->toString(), grids[1]->toString());
+  const TensorView* grid = grids[0];
   // Every tensor the kernel computes feeds the grid reduction or is computed from its result.
   std::unordered_set<const Val*> related;
   for (TensorView* tv : tensorViews({const_cast<TensorView*>(grid)})) related.insert(tv);

@@ -4,6 +4,7 @@
 
 #include "scheduler/no_op.h"
 #include "scheduler/normalization_inner.h"
+#include "scheduler/normalization_inner_outer.h"
 #include "scheduler/pointwise.h"
 #include "scheduler/reduction.h"
 
@@ -19,6 +20,8 @@ std::unique_ptr<SchedulerEntry> SchedulerEntry::makeSchedulerInstance(SchedulerT
       return std::make_unique<ReductionScheduler>();
     case SchedulerType::InnerPersistent:
       return std::make_unique<InnerPersistentScheduler>();
+    case SchedulerType::InnerOuterPersistent:
+      return std::make_unique<InnerOuterPersistentScheduler>();
     case SchedulerType::None:
     case SchedulerType::ExprEval:  // views, made by the runtime (segmenter/alias_analysis.h)
       return nullptr;
@@ -38,9 +41,9 @@ void SchedulerEntry::schedule(Fusion* fusion, const HeuristicParams* params) {
 }
 
 const std::vector<SchedulerType>& schedulersInPriorityOrder() {
-  static const std::vector<SchedulerType> order = {SchedulerType::NoOp, SchedulerType::Reduction,
-                                                   SchedulerType::PointWise,
-                                                   SchedulerType::InnerPersistent};
+  static const std::vector<SchedulerType> order = {
+      SchedulerType::NoOp, SchedulerType::Reduction, SchedulerType::PointWise,
+      SchedulerType::InnerPersistent, SchedulerType::InnerOuterPersistent};
   return order;
 }
 

@@ -14,6 +14,8 @@ std::string_view toString(SchedulerType t) {
       return "reduction";
     case SchedulerType::InnerPersistent:
       return "inner_persistent";
+    case SchedulerType::InnerOuterPersistent:
+      return "inner_outer_persistent";
     case SchedulerType::ExprEval:
       return "expr_eval";
   }

@@ -597,27 +597,41 @@ class Interpreter {
       ScalarValue& acc = results.try_emplace(key(t), init).first->second;
       acc = evalBinary(combine, compute, compute, acc, x);
     }
+    // Finished in place (KernelSummary::grid_reductions_finish_in_place): every block goes
+    // on, only the last of each column writes.
+    const bool in_place = grid && kernel_.summary().grid_reductions_finish_in_place;
+    const std::map<int64_t, int64_t> last =
+        grid ? lastBlocks(active) : std::map<int64_t, int64_t>{};
     for (Thread* t : active) {
       current_ = t;
+      if (in_place && coord(t, ParallelType::BIDy) != last.at(coord(t, ParallelType::BIDx)))
+        continue;
       if (!asBool(eval(call->writePredicate()))) continue;
       write(out, evalBinary(combine, out->dtype(), compute, read(out), results.at(key(t))));
     }
-    if (grid) scheduleGridExit(active);
+    if (grid && !in_place) scheduleGridExit(active);
   }
 
   // The blocks of a column but the last (the highest blockIdx.y here) return after the
   // grid reduction's call, which covers the loops codegen groups into it
   // (Kernel::groupedReduction): at the end of the group's outermost loop, or at once.
-  void scheduleGridExit(const std::vector<Thread*>& active) {
-    std::map<int64_t, int64_t> last;  // blockIdx.x -> largest blockIdx.y
-    auto coord = [](const Thread* t, ParallelType p) {
-      auto it = t->coordinate.find(p);
-      return it == t->coordinate.end() ? int64_t{0} : it->second;
-    };
+  static int64_t coord(const Thread* t, ParallelType p) {
+    auto it = t->coordinate.find(p);
+    return it == t->coordinate.end() ? int64_t{0} : it->second;
+  }
+
+  // blockIdx.x -> the largest blockIdx.y of the active threads: the block taken to arrive last.
+  static std::map<int64_t, int64_t> lastBlocks(const std::vector<Thread*>& active) {
+    std::map<int64_t, int64_t> last;
     for (const Thread* t : active) {
       int64_t& y = last[coord(t, ParallelType::BIDx)];
       y = std::max(y, coord(t, ParallelType::BIDy));
     }
+    return last;
+  }
+
+  void scheduleGridExit(const std::vector<Thread*>& active) {
+    const std::map<int64_t, int64_t> last = lastBlocks(active);
     pending_exit_.clear();
     for (Thread* t : active)
       if (coord(t, ParallelType::BIDy) != last.at(coord(t, ParallelType::BIDx)))

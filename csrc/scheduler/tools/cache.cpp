@@ -41,7 +41,8 @@ bool isPointwise(const Expr* e) {
 
 }  // namespace
 
-StagedTensors stageInputsAndOutputs(Fusion* fusion, const StagingOptions& options) {
+StagedTensors stageInputsAndOutputs(Fusion* fusion, const StagingOptions& options,
+                                    const std::vector<TensorView*>& unstaged_outputs) {
   StagedTensors staged;
   for (Val* v : std::vector<Val*>(fusion->inputs())) {
     auto* tv = dynamic_cast<TensorView*>(v);
@@ -54,8 +55,10 @@ StagedTensors stageInputsAndOutputs(Fusion* fusion, const StagingOptions& option
     staged.inputs.push_back(tv);
     staged.input_caches.push_back(tv->cacheAfter(uses));
   }
-  auto staged_here = [](TensorView* tv) {
-    return !tv->isFusionInput() && !outputWrittenByRuntimeFunction(tv->definition());
+  auto staged_here = [&](TensorView* tv) {
+    return !tv->isFusionInput() && !outputWrittenByRuntimeFunction(tv->definition()) &&
+           std::find(unstaged_outputs.begin(), unstaged_outputs.end(), tv) ==
+               unstaged_outputs.end();
   };
   const std::vector<Val*> outputs = fusion->outputs();
   for (Val* v : outputs) {

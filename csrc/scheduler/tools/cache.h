@@ -43,10 +43,13 @@ struct StagedTensors {
 //! not of those that read it whole, readsOperandWhole, and not of broadcasts unless
 //! options say so), and every computed output through one: cacheBefore, or cacheFork when
 //! other exprs also read it. An input that is also an output and an output its runtime
-//! function writes (outputWrittenByRuntimeFunction) stay as they are.
+//! function writes (outputWrittenByRuntimeFunction) stay as they are, and so do
+//! `unstaged_outputs` (the inner-outer scheduler's outer reductions, which the last block of
+//! their grid reduction writes directly).
 //!   T1 = exp(T0); T2 = T1 + T1 (outputs T1, T2)
 //!   -> T3 = set(T0); T1 = exp(T3); T4 = T1 + T1; T2 = set(T4); T5 = set(T1) (outputs T5, T2)
-StagedTensors stageInputsAndOutputs(Fusion* fusion, const StagingOptions& options = {});
+StagedTensors stageInputsAndOutputs(Fusion* fusion, const StagingOptions& options = {},
+                                    const std::vector<TensorView*>& unstaged_outputs = {});
 
 //! Rewrites `fusion` so that every BroadcastOp reads a tensor without a definition (a fusion
 //! input): `broadcast(op(a, b))` becomes `op(broadcast(a), broadcast(b))`, recursively, and

@@ -9,6 +9,7 @@
 #include "unit/lower/lower_test_utils.h"
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::ThrowsMessage;
 
 namespace mf {
@@ -133,6 +134,7 @@ TEST(LowerReduction, GridReductionRules) {
     TensorView* t2 = max(t0, {0});
     fusion.addOutput(t1);
     fusion.addOutput(t2);
+    fusion.addOutput(neg(t1));  // read: the blocks that do not finish t1 return
     for (TensorView* tv : {t1, t2}) {
       tv->split(0, 32);
       tv->axis(0)->parallelize(ParallelType::BIDy);
@@ -144,8 +146,9 @@ TEST(LowerReduction, GridReductionRules) {
   }
 }
 
-// The blocks that do not finish a grid reduction return from the kernel there: a tensor
-// computed beside it (neither feeding it nor computed from it) would be left unwritten.
+// The blocks that do not finish a grid reduction whose result is read return from the
+// kernel there: a tensor computed beside it (neither feeding it nor computed from it) would
+// be left unwritten.
 TEST(LowerReduction, GridReductionOwnsTheKernel) {
   Fusion fusion;
   FusionGuard fg(&fusion);
@@ -155,12 +158,47 @@ TEST(LowerReduction, GridReductionOwnsTheKernel) {
   TensorView* t2 = neg(t0);
   fusion.addOutput(t1);
   fusion.addOutput(t2);
+  fusion.addOutput(neg(t1));
   t1->split(0, 32);
   t1->axis(0)->parallelize(ParallelType::BIDy);
   t1->axis(1)->parallelize(ParallelType::TIDx);
   EXPECT_THAT(validate(fusion),
               ThrowsMessage<UserError>(HasSubstr(
                   "T2_g_float[iS2{i0}] is computed beside the grid reduction T1_g_float[")));
+}
+
+// Grid reductions that each write a fusion output nothing reads finish in place: every
+// block goes on and only the one that finishes the column writes, so a kernel holds several
+// of them beside other work, each with its own part of the work buffer and its own
+// semaphores (the runtime's two-level tree, mf_gridReduceInPlaceY).
+TEST(LowerReduction, GridReductionsFinishInPlace) {
+  auto fusion = std::make_unique<Fusion>();
+  FusionGuard fg(fusion.get());
+  TensorView* t0 = makeContigTensor(1);
+  fusion->addInput(t0);
+  TensorView* t1 = sum(t0, {0});
+  TensorView* t2 = max(t0, {0});
+  TensorView* t3 = neg(t0);
+  for (TensorView* tv : {t1, t2, t3}) {
+    fusion->addOutput(tv);
+    tv->split(0, 32);
+    tv->axis(0)->parallelize(ParallelType::BIDy);
+    tv->axis(1)->parallelize(ParallelType::TIDx);
+  }
+  std::unique_ptr<Kernel> kernel = lowerFusion(*fusion, {});
+  EXPECT_EQ(kernel->summary().grid_reductions, 2);
+  EXPECT_EQ(kernel->summary().grid_reduction_group, 2);
+  EXPECT_THAT(kernel->summary().toString(),
+              HasSubstr("grid reductions: 2, finished in place by the last block"));
+  const std::string code = generateCuda(*kernel, "").kernel_code;
+  EXPECT_THAT(code, Not(HasSubstr("return;")));
+  EXPECT_THAT(code,
+              HasSubstr("const bool grid_last = mf_gridReduceInPlaceY<float>(block_result, "));
+  EXPECT_THAT(code, HasSubstr("0.0f, static_cast<float*>(mf_grid_work), mf_grid_semaphores, 0, "
+                              "0, grid_result);"));
+  EXPECT_THAT(code, HasSubstr("static_cast<float*>(mf_grid_work), mf_grid_semaphores, 1, 1, "
+                              "grid_result);"));
+  EXPECT_THAT(code, HasSubstr("if (grid_last && "));
 }
 
 // Two thread axes of one reduction are refused: a block reduction reduces across one.

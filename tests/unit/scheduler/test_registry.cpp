@@ -20,17 +20,20 @@ TEST(SchedulerTypeTest, Names) {
   EXPECT_EQ(toString(SchedulerType::PointWise), "pointwise");
   EXPECT_EQ(toString(SchedulerType::Reduction), "reduction");
   EXPECT_EQ(toString(SchedulerType::InnerPersistent), "inner_persistent");
+  EXPECT_EQ(toString(SchedulerType::InnerOuterPersistent), "inner_outer_persistent");
 }
 
 // nvFuser's order; every scheduler is implemented.
 TEST(Registry, PriorityOrder) {
   EXPECT_EQ(schedulersInPriorityOrder(),
             (std::vector<SchedulerType>{SchedulerType::NoOp, SchedulerType::Reduction,
-                                        SchedulerType::PointWise, SchedulerType::InnerPersistent}));
+                                        SchedulerType::PointWise, SchedulerType::InnerPersistent,
+                                        SchedulerType::InnerOuterPersistent}));
   EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::NoOp), nullptr);
   EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::PointWise), nullptr);
   EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::Reduction), nullptr);
   EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::InnerPersistent), nullptr);
+  EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::InnerOuterPersistent), nullptr);
 }
 
 // ---------------------------------------------------------------- NoOp
@@ -124,12 +127,13 @@ TEST(PointwiseRefusal, NoReferenceForUnrelatedOutputs) {
   HeuristicsProposal p = propose(f, {contiguous({4, 8}), contiguous({8})});
   EXPECT_EQ(p.type, SchedulerType::None);
   EXPECT_EQ(p.params, nullptr);
-  ASSERT_EQ(p.rejections.size(), 4u);
+  ASSERT_EQ(p.rejections.size(), 5u);
   EXPECT_EQ(p.rejections[2].first, SchedulerType::PointWise);
   EXPECT_EQ(p.rejections[2].second,
             "no output covers every input and output axis (T2 lacks iS2{i2} of T1; T3 lacks "
             "iS0{i0} of T0)");
   EXPECT_EQ(p.rejections[3].first, SchedulerType::InnerPersistent);
+  EXPECT_EQ(p.rejections[4].first, SchedulerType::InnerOuterPersistent);
 }
 
 // One broadcast concretized to two different axes (M and K): no output covers both.
@@ -249,7 +253,8 @@ TEST(PointwiseRefusal, EmptyReferenceWithNonEmptyOutput) {
             "no_op: output T3 has 8 elements (sizes [1, 8])\n"
             "reduction: the fusion has no reduction\n"
             "pointwise: the reference T2 is empty but output T3 is not\n"
-            "inner_persistent: the fusion has no reduction\n");
+            "inner_persistent: the fusion has no reduction\n"
+            "inner_outer_persistent: the fusion has no reduction\n");
   EXPECT_EQ(propose(f, {contiguous({3, 8}), contiguous({1, 8})}).type, SchedulerType::PointWise);
 }
 
