@@ -6,6 +6,7 @@
 #include "scheduler/normalization_inner.h"
 #include "scheduler/pointwise.h"
 #include "scheduler/reduction.h"
+#include "scheduler/transpose.h"
 
 namespace mf {
 
@@ -19,6 +20,8 @@ std::unique_ptr<SchedulerEntry> SchedulerEntry::makeSchedulerInstance(SchedulerT
       return std::make_unique<ReductionScheduler>();
     case SchedulerType::InnerPersistent:
       return std::make_unique<InnerPersistentScheduler>();
+    case SchedulerType::Transpose:
+      return std::make_unique<TransposeScheduler>();
     case SchedulerType::None:
     case SchedulerType::ExprEval:  // views, made by the runtime (segmenter/alias_analysis.h)
       return nullptr;
@@ -38,9 +41,10 @@ void SchedulerEntry::schedule(Fusion* fusion, const HeuristicParams* params) {
 }
 
 const std::vector<SchedulerType>& schedulersInPriorityOrder() {
-  static const std::vector<SchedulerType> order = {SchedulerType::NoOp, SchedulerType::Reduction,
-                                                   SchedulerType::PointWise,
-                                                   SchedulerType::InnerPersistent};
+  // Transpose before PointWise: the pointwise scheduler also takes every fusion it takes.
+  static const std::vector<SchedulerType> order = {
+      SchedulerType::NoOp, SchedulerType::Reduction, SchedulerType::Transpose,
+      SchedulerType::PointWise, SchedulerType::InnerPersistent};
   return order;
 }
 

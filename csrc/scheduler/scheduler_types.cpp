@@ -14,6 +14,8 @@ std::string_view toString(SchedulerType t) {
       return "reduction";
     case SchedulerType::InnerPersistent:
       return "inner_persistent";
+    case SchedulerType::Transpose:
+      return "transpose";
     case SchedulerType::ExprEval:
       return "expr_eval";
   }

@@ -9,10 +9,11 @@
 namespace mf {
 
 //! None means "no scheduler accepted the fusion". Reduction is scheduler/reduction.h,
-//! InnerPersistent scheduler/normalization_inner.h. ExprEval is no scheduler of the registry:
-//! the segmenter gives it to a group of outputs that are views of inputs (segmenter/
-//! alias_analysis.h), which the runtime makes on the host without a kernel.
-enum class SchedulerType { None, NoOp, PointWise, Reduction, InnerPersistent, ExprEval };
+//! InnerPersistent scheduler/normalization_inner.h, Transpose scheduler/transpose.h. ExprEval
+//! is no scheduler of the registry: the segmenter gives it to a group of outputs that are
+//! views of inputs (segmenter/alias_analysis.h), which the runtime makes on the host without a
+//! kernel.
+enum class SchedulerType { None, NoOp, PointWise, Reduction, InnerPersistent, Transpose, ExprEval };
 
 std::string_view toString(SchedulerType t);
 
