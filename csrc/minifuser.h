@@ -31,6 +31,7 @@
 #include "scheduler/registry.h"
 #include "scheduler/tools/inlining.h"
 #include "scheduler/tools/transform_propagator.h"
+#include "scheduler/transpose.h"
 #include "segmenter/segment_candidate_finder.h"
 #include "support/error.h"
 #include "support/numerics.h"

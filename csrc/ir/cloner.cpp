@@ -53,6 +53,7 @@ Statement* IrCloner::cloneVal(const Val* v) {
       auto* c = IrBuilder::createIn<TensorView>(to_, clone(tv->domain()), tv->dtype(),
                                                 tv->getMemoryType());
       c->setComputeAtPosition(tv->computeAtPosition());
+      if (tv->bufferRow() > 0) c->padBufferRows(tv->bufferRow(), tv->bufferRowPad());
       return c;
     }
     case ValKind::TensorIndex:

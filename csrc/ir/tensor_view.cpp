@@ -36,6 +36,14 @@ void TensorView::setMemoryType(MemoryType t) {
   fusion()->markChanged();
 }
 
+void TensorView::padBufferRows(int64_t row, int64_t pad) {
+  MF_CHECK(row > 0 && pad >= 0, "padBufferRows of {}: rows of {} padded by {} elements", toString(),
+           row, pad);
+  buffer_row_ = pad == 0 ? 0 : row;
+  buffer_row_pad_ = pad;
+  fusion()->markChanged();
+}
+
 TensorView* TensorView::splitByConstant(int64_t axis, int64_t factor, bool inner_split) {
   FusionGuard fg(fusion());
   MF_CHECK(factor > 0, "split of {}: the factor must be positive, got {}", toString(), factor);

@@ -35,6 +35,13 @@ class TensorView : public Val {
 
   MemoryType getMemoryType() const { return memory_type_; }
   void setMemoryType(MemoryType t);
+  //! Pads the rows of this tensor's buffer (shared memory, against bank conflicts): `pad`
+  //! unused elements follow every `row` elements of the buffer as lowering linearizes it
+  //! (localOffset, localBufferSize). A tile [32][32] read along its columns, padded by one
+  //! element per row of 32, puts a column's 32 elements in 32 different banks.
+  void padBufferRows(int64_t row, int64_t pad);
+  int64_t bufferRow() const { return buffer_row_; }
+  int64_t bufferRowPad() const { return buffer_row_pad_; }
 
   // Scheduling verbs (loop domain). Each returns this, so calls chain.
   //! Splits loop axis `axis` by a constant `factor` (> 0). A template over integer types, so
@@ -99,6 +106,8 @@ class TensorView : public Val {
   TensorDomain* domain_;
   MemoryType memory_type_;
   int64_t compute_at_pos_ = 0;
+  int64_t buffer_row_ = 0;  // 0: the buffer is not padded
+  int64_t buffer_row_pad_ = 0;
 };
 
 }  // namespace mf

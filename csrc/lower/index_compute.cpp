@@ -223,7 +223,11 @@ Val* localOffset(TensorView* tv, const std::vector<Val*>& loop_indices) {
     if (heldInBuffer(tv, i))
       offset = SimplifyingIrBuilder::add(SimplifyingIrBuilder::mul(offset, tv->axis(i)->extent()),
                                          loop_indices[i]);
-  return offset;
+  if (tv->bufferRow() == 0) return offset;
+  // Padded rows (TensorView::padBufferRows): each full row before this element adds a pad.
+  Val* rows_before = SimplifyingIrBuilder::div(offset, constInt(tv->bufferRow()));
+  return SimplifyingIrBuilder::add(
+      offset, SimplifyingIrBuilder::mul(rows_before, constInt(tv->bufferRowPad())));
 }
 
 Val* localBufferSize(TensorView* tv) {
@@ -231,7 +235,9 @@ Val* localBufferSize(TensorView* tv) {
   Val* size = constInt(1);
   for (int64_t i = 0; i < tv->nDims(); ++i)
     if (heldInBuffer(tv, i)) size = SimplifyingIrBuilder::mul(size, tv->axis(i)->extent());
-  return size;
+  if (tv->bufferRow() == 0) return size;
+  Val* rows = SimplifyingIrBuilder::ceilDiv(size, constInt(tv->bufferRow()));
+  return SimplifyingIrBuilder::mul(rows, constInt(tv->bufferRow() + tv->bufferRowPad()));
 }
 
 }  // namespace mf

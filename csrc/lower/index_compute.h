@@ -75,11 +75,12 @@ bool heldInBuffer(const TensorView* tv, int64_t i);
 
 //! Offset into the buffer of a local (register) or shared tensor, given its loop indices:
 //! row-major over the loop axes right of its compute-at position that are not bound to
-//! blocks, nor to threads for a register buffer.
+//! blocks, nor to threads for a register buffer; plus, for a buffer with padded rows
+//! (TensorView::padBufferRows), `pad` elements per full row before it.
 Val* localOffset(TensorView* tv, const std::vector<Val*>& loop_indices);
 
 //! The number of elements of `tv`'s register buffer (product of the extents localOffset
-//! linearizes over).
+//! linearizes over, rounded up to whole rows with their padding when padded).
 Val* localBufferSize(TensorView* tv);
 
 }  // namespace mf

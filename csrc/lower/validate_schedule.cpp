@@ -36,6 +36,18 @@ void checkVectorContiguity(TensorView* tv, IterDomain* vec) {
   }
 }
 
+// A vector of a buffer with padded rows (TensorView::padBufferRows) stays aligned and within
+// one row only when the row and its pad are whole vectors.
+void checkPaddedVector(TensorView* tv, int64_t width) {
+  for (Val* v : {static_cast<Val*>(tv), tv->definition()->input(0)}) {
+    auto* b = v->as<TensorView>();
+    MF_CHECK(b->bufferRow() % width == 0 && b->bufferRowPad() % width == 0,
+             "{}: a vector of {} elements moves {}, whose rows of {} are padded by {}, so the "
+             "vector would be misaligned; copy it element by element or pad by whole vectors",
+             tv->toString(), width, b->toString(), b->bufferRow(), b->bufferRowPad());
+  }
+}
+
 // Registers are per thread and nothing synchronizes global writes within the kernel: the
 // thread that computes an element must be the one that reads it.
 void checkSameThread(const IdModel& model, TensorView* tv) {
@@ -397,7 +409,10 @@ void validateSchedule(Kernel& kernel) {
                "{}: only the output of a set() copy can be vectorized; vectorize the copy that "
                "stages it and compute on registers",
                tv->toString());
-      if (is_copy) checkVectorContiguity(tv, id);
+      if (is_copy) {
+        checkVectorContiguity(tv, id);
+        checkPaddedVector(tv, *w);
+      }
     }
     if (tv->isFusionInput()) continue;
     checkSameThread(model, tv);

@@ -7,6 +7,7 @@
 #include "scheduler/normalization_inner_outer.h"
 #include "scheduler/pointwise.h"
 #include "scheduler/reduction.h"
+#include "scheduler/transpose.h"
 
 namespace mf {
 
@@ -22,6 +23,8 @@ std::unique_ptr<SchedulerEntry> SchedulerEntry::makeSchedulerInstance(SchedulerT
       return std::make_unique<InnerPersistentScheduler>();
     case SchedulerType::InnerOuterPersistent:
       return std::make_unique<InnerOuterPersistentScheduler>();
+    case SchedulerType::Transpose:
+      return std::make_unique<TransposeScheduler>();
     case SchedulerType::None:
     case SchedulerType::ExprEval:  // views, made by the runtime (segmenter/alias_analysis.h)
       return nullptr;
@@ -41,9 +44,10 @@ void SchedulerEntry::schedule(Fusion* fusion, const HeuristicParams* params) {
 }
 
 const std::vector<SchedulerType>& schedulersInPriorityOrder() {
+  // Transpose before PointWise: the pointwise scheduler also takes every fusion it takes.
   static const std::vector<SchedulerType> order = {
-      SchedulerType::NoOp, SchedulerType::Reduction, SchedulerType::PointWise,
-      SchedulerType::InnerPersistent, SchedulerType::InnerOuterPersistent};
+      SchedulerType::NoOp,      SchedulerType::Reduction,       SchedulerType::Transpose,
+      SchedulerType::PointWise, SchedulerType::InnerPersistent, SchedulerType::InnerOuterPersistent};
   return order;
 }
 

@@ -57,8 +57,8 @@ class SchedulerEntry {
   std::string reject_reason_;
 };
 
-//! The schedulers tried, first to last: NoOp, Reduction, PointWise, InnerPersistent. Types
-//! without an implementation are skipped.
+//! The schedulers tried, first to last: NoOp, Reduction, Transpose, PointWise, InnerPersistent.
+//! Types without an implementation are skipped.
 const std::vector<SchedulerType>& schedulersInPriorityOrder();
 
 //! The registry's answer: the first scheduler that accepted and its parameters, or

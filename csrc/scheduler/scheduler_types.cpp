@@ -16,6 +16,8 @@ std::string_view toString(SchedulerType t) {
       return "inner_persistent";
     case SchedulerType::InnerOuterPersistent:
       return "inner_outer_persistent";
+    case SchedulerType::Transpose:
+      return "transpose";
     case SchedulerType::ExprEval:
       return "expr_eval";
   }

@@ -10,9 +10,9 @@ namespace mf {
 
 //! None means "no scheduler accepted the fusion". Reduction is scheduler/reduction.h,
 //! InnerPersistent scheduler/normalization_inner.h, InnerOuterPersistent
-//! scheduler/normalization_inner_outer.h. ExprEval is no scheduler of the registry:
-//! the segmenter gives it to a group of outputs that are views of inputs (segmenter/
-//! alias_analysis.h), which the runtime makes on the host without a kernel.
+//! scheduler/normalization_inner_outer.h, Transpose scheduler/transpose.h. ExprEval is no
+//! scheduler of the registry: the segmenter gives it to a group of outputs that are views of
+//! inputs (segmenter/alias_analysis.h), which the runtime makes on the host without a kernel.
 enum class SchedulerType {
   None,
   NoOp,
@@ -20,6 +20,7 @@ enum class SchedulerType {
   Reduction,
   InnerPersistent,
   InnerOuterPersistent,
+  Transpose,
   ExprEval
 };
 

@@ -6,7 +6,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${MINIFUSER_GPU_BUILD:-$root/build-gpu}"
 cmake -S "$root" -B "$build" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target layout_op_bench quantize_bench pointwise_bench \
-  reduction_bench persistent_bench shape_bench >/dev/null
+  reduction_bench persistent_bench shape_bench transpose_bench >/dev/null
 "$build/tools/layout_op_bench" | tee "$build/layout_op_bench.txt"
 python3 "$root/tools/bench/compare_layout_op.py" < "$build/layout_op_bench.txt"
 "$build/tools/quantize_bench" | tee "$build/quantize_bench.txt"
@@ -19,3 +19,5 @@ python3 "$root/tools/bench/compare_reduction.py" < "$build/reduction_bench.txt"
 python3 "$root/tools/bench/compare_persistent.py" < "$build/persistent_bench.txt"
 "$build/tools/shape_bench" | tee "$build/shape_bench.txt"
 python3 "$root/tools/bench/compare_shape.py" < "$build/shape_bench.txt"
+"$build/tools/transpose_bench" | tee "$build/transpose_bench.txt"
+python3 "$root/tools/bench/compare_transpose.py" < "$build/transpose_bench.txt"

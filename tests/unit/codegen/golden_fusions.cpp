@@ -372,6 +372,21 @@ const std::vector<GoldenFusion>& goldenFusions() {
          return rows({{m, 1024}, {m}}, DataType::Float, seed);
        },
        /*tolerance=*/1e-5},
+      // The transpose scheduler (heuristics for fp32 [256, 512]): a 32x32 tile per block,
+      // loaded as 16-byte vectors along x's rows into a shared tile padded to rows of 33,
+      // read after a barrier along its columns and stored as 16-byte vectors of y's rows.
+      {"auto_transpose",
+       [](Fusion& f) {
+         TensorView* x = makeContigTensor(2);
+         f.addInput(x);
+         f.addOutput(mul(transpose(x, 0, 1), constFloat(2.0)));
+         autoSchedule(f, rows({{256, 512}}, DataType::Float, 1));
+       },
+       [](int64_t n, uint64_t seed) {
+         // Both inner extents a multiple of the 4-element vectors.
+         return rows({{4 * std::min<int64_t>(n, 1024), 4 * (n % 7 + 9)}}, DataType::Float, seed);
+       },
+       /*tolerance=*/0},
       // Threads along the kept (contiguous) axis, each summing its column serially; the sum
       // accumulates in the output.
       {"outer_reduction",
