@@ -45,9 +45,12 @@ void SchedulerEntry::schedule(Fusion* fusion, const HeuristicParams* params) {
 
 const std::vector<SchedulerType>& schedulersInPriorityOrder() {
   // Transpose before PointWise: the pointwise scheduler also takes every fusion it takes.
-  static const std::vector<SchedulerType> order = {
-      SchedulerType::NoOp,      SchedulerType::Reduction,       SchedulerType::Transpose,
-      SchedulerType::PointWise, SchedulerType::InnerPersistent, SchedulerType::InnerOuterPersistent};
+  static const std::vector<SchedulerType> order = {SchedulerType::NoOp,
+                                                   SchedulerType::Reduction,
+                                                   SchedulerType::Transpose,
+                                                   SchedulerType::PointWise,
+                                                   SchedulerType::InnerPersistent,
+                                                   SchedulerType::InnerOuterPersistent};
   return order;
 }
 

@@ -60,12 +60,12 @@ std::optional<std::vector<IterDomain*>> inReferenceOrder(const TensorView* tv,
 }
 
 // The position in the reference's axes of `tv`'s innermost allocation axis (`order` is
-// inReferenceOrder of `tv`).
-int64_t innermostAxis(const TensorView* tv, const std::vector<IterDomain*>& order) {
+// inReferenceOrder of `tv`), or nullopt when that axis is none of them (an allocation domain
+// not derived from the logical one, as the layout op's padded output has).
+std::optional<int64_t> innermostAxis(const TensorView* tv, const std::vector<IterDomain*>& order) {
   const std::vector<IterDomain*> alloc = TensorDomain::noReductions(tv->getMaybeAllocationDomain());
-  auto it = std::find(order.begin(), order.end(), alloc.back());
-  MF_ASSERT(it != order.end(), "{}: allocation axis {} is not logical", tv->toString(),
-            alloc.back()->toString());
+  auto it = alloc.empty() ? order.end() : std::find(order.begin(), order.end(), alloc.back());
+  if (it == order.end()) return std::nullopt;
   return it - order.begin();
 }
 
@@ -99,6 +99,9 @@ std::optional<TransposeGroups> transposeGroups(Fusion* fusion, std::string& why)
   g.reference_pos =
       static_cast<size_t>(std::find(outs.begin(), outs.end(), g.reference) - outs.begin());
   g.axes = referenceAxesInAllocationOrder(g.reference);
+  if (g.axes.size() < 2)
+    return refuse(fmt::format("nothing is transposed: the reference {} has fewer than two axes",
+                              g.reference->toString()));
   if (!inReferenceOrder(g.reference, g.axes, map))
     return refuse(fmt::format("the reference {} has broadcast axes", g.reference->toString()));
   const int64_t axis1 = static_cast<int64_t>(g.axes.size()) - 1;
@@ -106,7 +109,13 @@ std::optional<TransposeGroups> transposeGroups(Fusion* fusion, std::string& why)
   for (TensorView* tv : map.inputsAndOutputs()) {
     std::optional<std::vector<IterDomain*>> order = inReferenceOrder(tv, g.axes, map);
     if (!order) continue;
-    const int64_t inner = innermostAxis(tv, *order);
+    const std::optional<int64_t> innermost = innermostAxis(tv, *order);
+    if (!innermost)
+      return refuse(
+          fmt::format("{} has an allocation domain that is not a permutation of its "
+                      "logical domain; the transpose scheduler tiles logical axes",
+                      tv->toString()));
+    const int64_t inner = *innermost;
     if (inner == axis1) {
       g.group1.push_back(tv);
       continue;

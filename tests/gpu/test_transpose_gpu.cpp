@@ -47,8 +47,9 @@ TEST_P(TransposeGpu, MatchesReference) {
         std::vector<Tensor> out = fec.runFusionWithInputs(in, {.poison_outputs = true});
         FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
         ASSERT_FALSE(rt->isSegmented());
-        if (run + 1 == runs.size())
+        if (run + 1 == runs.size()) {
           EXPECT_EQ(rt->heuristics().at(0)->schedulerType(), SchedulerType::Transpose);
+        }
         ASSERT_EQ(out.size(), ref.size());
         for (size_t o = 0; o < ref.size(); ++o) {
           Tensor got = out[o].toHost();

@@ -355,6 +355,8 @@ const std::vector<GoldenFusion>& goldenFusions() {
          return rows({{n, 1024}, {n, 1024}}, DataType::BFloat16, seed);
        },
        /*tolerance=*/0.02},
+      // x row-major, the output column-major: the transpose scheduler (a 32x32 tile through
+      // shared memory, 16-byte vectors on both sides), exp(b) computed per element.
       {"auto_exp_broadcast_permuted_output",
        [](Fusion& f) {
          TensorView* x = makeContigTensor(2);
@@ -367,7 +369,7 @@ const std::vector<GoldenFusion>& goldenFusions() {
          autoSchedule(f, rows({{1000, 1024}, {1000}}, DataType::Float, 1));
        },
        [](int64_t n, uint64_t seed) {
-         // The vectors run along the rows (the output's inner allocation axis): a multiple of 4.
+         // Vectors along both inner axes: M a multiple of 4.
          const int64_t m = 4 * std::min<int64_t>(n, 1024);
          return rows({{m, 1024}, {m}}, DataType::Float, seed);
        },

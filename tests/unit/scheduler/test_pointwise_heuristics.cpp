@@ -190,10 +190,16 @@ TEST(PointwiseHeuristics, PermutedInputIsNotVectorized) {
   f.addOutput(out);
   PointwiseDomainMap map(&f);
   EXPECT_EQ(vectorizableInputsOutputs(map, out), (std::vector<TensorView*>{tv1, out}));
-  // M = 1001 is odd: it would force 1 if tv0 were vectorized.
-  PointwiseParams p =
-      pointwiseParams(f, {strided({1001, 1024}, {1, 1001}), contiguous({1001, 1024})});
-  EXPECT_EQ(p.vectorization_factor, 4);
+  // M = 1001 is odd: it would force 1 if tv0 were vectorized. The registry gives this fusion
+  // (inputs of two layouts) to the transpose scheduler; the pointwise heuristics are asked
+  // directly.
+  const std::vector<TensorMetadata> in = {strided({1001, 1024}, {1, 1001}),
+                                          contiguous({1001, 1024})};
+  EXPECT_EQ(propose(f, in).type, SchedulerType::Transpose);
+  SchedulerRuntimeInfo info(&f, in);
+  std::unique_ptr<HeuristicParams> p = PointWiseScheduler().computeHeuristics(&f, info);
+  ASSERT_NE(dynamic_cast<PointwiseParams*>(p.get()), nullptr);
+  EXPECT_EQ(dynamic_cast<PointwiseParams*>(p.get())->vectorization_factor, 4);
 }
 
 // Input and output both column-major: the reference's allocation order decides what is

@@ -21,19 +21,22 @@ TEST(SchedulerTypeTest, Names) {
   EXPECT_EQ(toString(SchedulerType::Reduction), "reduction");
   EXPECT_EQ(toString(SchedulerType::InnerPersistent), "inner_persistent");
   EXPECT_EQ(toString(SchedulerType::InnerOuterPersistent), "inner_outer_persistent");
+  EXPECT_EQ(toString(SchedulerType::Transpose), "transpose");
 }
 
 // nvFuser's order; every scheduler is implemented.
 TEST(Registry, PriorityOrder) {
   EXPECT_EQ(schedulersInPriorityOrder(),
             (std::vector<SchedulerType>{SchedulerType::NoOp, SchedulerType::Reduction,
-                                        SchedulerType::PointWise, SchedulerType::InnerPersistent,
+                                        SchedulerType::Transpose, SchedulerType::PointWise,
+                                        SchedulerType::InnerPersistent,
                                         SchedulerType::InnerOuterPersistent}));
   EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::NoOp), nullptr);
   EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::PointWise), nullptr);
   EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::Reduction), nullptr);
   EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::InnerPersistent), nullptr);
   EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::InnerOuterPersistent), nullptr);
+  EXPECT_NE(SchedulerEntry::makeSchedulerInstance(SchedulerType::Transpose), nullptr);
 }
 
 // ---------------------------------------------------------------- NoOp
@@ -75,12 +78,14 @@ TEST(NoOpScheduler, RefusesOutputWithElements) {
   f.addOutput(neg(tv0));
   HeuristicsProposal p = propose(f, {contiguous({3, 5})});
   EXPECT_EQ(p.type, SchedulerType::PointWise);
-  ASSERT_EQ(p.rejections.size(), 2u);
+  ASSERT_EQ(p.rejections.size(), 3u);
   EXPECT_EQ(p.rejections[0].first, SchedulerType::NoOp);
   EXPECT_EQ(p.rejections[0].second, "output T1 has 15 elements (sizes [3, 5])");
   EXPECT_EQ(p.rejectionsString(),
             "no_op: output T1 has 15 elements (sizes [3, 5])\n"
-            "reduction: the fusion has no reduction\n");
+            "reduction: the fusion has no reduction\n"
+            "transpose: nothing is transposed: every full-rank input and output has iS3{i1}, "
+            "the reference's innermost allocation axis, innermost\n");
 }
 
 // Constant non-zero extents are refused before any size is known.
@@ -127,13 +132,14 @@ TEST(PointwiseRefusal, NoReferenceForUnrelatedOutputs) {
   HeuristicsProposal p = propose(f, {contiguous({4, 8}), contiguous({8})});
   EXPECT_EQ(p.type, SchedulerType::None);
   EXPECT_EQ(p.params, nullptr);
-  ASSERT_EQ(p.rejections.size(), 5u);
-  EXPECT_EQ(p.rejections[2].first, SchedulerType::PointWise);
-  EXPECT_EQ(p.rejections[2].second,
+  ASSERT_EQ(p.rejections.size(), 6u);
+  EXPECT_EQ(p.rejections[2].first, SchedulerType::Transpose);
+  EXPECT_EQ(p.rejections[3].first, SchedulerType::PointWise);
+  EXPECT_EQ(p.rejections[3].second,
             "no output covers every input and output axis (T2 lacks iS2{i2} of T1; T3 lacks "
             "iS0{i0} of T0)");
-  EXPECT_EQ(p.rejections[3].first, SchedulerType::InnerPersistent);
-  EXPECT_EQ(p.rejections[4].first, SchedulerType::InnerOuterPersistent);
+  EXPECT_EQ(p.rejections[4].first, SchedulerType::InnerPersistent);
+  EXPECT_EQ(p.rejections[5].first, SchedulerType::InnerOuterPersistent);
 }
 
 // One broadcast concretized to two different axes (M and K): no output covers both.
@@ -252,6 +258,8 @@ TEST(PointwiseRefusal, EmptyReferenceWithNonEmptyOutput) {
   EXPECT_EQ(p.rejectionsString(),
             "no_op: output T3 has 8 elements (sizes [1, 8])\n"
             "reduction: the fusion has no reduction\n"
+            "transpose: nothing is transposed: every full-rank input and output has iS5{i1}, "
+            "the reference's innermost allocation axis, innermost\n"
             "pointwise: the reference T2 is empty but output T3 is not\n"
             "inner_persistent: the fusion has no reduction\n"
             "inner_outer_persistent: the fusion has no reduction\n");
