@@ -55,7 +55,8 @@ struct Value {
 
 class Generator {
  public:
-  Generator(uint64_t seed, RandomFusionOptions options) : rng_(seed), options_(options) {
+  Generator(uint64_t seed, RandomFusionOptions options)
+      : rng_(seed), extra_rng_(seed ^ 0x9e3779b97f4a7c15ull), options_(options) {
     result_.seed = seed;
   }
 
@@ -96,6 +97,10 @@ class Generator {
   TensorView* combineSinks();
 
   std::mt19937_64 rng_;
+  // Draws added after seeds were pinned as regressions (tryReduction's complementary
+  // reduction): a stream of their own, so every earlier draw, and each pinned fusion's ops,
+  // stay as they were.
+  std::mt19937_64 extra_rng_;
   RandomFusionOptions options_;
   RandomFusion result_;
   std::vector<TensorView*> reduced_outputs_;  // reductions without keep_dim, outputs
@@ -375,7 +380,17 @@ bool Generator::tryReduction(Value& a) {
   };
   const bool exact = a.exact && (op != 0 || !isFloatingType(a.tv->dtype()));
   if (chance(25)) reduced_outputs_.push_back(reduce(false));
+  TensorView* operand = a.tv;  // `a` lives in pool_, which the push_back may move
   pool_.push_back({reduce(true), exact});
+  // Sometimes also a sum over the other axes of the same operand, an output: a row sum and a
+  // column sum of one input, as in layer norm backward (the inner-outer persistent
+  // scheduler's shape, or the segmenter's cut between the two).
+  if (op == 0 && axes.size() < candidates.size() && extra_rng_() % 100 < 30) {
+    std::vector<int64_t> rest;
+    for (int64_t i : candidates)
+      if (std::find(axes.begin(), axes.end(), i) == axes.end()) rest.push_back(i);
+    reduced_outputs_.push_back(sum(operand, rest));
+  }
   return true;
 }
 

@@ -19,7 +19,9 @@
 // With reductions (RandomFusionOptions): some ops are sum, max or min over a random non-empty
 // set of axes, kept as size-1 axes (keep_dim) so the result broadcasts back over the shape in
 // later ops (the normalization pattern: one kernel for the persistent scheduler, or a
-// Reduction and a PointWise segment), sometimes also an output of its own, reduced rank. A
+// Reduction and a PointWise segment), sometimes also an output of its own, reduced rank, and
+// sometimes with a sum of the same operand over the other axes as an output (a row and a column
+// sum of one input: the inner-outer persistent scheduler's shape). A
 // floating sum is inexact (its rounding depends on the order); max and min of exact values
 // and integer sums (two's-complement wraparound on both sides) stay exact.
 #pragma once

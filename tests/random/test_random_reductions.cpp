@@ -204,24 +204,37 @@ TEST(RandomReductionsGenerator, SchedulersRefuseWithAReason) {
 // outputs, and fusions that take more than one segment.
 TEST(RandomReductionsGenerator, Coverage) {
   std::map<std::string, int64_t> ops;
-  int64_t with_reduction = 0, reduced_rank_outputs = 0, segmented = 0;
+  int64_t with_reduction = 0, reduced_rank_outputs = 0, segmented = 0, both_ways = 0,
+          inner_outer = 0;
   for (uint64_t seed = 0; seed < kFusions; ++seed) {
     RandomFusion rf = makeCase(seed);
     bool any = false;
+    std::map<Val*, int64_t> reductions_of;  // operand -> reductions reading it
     for (Expr* e : rf.fusion->exprs())
       if (auto* r = dynamic_cast<ReductionOp*>(e)) {
         ++ops[std::string(reductionOpName(r->opType()))];
         any = true;
+        ++reductions_of[r->input(0)];
       }
     with_reduction += any;
+    // One operand reduced over some axes and over the others (a row and a column sum).
+    both_ways += std::any_of(reductions_of.begin(), reductions_of.end(),
+                             [](const auto& kv) { return kv.second > 1; });
     for (Val* out : rf.fusion->outputs())
       if (auto* tv = dynamic_cast<TensorView*>(out); tv != nullptr && tv->definition() != nullptr)
         reduced_rank_outputs += tv->definition()->isA<ReductionOp>();
-    if (any) segmented += SegmentCandidateFinder::segment(*rf.fusion, rf.inputs)->isSegmented();
+    if (!any) continue;
+    std::unique_ptr<SegmentedFusion> segments =
+        SegmentCandidateFinder::segment(*rf.fusion, rf.inputs);
+    segmented += segments->isSegmented();
+    for (SegmentedGroup* g : segments->groups())
+      inner_outer += g->schedulerType() == SchedulerType::InnerOuterPersistent;
   }
   std::cout << fmt::format(
-      "{} fusions: {} with reductions, {} reduced-rank outputs, {} segmented\n", kFusions,
-      with_reduction, reduced_rank_outputs, segmented);
+      "{} fusions: {} with reductions, {} reduced-rank outputs, {} segmented, {} with one "
+      "operand reduced both ways, {} inner-outer persistent kernels\n",
+      kFusions, with_reduction, reduced_rank_outputs, segmented, both_ways, inner_outer);
+  EXPECT_GT(both_ways, 0);
   EXPECT_GT(with_reduction, kFusions / 3);
   EXPECT_GT(ops["add"], 0);
   EXPECT_GT(ops["max"], 0);

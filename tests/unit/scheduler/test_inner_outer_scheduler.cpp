@@ -101,6 +101,15 @@ TEST(InnerOuterScheduler, RegistryPicksIt) {
   FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
   EXPECT_FALSE(rt->isSegmented());
   EXPECT_EQ(rt->heuristics().at(0)->schedulerType(), SchedulerType::InnerPersistent);
+  // Every global access is a 16-byte vector: the loads of x, r and w and the stores of the
+  // normalized output and of h, which the norm also reads (its copy from the register
+  // buffer was stored element by element: 0.47x a device copy on the H100).
+  const std::string code = fec.getMostRecentCode();
+  size_t vectors = 0;
+  for (size_t at = code.find("mf_vectorCopy<mf_bfloat16, 8>"); at != std::string::npos;
+       at = code.find("mf_vectorCopy<mf_bfloat16, 8>", at + 1))
+    ++vectors;
+  EXPECT_EQ(vectors, 5u) << code;
 }
 
 // The benchmark's shape: vectors of 16 bytes, about two per thread over a power of two of
