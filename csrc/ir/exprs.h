@@ -76,6 +76,7 @@ class UnaryOp : public Expr {
   UnaryOp(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs, UnaryOpType op);
   MF_DECLARE_EXPR(UnaryOp)
   UnaryOpType opType() const { return op_; }
+  UnaryOpType getUnaryOpType() const { return op_; }  // nvFuser's spelling
   Val* in() const { return input(0); }
   Val* out() const { return output(0); }
   std::string toString() const override;
@@ -90,6 +91,7 @@ class BinaryOp : public Expr {
   BinaryOp(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs, BinaryOpType op);
   MF_DECLARE_EXPR(BinaryOp)
   BinaryOpType opType() const { return op_; }
+  BinaryOpType getBinaryOpType() const { return op_; }  // nvFuser's spelling
   Val* lhs() const { return input(0); }
   Val* rhs() const { return input(1); }
   Val* out() const { return output(0); }
@@ -110,6 +112,7 @@ class TernaryOp : public Expr {
   TernaryOp(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs, TernaryOpType op);
   MF_DECLARE_EXPR(TernaryOp)
   TernaryOpType opType() const { return op_; }
+  TernaryOpType getTernaryOpType() const { return op_; }  // nvFuser's spelling
   Val* out() const { return output(0); }
   std::string toString() const override;
 
@@ -119,7 +122,8 @@ class TernaryOp : public Expr {
 
 //! Set: a plain copy. SegmentSet: a copy that marks a segment boundary (mf::segment_set);
 //! no scheduler takes a fusion holding one, and the segmenter ends a segment at it.
-enum class LoadStoreOpType { Set, SegmentSet };
+//! SegmenterSet is nvFuser's spelling of SegmentSet.
+enum class LoadStoreOpType { Set, SegmentSet, SegmenterSet = SegmentSet };
 
 //! out = set(in): a copy; schedules use it to stage data (e.g. global -> registers).
 //! out = segment_set(in): the same copy, as a segmentation hint.
@@ -164,6 +168,7 @@ class ReductionOp : public Expr {
   ReductionOp(Fusion* f, std::vector<Val*> inputs, std::vector<Val*> outputs, BinaryOpType op);
   MF_DECLARE_EXPR(ReductionOp)
   BinaryOpType opType() const { return op_; }
+  BinaryOpType getReductionOpType() const { return op_; }  // nvFuser's spelling
   Val* in() const { return input(0); }
   //! The identity the accumulator starts from: a constant scalar of out's dtype.
   Val* init() const { return input(1); }

@@ -4,7 +4,9 @@
 #include <atomic>
 #include <iostream>
 
+#include "ir/builder.h"
 #include "ir/cloner.h"
+#include "ir/exprs.h"
 #include "ir/tensor_view.h"
 #include "ir/traversal.h"
 #include "support/options.h"
@@ -106,9 +108,31 @@ void Fusion::addOutput(Val* v) {
            v->toString());
   MF_CHECK(std::find(outputs_.begin(), outputs_.end(), v) == outputs_.end(),
            "addOutput: {} is already an output", v->toInlineString());
-  v->as<TensorView>()->setMemoryType(MemoryType::Global);
+  auto* tv = v->as<TensorView>();
+  tv->setMemoryType(MemoryType::Global);
+  if (tv->definition() == nullptr && !tv->isFusionInput()) {
+    bool constant = true, empty = false;
+    for (IterDomain* id : tv->getLogicalDomain()) {
+      constant = constant && id->extent()->isConst();
+      empty = empty || (id->extent()->isConst() && *id->extent()->constInt() == 0);
+    }
+    if (constant && empty) {
+      FusionGuard fg(this);
+      IrBuilder::create<FullOp>(std::vector<Val*>{constFloat(0.0)}, std::vector<Val*>{tv});
+    }
+  }
   outputs_.push_back(v);
   markChanged();
+}
+
+Val* Fusion::zeroVal(DataType dtype) {
+  FusionGuard fg(this);
+  return isFloatingType(dtype) ? constFloat(0.0, dtype) : constInt(0, dtype);
+}
+
+Val* Fusion::oneVal(DataType dtype) {
+  FusionGuard fg(this);
+  return isFloatingType(dtype) ? constFloat(1.0, dtype) : constInt(1, dtype);
 }
 
 void Fusion::replaceInputOrOutput(Val* old, Val* replacement) {

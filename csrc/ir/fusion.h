@@ -29,11 +29,18 @@ class Fusion {
 
   //! Marks `v` as a fusion input. TensorViews become global memory.
   void addInput(Val* v);
-  //! Marks `v` as a fusion output. TensorViews become global memory.
+  //! Marks `v` as a fusion output. TensorViews become global memory. A tensor that nothing
+  //! computes, no input, whose extents are constants and one of them 0 (nvFuser's
+  //! FusionZeroSizeTensorReduction) is empty whatever the inputs: it gets the definition
+  //! full(its shape, 0), so the runtime makes it without reading anything.
   void addOutput(Val* v);
   //! Puts `replacement` where `old` is among the inputs and outputs (IrMutator's last step).
   //! An input replacement must be able to be an input (symbolic, no definition).
   void replaceInputOrOutput(Val* old, Val* replacement);
+  //! The constants 0 and 1 (nvFuser's fusion.zeroVal() / oneVal()): of the index type by
+  //! default, or of `dtype`.
+  Val* zeroVal(DataType dtype = DataType::Index);
+  Val* oneVal(DataType dtype = DataType::Index);
   const std::vector<Val*>& inputs() const { return inputs_; }
   const std::vector<Val*>& outputs() const { return outputs_; }
 

@@ -66,6 +66,7 @@ class IterDomain : public Val {
   Val* extent() const { return extent_; }
   IterType iterType() const { return iter_type_; }
   ParallelType parallelType() const { return parallel_type_; }
+  ParallelType getParallelType() const { return parallel_type_; }  // nvFuser's spelling
   bool isBroadcast() const { return iter_type_ == IterType::Broadcast; }
   bool isReduction() const { return iter_type_ == IterType::Reduction; }
   bool isSymbolic() const { return iter_type_ == IterType::Symbolic; }

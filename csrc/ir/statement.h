@@ -70,6 +70,8 @@ class Val : public Statement {
  public:
   ValKind kind() const { return kind_; }
   DataType dtype() const { return dtype_; }
+  //! nvFuser's spelling (its Val may have no dtype; every minifuser Val has one).
+  std::optional<DataType> getDataType() const { return dtype_; }
   bool isVal() const final { return true; }
 
   Expr* definition() const { return definition_; }

@@ -228,4 +228,9 @@ void TensorDomain::installAllocation(std::vector<IterDomain*> allocation, Contig
   }
 }
 
+bool TensorDomain::hasReduction() const {
+  return std::any_of(logical_.begin(), logical_.end(),
+                     [](const IterDomain* id) { return id->isReduction(); });
+}
+
 }  // namespace mf

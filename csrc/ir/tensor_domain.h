@@ -54,6 +54,8 @@ class TensorDomain : public Val {
   //! True when an axis of any domain (allIds) is IterType::Symbolic: not concretized yet
   //! (ir/dynamic_transform.h).
   bool hasSymbolicAxis() const;
+  //! Whether a logical axis is a reduction axis (nvFuser's TensorDomain::hasReduction).
+  bool hasReduction() const;
 
   // Scheduling verbs: they change the loop domain only.
   IterDomain* axis(int64_t i) const;

@@ -76,6 +76,7 @@ class TensorView : public Val {
 
   //! Loop axes [0, pos) are shared with the consumers (computed inside their loops).
   int64_t computeAtPosition() const { return compute_at_pos_; }
+  int64_t getComputeAtPosition() const { return compute_at_pos_; }  // nvFuser's spelling
   void setComputeAtPosition(int64_t pos);
   //! Computes this tensor inside its consumers' first `pos` loops (negative counts from
   //! the end). Each of those loop axes must map to the consumers' (IdModel-mapped and bound

@@ -52,6 +52,7 @@ class LaunchParams {
 
   //! Binds `p` (a block or thread dimension) to `value` >= 1.
   void bind(int64_t value, ParallelType p);
+  void unbind(ParallelType p) { dims_[slot(p)] = kUnbound; }
   bool hasDim(ParallelType p) const { return dims_[slot(p)] != kUnbound; }
   //! The bound size of `p`, or kUnbound.
   int64_t getDim(ParallelType p) const { return dims_[slot(p)]; }
@@ -79,10 +80,29 @@ class HeuristicParams {
   virtual ~HeuristicParams() = default;
 
   SchedulerType schedulerType() const { return scheduler_type_; }
+  //! These parameters as the scheduler's own kind (nvFuser's `params->as<PointwiseParams>()`);
+  //! a UserError when they are another scheduler's.
+  template <typename T>
+  T* as() {
+    auto* p = dynamic_cast<T*>(this);
+    MF_CHECK(p != nullptr, "HeuristicParams::as: these are {} parameters",
+             ::mf::toString(scheduler_type_));
+    return p;
+  }
+  template <typename T>
+  const T* as() const {
+    return const_cast<HeuristicParams*>(this)->as<T>();
+  }
   virtual std::string toString() const;
   virtual size_t hash() const;
   virtual bool sameAs(const HeuristicParams* other) const;
   virtual std::unique_ptr<HeuristicParams> clone() const;
+  //! After a caller edited the fields that computeHeuristics chose (nvFuser's tests do:
+  //! `pparams->vectorization_factor = 4; scheduler->schedule(fusion, pparams)`), drops from
+  //! `lparams` the dimensions those fields no longer determine, so the launch follows the
+  //! kernel that the edited parameters schedule. SchedulerEntry::schedule calls it when given
+  //! non-const parameters. Nothing by default.
+  virtual void followEditedFields() {}
 
   LaunchParams lparams;
   //! Int32 when every extent and offset of every tensor fits (SchedulerRuntimeInfo).

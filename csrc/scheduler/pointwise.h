@@ -4,6 +4,9 @@
 //! in docs/scheduler.md.
 #pragma once
 
+#include <array>
+#include <optional>
+
 #include "scheduler/registry.h"
 
 namespace mf {
@@ -64,6 +67,17 @@ class PointwiseParams : public HeuristicParams {
   size_t hash() const override;
   bool sameAs(const HeuristicParams* other) const override;
   std::unique_ptr<HeuristicParams> clone() const override;
+  //! The grid (BIDx, BIDy) follows vectorization, unroll, break point, block and grid
+  //! splits: when one of them changed since computeHeuristics, the grid is left to the
+  //! kernel's extents (as nvFuser's pointwise heuristics always do), and the block too when
+  //! block_size, break_point or split_block changed.
+  void followEditedFields() override;
+  //! Records the fields the launch parameters were computed from (computeHeuristics).
+  void noteLaunchBasis() { launch_basis_ = launchBasis(); }
+
+ private:
+  std::array<int64_t, 9> launchBasis() const;
+  std::optional<std::array<int64_t, 9>> launch_basis_;
 };
 
 class PointWiseScheduler : public SchedulerEntry {

@@ -258,6 +258,32 @@ bool PointwiseParams::sameAs(const HeuristicParams* other_base) const {
          other->flip_grid_binding == flip_grid_binding && other->block_size == block_size;
 }
 
+std::array<int64_t, 9> PointwiseParams::launchBasis() const {
+  return {vectorization_factor,
+          unroll_factor_inner,
+          unroll_factor_outer,
+          break_point,
+          block_size,
+          int64_t{split_block},
+          int64_t{split_grid_y},
+          int64_t{split_grid_x},
+          int64_t{flip_grid_binding}};
+}
+
+void PointwiseParams::followEditedFields() {
+  if (!launch_basis_ || schedule_kind != PointwiseScheduleKind::BreakPointGrid) return;
+  const std::array<int64_t, 9> now = launchBasis();
+  if (now == *launch_basis_) return;
+  lparams.unbind(ParallelType::BIDx);
+  lparams.unbind(ParallelType::BIDy);
+  const std::array<int64_t, 9>& was = *launch_basis_;
+  if (now[3] != was[3] || now[4] != was[4] || now[5] != was[5]) {
+    lparams.unbind(ParallelType::TIDx);
+    lparams.unbind(ParallelType::TIDy);
+  }
+  launch_basis_ = now;
+}
+
 std::unique_ptr<HeuristicParams> PointwiseParams::clone() const {
   return std::make_unique<PointwiseParams>(*this);
 }
@@ -303,8 +329,10 @@ bool PointWiseScheduler::canScheduleRunTime(Fusion* fusion, SchedulerRuntimeInfo
   return true;
 }
 
-std::unique_ptr<HeuristicParams> PointWiseScheduler::computeHeuristics(
-    Fusion* fusion, SchedulerRuntimeInfo& runtime_info) {
+namespace {
+
+std::unique_ptr<PointwiseParams> pointwiseHeuristics(Fusion* fusion,
+                                                     SchedulerRuntimeInfo& runtime_info) {
   auto params = std::make_unique<PointwiseParams>();
   params->index_type = runtime_info.indexType();
   params->block_size = kBlockSize;
@@ -394,6 +422,15 @@ std::unique_ptr<HeuristicParams> PointWiseScheduler::computeHeuristics(
   params->split_grid_x = gdim_x > kMaxGridDimX;
   params->lparams.bind(std::min(gdim_x, kMaxGridDimX), ParallelType::BIDx);
   params->lparams.bind(std::min(gdim_y, kMaxGridDimYZ), ParallelType::BIDy);
+  return params;
+}
+
+}  // namespace
+
+std::unique_ptr<HeuristicParams> PointWiseScheduler::computeHeuristics(
+    Fusion* fusion, SchedulerRuntimeInfo& runtime_info) {
+  std::unique_ptr<PointwiseParams> params = pointwiseHeuristics(fusion, runtime_info);
+  params->noteLaunchBasis();
   return params;
 }
 

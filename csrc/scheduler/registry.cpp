@@ -36,6 +36,11 @@ FusionPassRequest SchedulerEntry::fusionPasses(Fusion*, const HeuristicParams*) 
   return {};
 }
 
+void SchedulerEntry::schedule(Fusion* fusion, HeuristicParams* params) {
+  if (params != nullptr) params->followEditedFields();
+  schedule(fusion, static_cast<const HeuristicParams*>(params));
+}
+
 void SchedulerEntry::schedule(Fusion* fusion, const HeuristicParams* params) {
   MF_ASSERT(fusion != nullptr && params != nullptr, "{} scheduler: nothing to schedule",
             schedulerType());

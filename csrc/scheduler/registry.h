@@ -36,6 +36,9 @@ class SchedulerEntry {
   //! Runs the requested fusion passes (fusionPasses, through runFusionPasses), then applies
   //! `params` (from this scheduler's computeHeuristics) to `fusion` (applySchedule).
   void schedule(Fusion* fusion, const HeuristicParams* params);
+  //! The same, for parameters the caller may have edited since computeHeuristics: their
+  //! launch parameters follow the edit first (HeuristicParams::followEditedFields).
+  void schedule(Fusion* fusion, HeuristicParams* params);
 
   //! Why the last failed check refused (empty when none refused).
   const std::string& rejectReason() const { return reject_reason_; }

@@ -315,3 +315,43 @@ INSTANTIATE_TEST_SUITE_P(EmptyTensors, OrphanTensor, ::testing::Bool(),
 
 }  // namespace
 }  // namespace mf
+
+namespace mf {
+namespace {
+
+// nvFuser's FusionZeroSizeTensorReduction: an output of constant size 0 that nothing computes
+// (nor reads: it is no input) beside a sum. It is empty whatever the inputs, so it is made, not
+// computed; a computed output stays what the rest of the fusion computes.
+std::unique_ptr<Fusion> zeroSizeOutput() {
+  auto f = std::make_unique<Fusion>();
+  FusionGuard fg(f.get());
+  TensorView* tv0 = makeSymbolicTensor(2);
+  f->addInput(tv0);
+  TensorView* tv1 = makeConcreteTensor({0});
+  f->addInput(tv1);
+  f->addOutput(sum(tv0, {1}));
+  f->addOutput(makeConcreteTensor({0}));
+  return f;
+}
+
+std::vector<Tensor> zeroSizeOutputInputs() {
+  return {Tensor::random({2, 4}, DataType::Float, 1), Tensor::random({0}, DataType::Float, 2)};
+}
+
+TEST(EmptyTensors, ZeroSizeOutputThroughTheCache) {
+  expectRunsMatchReference(zeroSizeOutput(), {zeroSizeOutputInputs()});
+}
+
+// The Reduction scheduler forced on it (nvFuser's scheduleAndRun(Reduction)) refuses with
+// its reason: the empty output is made by a full, no op of a reduction kernel (it was a UserError
+// from a cacheBefore the scheduler called itself). The whole fusion runs through the cache above.
+TEST(EmptyTensors, ZeroSizeOutputForcedReductionRefusesWithAReason) {
+  std::unique_ptr<Fusion> f = zeroSizeOutput();
+  ReductionScheduler red;
+  EXPECT_FALSE(red.canScheduleCompileTime(f.get()));
+  EXPECT_THAT(red.rejectReason(), HasSubstr("`T3_g_float[iS5{0}] = full(0.0)` is neither a "
+                                            "pointwise op, a broadcast nor a reduction"));
+}
+
+}  // namespace
+}  // namespace mf
