@@ -202,7 +202,8 @@ __device__ inline void mf_gridTreeCombine(T (&x)[N], Op op, T init, const T* col
   for (unsigned r = first; r < first + count; ++r) {
 #pragma unroll
     for (int v = 0; v < N; ++v)
-      x[v] = op(x[v], slots[static_cast<size_t>(r) * block_slots + static_cast<size_t>(v) * threads]);
+      x[v] =
+          op(x[v], slots[static_cast<size_t>(r) * block_slots + static_cast<size_t>(v) * threads]);
   }
 }
 
@@ -216,8 +217,8 @@ __device__ inline bool mf_gridReduceInPlaceY(T (&x)[N], Op op, T init, T* work,
   const size_t rows = mf_gridTreeRows();
   T* column = work + static_cast<size_t>(slots_before) * gridDim.x * rows * threads +
               static_cast<size_t>(blockIdx.x) * rows * block_slots + tid;
-  unsigned* sems = semaphores + (static_cast<size_t>(call) * gridDim.x + blockIdx.x) *
-                                    mf_gridTreeSemaphores();
+  unsigned* sems =
+      semaphores + (static_cast<size_t>(call) * gridDim.x + blockIdx.x) * mf_gridTreeSemaphores();
   const unsigned groups = mf_gridTreeGroups();
   const unsigned group = blockIdx.y / MF_GRID_GROUP;
   const unsigned first = group * MF_GRID_GROUP;

@@ -76,8 +76,15 @@ class PointwiseParams : public HeuristicParams {
   void noteLaunchBasis() { launch_basis_ = launchBasis(); }
 
  private:
-  std::array<int64_t, 9> launchBasis() const;
-  std::optional<std::array<int64_t, 9>> launch_basis_;
+  //! The fields the block (break_point, block_size, split_block) and, with those, the grid
+  //! (vectorization, unrolls, grid splits and binding) follow.
+  struct LaunchBasis {
+    std::array<int64_t, 3> block;
+    std::array<int64_t, 6> grid;
+    bool operator==(const LaunchBasis&) const = default;
+  };
+  LaunchBasis launchBasis() const;
+  std::optional<LaunchBasis> launch_basis_;
 };
 
 class PointWiseScheduler : public SchedulerEntry {

@@ -258,26 +258,19 @@ bool PointwiseParams::sameAs(const HeuristicParams* other_base) const {
          other->flip_grid_binding == flip_grid_binding && other->block_size == block_size;
 }
 
-std::array<int64_t, 9> PointwiseParams::launchBasis() const {
-  return {vectorization_factor,
-          unroll_factor_inner,
-          unroll_factor_outer,
-          break_point,
-          block_size,
-          int64_t{split_block},
-          int64_t{split_grid_y},
-          int64_t{split_grid_x},
-          int64_t{flip_grid_binding}};
+PointwiseParams::LaunchBasis PointwiseParams::launchBasis() const {
+  return {{break_point, block_size, int64_t{split_block}},
+          {vectorization_factor, unroll_factor_inner, unroll_factor_outer, int64_t{split_grid_y},
+           int64_t{split_grid_x}, int64_t{flip_grid_binding}}};
 }
 
 void PointwiseParams::followEditedFields() {
   if (!launch_basis_ || schedule_kind != PointwiseScheduleKind::BreakPointGrid) return;
-  const std::array<int64_t, 9> now = launchBasis();
+  const LaunchBasis now = launchBasis();
   if (now == *launch_basis_) return;
   lparams.unbind(ParallelType::BIDx);
   lparams.unbind(ParallelType::BIDy);
-  const std::array<int64_t, 9>& was = *launch_basis_;
-  if (now[3] != was[3] || now[4] != was[4] || now[5] != was[5]) {
+  if (now.block != launch_basis_->block) {
     lparams.unbind(ParallelType::TIDx);
     lparams.unbind(ParallelType::TIDy);
   }

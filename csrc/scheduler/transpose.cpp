@@ -255,11 +255,11 @@ bool TransposeScheduler::canScheduleRunTime(Fusion* fusion, SchedulerRuntimeInfo
         "the transposed axes {} and {} have extents {} and {}, smaller than the {}x{} tile; "
         "the pointwise scheduler takes them",
         a1->toString(), a2->toString(), e1, e2, p.tile_size1, p.tile_size2));
-  if (sharedBytes(g, p) > kStaticSharedBytes)
+  if (const int64_t bytes = sharedBytes(g, p); bytes > kStaticSharedBytes)
     return reject(
         fmt::format("the tiles of the {} transposed inputs and outputs take {} bytes "
                     "of shared memory, more than {}",
-                    g.group2.size(), sharedBytes(g, p), kStaticSharedBytes));
+                    g.group2.size(), bytes, kStaticSharedBytes));
   return true;
 }
 
