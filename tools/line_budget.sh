@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # tools/line_budget.sh [--total N] [--file N] [dir]: the compiler's size as a reviewed
 # metric (tinygrad's habit). Prints the lines of every folder of dir (default <repo>/csrc)
-# and the total, then fails (exit 1) when the total exceeds N (default 28000) or any one
+# and the total, then fails (exit 1) when the total exceeds N (default 31000) or any one
 # file exceeds the per-file limit (default 900, docs/style.md: a file past that asks to be
 # split), naming each file over it. The ctest `line_budget` runs it with the defaults;
 # `line_budget_detects_excess` runs it with a total of 100 and expects the failure.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-total_limit=28000
+total_limit=31000
 file_limit=900
 dir="$root/csrc"
 while (($#)); do
