@@ -152,13 +152,28 @@ void orderForLoops(const std::vector<Expr*>& exprs, int64_t depth, LoopClasses& 
       for (Val* v : e->inputs())
         if (auto it = group_of_tv.find(v); it != group_of_tv.end() && it->second != g)
           preds[g].insert(it->second);
+  // Among the groups ready, the first that reads global memory goes first: its loads are then
+  // in flight before the block-wide reductions and barriers of the others (layer norm
+  // backward's second input was read only after the first row reduction).
+  std::vector<bool> reads_global(groups.size(), false);
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (Expr* e : groups[g])
+      for (Val* v : e->inputs())
+        if (auto* tv = dynamic_cast<TensorView*>(v);
+            tv && tv->getMemoryType() == MemoryType::Global)
+          reads_global[g] = true;
   std::vector<bool> done(groups.size(), false);
+  auto ready = [&](size_t g) {
+    return !done[g] &&
+           std::none_of(preds[g].begin(), preds[g].end(), [&](size_t p) { return !done[p]; });
+  };
   for (size_t n = 0; n < groups.size(); ++n) {
     size_t next = 0;
-    while (next < groups.size() &&
-           (done[next] || std::any_of(preds[next].begin(), preds[next].end(),
-                                      [&](size_t p) { return !done[p]; })))
-      ++next;
+    while (next < groups.size() && !(ready(next) && reads_global[next])) ++next;
+    if (next == groups.size()) {
+      next = 0;
+      while (next < groups.size() && !ready(next)) ++next;
+    }
     if (next == groups.size()) throwNoLoopOrder(groups, preds, done, group_of_tv, depth);
     done[next] = true;
     if (groups[next].size() == 1 && depth >= loopOutput(groups[next].front())->nDims()) {

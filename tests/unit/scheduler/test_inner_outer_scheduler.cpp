@@ -288,6 +288,13 @@ TEST(InnerOuterScheduler, LayerNormBackwardKernel) {
   EXPECT_THAT(code, Not(HasSubstr("return;")));
   EXPECT_THAT(code, HasSubstr("const bool grid_last = mf_gridReduceInPlaceY<float, 16>"));
   EXPECT_THAT(code, HasSubstr("mf_grid_semaphores, 16, 1);"));
+  // Both row inputs (dy is T0, x is T1) are read before the row's first block reduction, so
+  // their loads are in flight together (generateLoopNests puts loop groups that read global
+  // memory first).
+  const size_t first_reduce = code.find("mf_blockAllReduceX");
+  ASSERT_NE(first_reduce, std::string::npos);
+  EXPECT_LT(code.find("&T0["), first_reduce);
+  EXPECT_LT(code.find("&T1["), first_reduce);
   FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
   EXPECT_EQ(rt->executor()->kernel().summary().grid_reductions, 2);
   EXPECT_THAT(rt->executor()->ptx(), Not(HasSubstr(".local")));
