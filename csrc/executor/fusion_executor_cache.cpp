@@ -121,6 +121,14 @@ FusionExecutorCache::FusionExecutorCache(std::unique_ptr<Fusion> fusion)
 
 FusionExecutorCache::~FusionExecutorCache() = default;
 
+std::vector<Tensor> FusionExecutorCache::runFusionWithInputs(const KernelArgumentHolder& args) {
+  return runFusionWithInputs(args.toTensors(*fusion_));
+}
+
+std::vector<Tensor> FusionExecutorCache::runFusionWithInputs(ArgumentList args) {
+  return runFusionWithInputs(KernelArgumentHolder(args));
+}
+
 std::vector<Tensor> FusionExecutorCache::runFusionWithInputs(const std::vector<Tensor>& inputs) {
   return runFusionWithInputs(inputs, RunOptions{});
 }

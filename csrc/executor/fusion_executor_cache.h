@@ -74,6 +74,10 @@ class FusionExecutorCache {
   //! The same with test options (poisoned outputs, zero-filled layout pads).
   std::vector<Tensor> runFusionWithInputs(const std::vector<Tensor>& inputs,
                                           const RunOptions& options);
+  //! nvFuser's spellings: tensors and plain numbers, `{t0, 2.0}` or a KernelArgumentHolder (a
+  //! number becomes the 0-dim tensor of its scalar input's dtype).
+  std::vector<Tensor> runFusionWithInputs(const KernelArgumentHolder& args);
+  std::vector<Tensor> runFusionWithInputs(ArgumentList args);
 
   //! The fusion as the user built it (unscheduled). Editing it is allowed: the next run
   //! sees the edit (its runtimes are rebuilt; see above).

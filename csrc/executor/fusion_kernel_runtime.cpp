@@ -27,7 +27,7 @@ struct FusionKernelRuntime::Group {
   const SegmentedGroup* segment = nullptr;
   std::unique_ptr<Fusion> fusion;     // makeFusion: unscheduled (NoOp outputs, reuse checks)
   std::unique_ptr<Fusion> scheduled;  // after the scheduler's schedule()
-  std::unique_ptr<HeuristicParams> params;
+  HeuristicParams* params = nullptr;  // owned by heuristics_
   std::unique_ptr<KernelExecutor> executor;
   std::vector<size_t> input_slots;   // per segment input
   std::vector<size_t> output_slots;  // per segment output
@@ -79,7 +79,10 @@ FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, const std::vector
     std::unique_ptr<SchedulerRuntimeInfo> group_info =
         segments_->groupRuntimeInfo(segment, group->fusion.get(), info);
     std::string why;
-    group->params = segments_->computeHeuristics(segment, group->fusion.get(), *group_info, &why);
+    group->params = heuristics_.list_
+                        .emplace_back(segments_->computeHeuristics(segment, group->fusion.get(),
+                                                                   *group_info, &why))
+                        .get();
     profile_.heuristics_ms += msSince(start);
     start = SteadyClock::now();
     MF_ASSERT(group->params != nullptr, "the segmenter's scheduler refused its own group {}: {}",
@@ -94,8 +97,7 @@ FusionKernelRuntime::FusionKernelRuntime(const Fusion& fusion, const std::vector
       if (isDumpEnabled(DumpOption::FusionIrPresched))
         dumpStream() << "=== fusion_ir_presched (" << toString(type) << ") ===\n"
                      << group->scheduled->mathString();
-      SchedulerEntry::makeSchedulerInstance(type)->schedule(group->scheduled.get(),
-                                                            group->params.get());
+      SchedulerEntry::makeSchedulerInstance(type)->schedule(group->scheduled.get(), group->params);
       if (isDumpEnabled(DumpOption::FusionIrScheduled))
         dumpStream() << "=== fusion_ir_scheduled (" << toString(type) << ") ===\n"
                      << group->scheduled->mathString() << group->scheduled->transformsString();
@@ -196,7 +198,13 @@ FusionKernelRuntime::~FusionKernelRuntime() = default;
 
 std::vector<const HeuristicParams*> FusionKernelRuntime::heuristics() const {
   std::vector<const HeuristicParams*> out;
-  for (const auto& g : groups_) out.push_back(g->params.get());
+  for (const auto& g : groups_) out.push_back(g->params);
+  return out;
+}
+
+std::vector<KernelExecutor*> FusionKernelRuntime::executors() const {
+  std::vector<KernelExecutor*> out;
+  for (const auto& g : groups_) out.push_back(g->executor.get());
   return out;
 }
 

@@ -18,6 +18,16 @@
 
 namespace mf {
 
+//! nvFuser's HeuristicParamsList: each group's heuristics, in run order.
+class HeuristicParamsList {
+ public:
+  const std::vector<std::unique_ptr<HeuristicParams>>& heuristicsList() const { return list_; }
+
+ private:
+  friend class FusionKernelRuntime;
+  std::vector<std::unique_ptr<HeuristicParams>> list_;
+};
+
 class FusionKernelRuntime {
  public:
   //! Runs the fusion passes that read the input sizes on a copy of `fusion` (removeEmpty:
@@ -56,6 +66,11 @@ class FusionKernelRuntime {
   //! tensors that are empty at those sizes by constant-shaped fulls).
   std::optional<std::vector<std::unique_ptr<HeuristicParams>>> heuristicsFor(
       const std::vector<Tensor>& inputs, const DeviceDescription& device) const;
+  //! nvFuser's spelling: `schedulerHeuristics()->heuristicsList().at(0)->scheduler_type`.
+  const HeuristicParamsList* schedulerHeuristics() const { return &heuristics_; }
+  //! nvFuser's: each group's executor in run order (`executors().at(0)->as<KernelExecutor>()`);
+  //! null for a group without a kernel (NoOp, ExprEval).
+  std::vector<KernelExecutor*> executors() const;
   //! True when `params` (heuristicsFor) schedule every group as this runtime does.
   bool canReuse(const std::vector<std::unique_ptr<HeuristicParams>>& params) const;
 
@@ -111,6 +126,7 @@ class FusionKernelRuntime {
   void assignSlots();
 
   std::unique_ptr<SegmentedFusion> segments_;
+  HeuristicParamsList heuristics_;  // owns each group's params
   CompileProfile profile_;
   // The input sizes this runtime is specialized to (removeEmpty rewrote its fusion); none
   // when it holds for every size of its signature.

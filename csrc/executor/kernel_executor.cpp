@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <ostream>
 
@@ -552,6 +553,96 @@ std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
   MF_CHECK(flag == 0, "{}", summary.describeError(flag));
   setLayoutUsedRows(summary, inputs, outputs);
   return outputs;
+}
+
+void KernelExecutor::compile(Fusion* fusion, const KernelArgumentHolder& args,
+                             const LaunchParams& launch_constraints, const CompileParams& params) {
+  MF_CHECK(fusion != nullptr, "KernelExecutor::compile: fusion is null");
+  compile(fusion, args.toTensors(*fusion), CompileOptions{.index_type = params.index_type});
+  compile_launch_constraints_ = launch_constraints;
+}
+
+void KernelExecutor::compile(Fusion* fusion, ArgumentList args,
+                             const LaunchParams& launch_constraints, const CompileParams& params) {
+  compile(fusion, KernelArgumentHolder(args), launch_constraints, params);
+}
+
+namespace {
+
+// Writes `src`'s elements into `dst` (same sizes and dtype; on the host with any strides, or
+// contiguous on the device).
+void copyInto(const Tensor& src, Tensor& dst) {
+  const Tensor from = src.toHost();
+  Tensor host = dst.isCuda() ? Tensor::empty(dst.sizes(), dst.dtype()) : dst;
+  const std::vector<int64_t>& sizes = host.sizes();
+  for (int64_t linear = 0; linear < from.numel(); ++linear) {
+    int64_t offset = 0;
+    for (int64_t rest = linear, d = host.dim() - 1; d >= 0; --d) {
+      offset += rest % sizes[d] * host.strides()[d];
+      rest /= sizes[d];
+    }
+    storeElementAt(static_cast<std::byte*>(host.rawData()), offset, host.dtype(),
+                   from.value(linear));
+  }
+  if (dst.isCuda()) cuda::copyToDeviceAsync(dst.devicePtr(), host.rawData(), host.nbytes());
+}
+
+}  // namespace
+
+std::vector<Tensor> KernelExecutor::run(const KernelArgumentHolder& args,
+                                        const KernelArgumentHolder& outputs,
+                                        const LaunchParams& launch_constraints,
+                                        const CompileParams& /*params*/) {
+  MF_CHECK(isCompiled(), "KernelExecutor::run: call compile() first");
+  const std::vector<Tensor> inputs = args.toTensors(kernel_->ir());
+  const LaunchParams& constraints =
+      launch_constraints == LaunchParams() ? compile_launch_constraints_ : launch_constraints;
+  if (outputs.empty()) return run(inputs, {}, &constraints);
+  std::vector<Tensor> given = KernelArgumentHolder(outputs).toTensors(kernel_->ir());
+  {
+    std::lock_guard lock(launch_mutex_);
+    const PreparedLaunch& launch = preparedFor(inputs, &constraints);
+    MF_CHECK(given.size() == launch.outputs.size(),
+             "KernelExecutor::run: {} preallocated outputs given, but the fusion has {} outputs",
+             given.size(), launch.outputs.size());
+    for (size_t i = 0; i < given.size(); ++i) {
+      const PreparedLaunch::Buffer& out = launch.outputs[i];
+      MF_CHECK(given[i].dtype() == out.tv->dtype() && given[i].sizes() == out.layout.sizes &&
+                   (!given[i].isCuda() || given[i].isContiguous()),
+               "KernelExecutor::run: preallocated output {} for {} must be a {}[{}] tensor{}, got "
+               "{}[{}]{}",
+               i, out.tv->toString(), out.tv->dtype(), fmt::join(out.layout.sizes, ", "),
+               given[i].isCuda() ? " (contiguous on the device)" : "", given[i].dtype(),
+               fmt::join(given[i].sizes(), ", "), given[i].isContiguous() ? "" : " (strided)");
+    }
+  }
+  const std::vector<Tensor> results = run(inputs, {}, &constraints);
+  for (size_t i = 0; i < given.size(); ++i) copyInto(results[i], given[i]);
+  return given;
+}
+
+std::vector<Tensor> KernelExecutor::run(ArgumentList args, const KernelArgumentHolder& outputs,
+                                        const LaunchParams& launch_constraints,
+                                        const CompileParams& params) {
+  return run(KernelArgumentHolder(args), outputs, launch_constraints, params);
+}
+
+void Fusion::printKernel() const {
+  printKernel(CompileParams{});
+}
+
+void Fusion::printKernel(const CompileParams& params) const {
+  Fusion copy(*this);
+  KernelExecutor ke;
+  ke.compile(&copy, std::vector<Tensor>{}, CompileOptions{.index_type = params.index_type});
+  std::cout << ke.kernelCode() << std::flush;
+}
+
+LaunchParams KernelExecutor::lastLaunchParams() const {
+  const cuda::LaunchDims& d = last_launch_;
+  LaunchParams params(d.grid_x, d.grid_y, d.grid_z, d.block_x, d.block_y, d.block_z);
+  params.setSmem(d.smem);
+  return params;
 }
 
 void KernelExecutor::withBoundLaunch(const std::vector<Tensor>& inputs,

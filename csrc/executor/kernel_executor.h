@@ -22,11 +22,11 @@
 #include "cuda/module.h"
 #include "cuda/nvrtc.h"
 #include "executor/launch_cache.h"
+#include "scheduler/heuristic_params.h"
+#include "tensor/kernel_argument_holder.h"
 #include "tensor/tensor.h"
 
 namespace mf {
-
-class LaunchParams;
 
 struct CompileOptions {
   //! Int32 or Int64; unset: Int32 when every extent and offset of the inputs given to
@@ -45,6 +45,14 @@ struct RunOptions {
   bool zero_fill_layout_pads = false;
 };
 
+//! nvFuser's compile parameters: `index_type` is CompileOptions::index_type; `maxrregcount`
+//! and `enable_magic_zero` are accepted and ignored (NVRTC's register default; no magic zero).
+struct CompileParams {
+  std::optional<DataType> index_type = std::nullopt;
+  std::optional<int64_t> maxrregcount = std::nullopt;
+  bool enable_magic_zero = true;
+};
+
 class KernelExecutor {
  public:
   KernelExecutor();
@@ -53,6 +61,23 @@ class KernelExecutor {
   //! Lowers, generates and compiles `fusion` (copied; later edits to it have no effect).
   void compile(Fusion* fusion, const std::vector<Tensor>& inputs = {},
                const CompileOptions& options = {});
+  //! nvFuser's spellings: inputs as tensors and plain numbers; `launch_constraints` (LaunchParams
+  //! binding some dimensions) are kept as every later run's, unless a run gives its own.
+  void compile(Fusion* fusion, const KernelArgumentHolder& args,
+               const LaunchParams& launch_constraints, const CompileParams& params = {});
+  void compile(Fusion* fusion, ArgumentList args, const LaunchParams& launch_constraints = {},
+               const CompileParams& params = {});
+  //! nvFuser's run: `outputs`, when given, are preallocated (one per fusion output, of its
+  //! dtype and sizes, on the host or contiguous on the device; a UserError otherwise): the
+  //! results are written into them and they are returned. Unbound `launch_constraints` take
+  //! compile()'s. `params` are compile()'s (ignored).
+  std::vector<Tensor> run(const KernelArgumentHolder& args,
+                          const KernelArgumentHolder& outputs = {},
+                          const LaunchParams& launch_constraints = {},
+                          const CompileParams& params = {});
+  std::vector<Tensor> run(ArgumentList args, const KernelArgumentHolder& outputs = {},
+                          const LaunchParams& launch_constraints = {},
+                          const CompileParams& params = {});
   //! Runs the compiled kernel. Inputs may be host or device tensors, views with strides and
   //! storage offsets included (mixing allowed). When any tensor input is on the device the
   //! outputs are device tensors and nothing is copied to the host (the launch is not waited
@@ -98,6 +123,12 @@ class KernelExecutor {
   double benchmarkBareLaunchUs(const std::vector<Tensor>& inputs, int warmup = 100,
                                int iterations = 2000, bool wait_for_kernels = true);
 
+  //! nvFuser's `executor->as<KernelExecutor>()` (its executors have several kinds; this one).
+  template <typename T>
+  T* as() {
+    static_assert(std::is_same_v<T, KernelExecutor>, "KernelExecutor::as: only KernelExecutor");
+    return this;
+  }
   bool isCompiled() const { return kernel_ != nullptr; }
   //! What the last compile() cost: lowering, code generation and NVRTC (0 on a cache hit),
   //! in milliseconds, and whether the kernel cache (memory or disk) served the binary.
@@ -117,6 +148,15 @@ class KernelExecutor {
   Kernel& kernel() { return *kernel_; }
   //! Grid/block of the last run.
   const cuda::LaunchDims& lastLaunch() const { return last_launch_; }
+  //! nvFuser's spelling of lastLaunch(): every dimension bound, smem() set.
+  LaunchParams lastLaunchParams() const;
+  //! nvFuser's `ke.compiledKernel()->kernel()->summary()`: the lowered Kernel, as a pointer.
+  struct CompiledKernelHandle {
+    Kernel* kernel_;
+    Kernel* kernel() const { return kernel_; }
+    const CompiledKernelHandle* operator->() const { return this; }
+  };
+  CompiledKernelHandle compiledKernel() const { return {kernel_.get()}; }
   //! Input signatures with a prepared launch (at most LaunchCache::kCapacity).
   int64_t launchCacheSize() const;
   //! Runs served from a prepared launch since compile().
@@ -143,6 +183,7 @@ class KernelExecutor {
   void ensureLoaded();
 
   std::unique_ptr<Kernel> kernel_;
+  LaunchParams compile_launch_constraints_;  // nvFuser's compile(..., LaunchParams, ...)
   GeneratedKernel generated_;
   cuda::CompiledKernel compiled_;
   CompileTimes compile_times_;

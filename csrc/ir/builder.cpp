@@ -28,6 +28,19 @@ Val* constValue(const ScalarValue& v, DataType dtype) {
   return IrBuilder::create<Scalar>(dtype, castScalar(v, dtype));
 }
 
+Val* IrBuilder::newVal(Fusion* f, ScalarValue value, std::optional<DataType> dtype) {
+  if (!dtype) {
+    dtype = std::holds_alternative<bool>(value)      ? DataType::Bool
+            : std::holds_alternative<int64_t>(value) ? DataType::Int64
+                                                     : DataType::Double;
+  }
+  return createIn<Scalar>(f, *dtype, castScalar(value, *dtype));
+}
+
+Val* IrBuilder::newVal(Fusion* f, DataType dtype) {
+  return createIn<Scalar>(f, dtype);
+}
+
 namespace {
 
 bool isConstEq(Val* v, int64_t x) {

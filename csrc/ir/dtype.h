@@ -26,6 +26,7 @@ enum class DataType {
 #define MF_DTYPE_ENUM(e, name, bits) e,
   MF_DATA_TYPES(MF_DTYPE_ENUM)
 #undef MF_DTYPE_ENUM
+      Int = Int64,  //!< nvFuser's name of int64
 };
 
 std::string_view toString(DataType t);

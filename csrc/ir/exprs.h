@@ -55,7 +55,8 @@ class TensorView;
 
 #define MF_OP_ENUM(e, s) e,
 enum class UnaryOpType { MF_UNARY_OPS(MF_OP_ENUM) };
-enum class BinaryOpType { MF_BINARY_OPS(MF_OP_ENUM) };
+//! Max and Min: nvFuser's names of Maximum and Minimum.
+enum class BinaryOpType { MF_BINARY_OPS(MF_OP_ENUM) Max = Maximum, Min = Minimum };
 enum class TernaryOpType { MF_TERNARY_OPS(MF_OP_ENUM) };
 #undef MF_OP_ENUM
 

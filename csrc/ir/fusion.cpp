@@ -186,5 +186,11 @@ void Fusion::printMath() const {
 void Fusion::printTransforms() const {
   std::cout << transformsString() << std::flush;
 }
+void Fusion::print(std::ostream& os, bool include_tensor_transforms) const {
+  os << mathString() << (include_tensor_transforms ? transformsString() : "") << std::flush;
+}
+void Fusion::print() const {
+  print(std::cout);
+}
 
 }  // namespace mf

@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -16,6 +17,9 @@ namespace mf {
 
 class TensorView;
 class IrCloner;
+class SegmentedFusion;
+class KernelArgumentHolder;
+struct CompileParams;
 
 class Fusion {
  public:
@@ -79,6 +83,17 @@ class Fusion {
   //! Every tensor's domains, contiguity and split/merge history.
   std::string transformsString() const;
   void printTransforms() const;
+  //! nvFuser's print(): printMath then, with `include_tensor_transforms`, printTransforms, to
+  //! `os` (default stdout).
+  void print(std::ostream& os, bool include_tensor_transforms = true) const;
+  void print() const;
+  //! nvFuser's printKernel(): the CUDA source KernelExecutor generates for this (scheduled)
+  //! fusion, to stdout. Defined in executor/kernel_executor.cpp.
+  void printKernel() const;
+  void printKernel(const CompileParams& params) const;
+  //! nvFuser's segment(args): how FusionExecutorCache would cut this fusion for these
+  //! inputs (SegmentCandidateFinder::segment). Defined in segmenter/.
+  std::unique_ptr<SegmentedFusion> segment(const KernelArgumentHolder& args) const;
 
   //! Takes ownership of a new node and names it. Used by IrBuilder.
   template <typename T>
@@ -137,8 +152,18 @@ struct IrBuilder {
   }
   template <typename T, typename... Args>
   static T* createIn(Fusion* f, Args&&... args) {
-    return f->registerStatement(std::make_unique<T>(f, std::forward<Args>(args)...));
+    if constexpr (std::is_same_v<T, Val>)
+      return newVal(f, std::forward<Args>(args)...);
+    else
+      return f->registerStatement(std::make_unique<T>(f, std::forward<Args>(args)...));
   }
+
+ private:
+  //! nvFuser's create<Val>: a constant of the value's type (1.0 Double, 1L Int64, true Bool)
+  //! or of `dtype` (create<Val>(2.0, DataType::Float)), or a symbolic scalar of `dtype`
+  //! (create<Val>(DataType::Double), a run-time scalar input once added with addInput).
+  static Val* newVal(Fusion* f, ScalarValue value, std::optional<DataType> dtype = std::nullopt);
+  static Val* newVal(Fusion* f, DataType dtype);
 };
 
 }  // namespace mf

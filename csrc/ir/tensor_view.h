@@ -11,6 +11,7 @@
 
 namespace mf {
 
+enum class LoadStoreOpType;  // ir/exprs.h
 enum class MemoryType { Global, Local, Shared };
 std::string_view toString(MemoryType t);
 
@@ -93,6 +94,10 @@ class TensorView : public Val {
   //! This tensor's definition computes a new register tensor instead, and this tensor
   //! becomes `set(cache)`. Returns the cache.
   TensorView* cacheBefore();
+  //! nvFuser's overloads: `op_type` is the copy's kind; only LoadStoreOpType::Set stages (a
+  //! UserError otherwise).
+  TensorView* cacheBefore(LoadStoreOpType op_type);
+  TensorView* cacheAfter(LoadStoreOpType op_type, std::vector<Expr*> cached_uses = {});
   //! For an output with uses in the fusion: a new output `copy = set(this)` takes this
   //! tensor's place among the fusion's outputs, and this tensor becomes a register
   //! intermediate its consumers keep reading. Returns the copy.

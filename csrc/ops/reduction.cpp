@@ -44,9 +44,10 @@ std::vector<bool> reducedPositions(std::string_view op, TensorView* tv,
   return reduced;
 }
 
-TensorView* reductionOp(BinaryOpType op, std::string_view name, TensorView* tv,
-                        const std::vector<int64_t>& axes, bool keep_dim,
-                        std::optional<DataType> dtype) {
+// `init`: the accumulator's first value (null: the identity of `op`).
+TensorView* reduceAxes(BinaryOpType op, std::string_view name, TensorView* tv,
+                       const std::vector<int64_t>& axes, bool keep_dim,
+                       std::optional<DataType> dtype, Val* init = nullptr) {
   MF_CHECK(tv != nullptr, "{}: the input tensor is null", name);
   FusionGuard fg(tv->fusion());
   const std::vector<IterDomain*> in_ids = TensorDomain::noReductions(tv->getLogicalDomain());
@@ -78,8 +79,8 @@ TensorView* reductionOp(BinaryOpType op, std::string_view name, TensorView* tv,
                                  : in_ids[i]->freshCopy());
   }
   auto* out = IrBuilder::create<TensorView>(IrBuilder::create<TensorDomain>(out_ids), acc_dtype);
-  IrBuilder::create<ReductionOp>(std::vector<Val*>{x, reductionIdentity(op, acc_dtype)},
-                                 std::vector<Val*>{out}, op);
+  Val* first = init ? constValue(*init->constValue(), acc_dtype) : reductionIdentity(op, acc_dtype);
+  IrBuilder::create<ReductionOp>(std::vector<Val*>{x, first}, std::vector<Val*>{out}, op);
   TensorView* result = acc_dtype == out_dtype ? out : castOp(out_dtype, out);
   return keep_dim ? broadcast(result, reduced) : result;
 }
@@ -102,24 +103,35 @@ Val* reductionIdentity(BinaryOpType op, DataType dtype) {
   return nullptr;
 }
 
+TensorView* reductionOp(BinaryOpType op, const std::vector<int64_t>& axes, Val* init,
+                        TensorView* tv, bool keep_dim) {
+  const bool reduces = op == BinaryOpType::Add || op == BinaryOpType::Mul ||
+                       op == BinaryOpType::Maximum || op == BinaryOpType::Minimum;
+  MF_CHECK(reduces, "reductionOp: {} is not a reduction op (Add, Mul, Max or Min)", toString(op));
+  MF_CHECK(init != nullptr && init->isConst(),
+           "reductionOp: the initial value must be a constant scalar, got {}",
+           init ? init->toString() : "null");
+  return reduceAxes(op, "reductionOp", tv, axes, keep_dim, std::nullopt, init);
+}
+
 TensorView* sum(TensorView* tv, const std::vector<int64_t>& axes, bool keep_dim,
                 std::optional<DataType> dtype) {
-  return reductionOp(BinaryOpType::Add, "sum", tv, axes, keep_dim, dtype);
+  return reduceAxes(BinaryOpType::Add, "sum", tv, axes, keep_dim, dtype);
 }
 
 TensorView* prod(TensorView* tv, const std::vector<int64_t>& axes, bool keep_dim,
                  std::optional<DataType> dtype) {
-  return reductionOp(BinaryOpType::Mul, "prod", tv, axes, keep_dim, dtype);
+  return reduceAxes(BinaryOpType::Mul, "prod", tv, axes, keep_dim, dtype);
 }
 
 TensorView* max(TensorView* tv, const std::vector<int64_t>& axes, bool keep_dim,
                 std::optional<DataType> dtype) {
-  return reductionOp(BinaryOpType::Maximum, "max", tv, axes, keep_dim, dtype);
+  return reduceAxes(BinaryOpType::Maximum, "max", tv, axes, keep_dim, dtype);
 }
 
 TensorView* min(TensorView* tv, const std::vector<int64_t>& axes, bool keep_dim,
                 std::optional<DataType> dtype) {
-  return reductionOp(BinaryOpType::Minimum, "min", tv, axes, keep_dim, dtype);
+  return reduceAxes(BinaryOpType::Minimum, "min", tv, axes, keep_dim, dtype);
 }
 
 }  // namespace mf

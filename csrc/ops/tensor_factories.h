@@ -19,6 +19,14 @@ class TensorViewBuilder {
   TensorViewBuilder& shape(std::vector<int64_t> shape);
   TensorViewBuilder& contiguity(bool contiguous);
   TensorViewBuilder& contiguity(Contiguity contiguity);
+  //! nvFuser's stride order: `order[i]` ranks axis i's stride (a permutation of 0..n-1; larger
+  //! is outer). Builds the allocation domain, outermost first; contiguity then follows it.
+  //! strideOrder({0, 1}) on [i0, i1] allocates [i1, i0] (column-major).
+  TensorViewBuilder& strideOrder(std::vector<int64_t> order);
+  //! nvFuser's expanded broadcasts: axis i with `expanded[i]` has the extent shape[i] (-1:
+  //! symbolic) and is read with stride 0 (a tensor expanded from size 1). minifuser makes it an
+  //! Iteration axis that is never contiguous (no expanded-extent Broadcast axis).
+  TensorViewBuilder& expanded(std::vector<bool> expanded);
   TensorView* build() const;
 
  private:
@@ -27,6 +35,8 @@ class TensorViewBuilder {
   std::vector<int64_t> shape_;
   std::optional<bool> contiguous_;
   Contiguity contiguity_;
+  std::vector<int64_t> stride_order_;
+  std::vector<bool> expanded_;
 };
 
 //! Rank-`rank` tensor with symbolic extents and arbitrary strides.

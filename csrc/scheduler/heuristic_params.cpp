@@ -25,6 +25,22 @@ size_t LaunchParams::slot(ParallelType p) {
   return 0;
 }
 
+LaunchParams::LaunchParams(int64_t gdimx, int64_t gdimy, int64_t gdimz, int64_t bdimx,
+                           int64_t bdimy, int64_t bdimz) {
+  const std::array<std::pair<int64_t, ParallelType>, 6> dims = {{{gdimx, ParallelType::BIDx},
+                                                                 {gdimy, ParallelType::BIDy},
+                                                                 {gdimz, ParallelType::BIDz},
+                                                                 {bdimx, ParallelType::TIDx},
+                                                                 {bdimy, ParallelType::TIDy},
+                                                                 {bdimz, ParallelType::TIDz}}};
+  for (auto [value, p] : dims) {
+    MF_CHECK(value == kUnbound || value >= 1,
+             "LaunchParams: {} must be >= 1, or -1 to leave it unbound; got {}", mf::toString(p),
+             value);
+    if (value != kUnbound) bind(value, p);
+  }
+}
+
 void LaunchParams::bind(int64_t value, ParallelType p) {
   MF_ASSERT(value >= 1, "LaunchParams: binding {} to {}", mf::toString(p), value);
   dims_[slot(p)] = value;
@@ -50,7 +66,7 @@ std::string HeuristicParams::toString() const {
 }
 
 size_t HeuristicParams::hash() const {
-  uint64_t h = hashCombine(kFnvOffset, static_cast<uint64_t>(scheduler_type_));
+  uint64_t h = hashCombine(kFnvOffset, static_cast<uint64_t>(scheduler_type));
   h = hashCombine(h, static_cast<uint64_t>(index_type));
   for (ParallelType p : {ParallelType::TIDx, ParallelType::TIDy, ParallelType::TIDz})
     h = hashCombine(h, static_cast<uint64_t>(lparams.getDim(p)));

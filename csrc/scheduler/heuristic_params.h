@@ -50,6 +50,11 @@ class LaunchParams {
  public:
   static constexpr int64_t kUnbound = -1;
 
+  LaunchParams() = default;
+  //! nvFuser's constructor: grid x, y, z then block x, y, z; kUnbound (-1) leaves one unbound.
+  LaunchParams(int64_t gdimx, int64_t gdimy = kUnbound, int64_t gdimz = kUnbound,
+               int64_t bdimx = kUnbound, int64_t bdimy = kUnbound, int64_t bdimz = kUnbound);
+
   //! Binds `p` (a block or thread dimension) to `value` >= 1.
   void bind(int64_t value, ParallelType p);
   void unbind(ParallelType p) { dims_[slot(p)] = kUnbound; }
@@ -59,6 +64,15 @@ class LaunchParams {
   //! The bound size of `p`, or 1 when unbound (what a launch uses).
   int64_t getDimOrOne(ParallelType p) const { return hasDim(p) ? getDim(p) : 1; }
   int64_t nThreads() const;
+  //! nvFuser's accessors: the bound size, 1 when unbound; smem() the dynamic shared bytes.
+  int64_t gdimx() const { return getDimOrOne(ParallelType::BIDx); }
+  int64_t gdimy() const { return getDimOrOne(ParallelType::BIDy); }
+  int64_t gdimz() const { return getDimOrOne(ParallelType::BIDz); }
+  int64_t bdimx() const { return getDimOrOne(ParallelType::TIDx); }
+  int64_t bdimy() const { return getDimOrOne(ParallelType::TIDy); }
+  int64_t bdimz() const { return getDimOrOne(ParallelType::TIDz); }
+  int64_t smem() const { return smem_; }
+  void setSmem(int64_t bytes) { smem_ = bytes; }
 
   bool operator==(const LaunchParams& other) const = default;
   //! `LaunchParams(grid = [8, -, -], block = [128, -, -])` (x, y, z); `-` is unbound.
@@ -67,6 +81,7 @@ class LaunchParams {
  private:
   static size_t slot(ParallelType p);
   std::array<int64_t, 6> dims_ = {kUnbound, kUnbound, kUnbound, kUnbound, kUnbound, kUnbound};
+  int64_t smem_ = 0;
 };
 
 //! The parameters one scheduler computed for one fusion and one set of input sizes.
@@ -76,17 +91,17 @@ class LaunchParams {
 //! new grid (nvFuser's kernel reuse).
 class HeuristicParams {
  public:
-  explicit HeuristicParams(SchedulerType type) : scheduler_type_(type) {}
+  explicit HeuristicParams(SchedulerType type) : scheduler_type(type) {}
   virtual ~HeuristicParams() = default;
 
-  SchedulerType schedulerType() const { return scheduler_type_; }
+  SchedulerType schedulerType() const { return scheduler_type; }
   //! These parameters as the scheduler's own kind (nvFuser's `params->as<PointwiseParams>()`);
   //! a UserError when they are another scheduler's.
   template <typename T>
   T* as() {
     auto* p = dynamic_cast<T*>(this);
     MF_CHECK(p != nullptr, "HeuristicParams::as: these are {} parameters",
-             ::mf::toString(scheduler_type_));
+             ::mf::toString(scheduler_type));
     return p;
   }
   template <typename T>
@@ -107,13 +122,12 @@ class HeuristicParams {
   LaunchParams lparams;
   //! Int32 when every extent and offset of every tensor fits (SchedulerRuntimeInfo).
   DataType index_type = DataType::Int64;
+  //! The scheduler these are for (nvFuser's field; schedulerType() reads it).
+  SchedulerType scheduler_type;
 
  protected:
   HeuristicParams(const HeuristicParams&) = default;
   HeuristicParams& operator=(const HeuristicParams&) = default;
-
- private:
-  SchedulerType scheduler_type_;
 };
 
 }  // namespace mf

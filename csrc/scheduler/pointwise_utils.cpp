@@ -122,12 +122,17 @@ std::vector<Resize*> PointwiseDomainMap::resizesOf(const IterDomain* id) const {
 }
 
 bool PointwiseDomainMap::covers(const TensorView* tv, std::string* missing) const {
+  return covers(tv, inputs_outputs_, missing);
+}
+
+bool PointwiseDomainMap::covers(const TensorView* tv, const std::vector<TensorView*>& targets,
+                                std::string* missing) const {
   std::vector<IterDomain*> have;
   // A broadcast axis a resize made (a slice to one element) is a loop of its own sources.
   for (IterDomain* id : TensorDomain::noReductions(tv->getLogicalDomain()))
     if (!id->isBroadcast() || resizeSources(id).size() > 1) have.push_back(id);
   have = coveredThroughViews(std::move(have));
-  for (const TensorView* other : inputs_outputs_)
+  for (const TensorView* other : targets)
     for (IterDomain* id : TensorDomain::noReductions(other->getLogicalDomain())) {
       if (id->isBroadcast() || std::any_of(have.begin(), have.end(), [&](IterDomain* h) {
             return areMappedThroughResize(h, id);

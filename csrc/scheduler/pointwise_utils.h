@@ -42,6 +42,9 @@ class PointwiseDomainMap {
   //! of `tv` (or to a reshape's root axis whose derived axes do: coveredThroughViews); otherwise
   //! `missing` (if given) gets the first axis it lacks, e.g. `iS2{i1} of T1`.
   bool covers(const TensorView* tv, std::string* missing = nullptr) const;
+  //! The same for the axes of `targets` only.
+  bool covers(const TensorView* tv, const std::vector<TensorView*>& targets,
+              std::string* missing = nullptr) const;
 
   //! `have` and the root axes of the fusion's reshapes whose derived logical axes `have`
   //! covers (transitively): what a schedule of a tensor with the axes `have` reaches through

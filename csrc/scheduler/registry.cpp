@@ -86,4 +86,28 @@ HeuristicsProposal proposeHeuristics(Fusion* fusion, SchedulerRuntimeInfo& runti
   return proposal;
 }
 
+std::unique_ptr<HeuristicParams> SchedulerEntry::scheduleWith(Fusion* fusion, SchedulerType type,
+                                                              const KernelArgumentHolder& args,
+                                                              bool validate) {
+  std::unique_ptr<SchedulerEntry> scheduler = makeSchedulerInstance(type);
+  MF_CHECK(scheduler != nullptr, "scheduleWith: no {} scheduler is implemented", toString(type));
+  SchedulerRuntimeInfo runtime_info(fusion, args);
+  if (validate)
+    MF_CHECK(scheduler->canScheduleCompileTime(fusion) &&
+                 scheduler->canScheduleRunTime(fusion, runtime_info),
+             "scheduleWith: the {} scheduler refuses the fusion: {}", toString(type),
+             scheduler->rejectReason());
+  std::unique_ptr<HeuristicParams> params = scheduler->computeHeuristics(fusion, runtime_info);
+  scheduler->schedule(fusion, params.get());
+  return params;
+}
+
+namespace Schedule {
+bool canSchedule(SchedulerType type, Fusion* fusion, SchedulerRuntimeInfo& runtime_info) {
+  std::unique_ptr<SchedulerEntry> scheduler = SchedulerEntry::makeSchedulerInstance(type);
+  return scheduler != nullptr && scheduler->canScheduleCompileTime(fusion) &&
+         scheduler->canScheduleRunTime(fusion, runtime_info);
+}
+}  // namespace Schedule
+
 }  // namespace mf

@@ -43,6 +43,13 @@ class SchedulerEntry {
   //! Why the last failed check refused (empty when none refused).
   const std::string& rejectReason() const { return reject_reason_; }
 
+  //! nvFuser's scheduleWith: `type`'s heuristics for `args`, checked first when `validate`
+  //! (canSchedule; a UserError with the scheduler's reason), applied to `fusion` (schedule),
+  //! and returned.
+  static std::unique_ptr<HeuristicParams> scheduleWith(Fusion* fusion, SchedulerType type,
+                                                       const KernelArgumentHolder& args,
+                                                       bool validate = true);
+
   //! A fresh scheduler of `type`; nullptr for a type no scheduler implements yet.
   static std::unique_ptr<SchedulerEntry> makeSchedulerInstance(SchedulerType type);
 
@@ -76,6 +83,11 @@ struct HeuristicsProposal {
   //! One line per rejection, each after `indent`: `pointwise: no support for reduction ops`.
   std::string rejectionsString(std::string_view indent = {}) const;
 };
+
+namespace Schedule {
+//! nvFuser's: true when `type`'s scheduler passes its compile-time and run-time checks.
+bool canSchedule(SchedulerType type, Fusion* fusion, SchedulerRuntimeInfo& runtime_info);
+}  // namespace Schedule
 
 //! Tries each scheduler in priority order (compile-time check, run-time check, then
 //! heuristics) and returns the first that accepts.

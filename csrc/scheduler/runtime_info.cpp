@@ -145,4 +145,12 @@ std::optional<std::vector<AllocationAxis>> SchedulerRuntimeInfo::allocationLayou
   return axes;
 }
 
+SchedulerRuntimeInfo::SchedulerRuntimeInfo(Fusion* fusion, const KernelArgumentHolder& args,
+                                           DeviceDescription device)
+    : SchedulerRuntimeInfo(fusion, args.toTensors(*fusion), device) {}
+
+SchedulerRuntimeInfo::SchedulerRuntimeInfo(Fusion* fusion, ArgumentList args,
+                                           DeviceDescription device)
+    : SchedulerRuntimeInfo(fusion, KernelArgumentHolder(args), device) {}
+
 }  // namespace mf

@@ -10,6 +10,7 @@
 
 #include "ir/expr_evaluator.h"
 #include "ir/tensor_view.h"
+#include "tensor/kernel_argument_holder.h"
 #include "tensor/tensor.h"
 
 namespace mf {
@@ -70,6 +71,10 @@ class SchedulerRuntimeInfo {
   //! The same from tensors (their metadata only).
   SchedulerRuntimeInfo(Fusion* fusion, const std::vector<Tensor>& inputs,
                        DeviceDescription device = {});
+  //! nvFuser's: tensors and plain numbers (tensor/kernel_argument_holder.h).
+  SchedulerRuntimeInfo(Fusion* fusion, const KernelArgumentHolder& args,
+                       DeviceDescription device = {});
+  SchedulerRuntimeInfo(Fusion* fusion, ArgumentList args, DeviceDescription device = {});
 
   Fusion* fusion() const { return fusion_; }
   ExpressionEvaluator& expressionEvaluator() { return ee_; }

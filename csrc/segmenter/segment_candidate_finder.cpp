@@ -607,4 +607,8 @@ std::unique_ptr<SegmentedFusion> SegmentCandidateFinder::segment(
   return Finder(fusion, runtime_info, std::move(options)).run();
 }
 
+std::unique_ptr<SegmentedFusion> Fusion::segment(const KernelArgumentHolder& args) const {
+  return SegmentCandidateFinder::segment(*this, args.toTensors(*this));
+}
+
 }  // namespace mf

@@ -120,6 +120,7 @@ void SegmentedFusion::addGroup(std::vector<Expr*> exprs, SchedulerType type,
   auto group = std::make_unique<SegmentedGroup>();
   group->id_ = static_cast<int64_t>(groups_.size());
   group->scheduler_type_ = type;
+  group->owner_ = this;
   group->exprs_ = std::move(exprs);
   group->given_outputs_ = std::move(outputs);
   groups_.push_back(std::move(group));
@@ -233,6 +234,14 @@ std::string SegmentedFusion::toDot() const {
     s += fmt::format("  group{} -> group{} [label=\"{}\"];\n", e->from->id_, e->to->id_,
                      dotLabel(e->val->toInlineString()));
   return s + "}\n";
+}
+
+SegmentedGroup::SegmentedGroup() = default;
+SegmentedGroup::~SegmentedGroup() = default;
+
+Fusion* SegmentedGroup::getFusion() {
+  if (!fusion_) fusion_ = owner_->makeFusion(this);
+  return fusion_.get();
 }
 
 }  // namespace mf

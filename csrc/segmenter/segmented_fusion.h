@@ -22,6 +22,7 @@ namespace mf {
 
 class Fusion;
 class SegmentedGroup;
+class SegmentedFusion;
 
 //! `val`, computed by group `from`, is read by group `to`.
 struct SegmentedEdge {
@@ -52,9 +53,17 @@ class SegmentedGroup {
   //! `group 1 (pointwise)`, its inputs, outputs and exprs, one per line; an ExprEval group
   //! reads `group 0 (expr_eval, view)` and lists `view: T2 of T0` per output.
   std::string toString() const;
+  //! nvFuser's getFusion(): this group's standalone fusion (SegmentedFusion::makeFusion),
+  //! made on first use and kept.
+  Fusion* getFusion();
+
+  SegmentedGroup();
+  ~SegmentedGroup();
 
  private:
   friend class SegmentedFusion;
+  const SegmentedFusion* owner_ = nullptr;
+  std::unique_ptr<Fusion> fusion_;
 
   int64_t id_ = 0;
   SchedulerType scheduler_type_ = SchedulerType::None;

@@ -11,6 +11,7 @@
 #include "ir/fusion.h"
 #include "ir/tensor_view.h"
 #include "ir/verifier.h"
+#include "tensor/kernel_argument_holder.h"
 
 namespace mf {
 namespace {
@@ -218,6 +219,30 @@ int64_t layoutUsedRows(const Tensor& input_offsets, const Tensor& output_offsets
   // Block128x4 is the only layout (ops/layout.cpp refuses others).
   return asInt(output_offsets.value(g - 1)) +
          blockScalingFactorGeometry(BlockScalingFactorLayout::Block128x4).groupRows(rows);
+}
+
+Tensor PolymorphicValue::toTensor(std::optional<DataType> dtype) const {
+  if (!number_) return tensor_;
+  const DataType type = dtype                                       ? *dtype
+                        : std::holds_alternative<bool>(*number_)    ? DataType::Bool
+                        : std::holds_alternative<int64_t>(*number_) ? DataType::Int64
+                                                                    : DataType::Double;
+  Tensor t = Tensor::empty({}, type);
+  storeElement(static_cast<std::byte*>(t.rawData()), type, *number_);
+  return t;
+}
+
+std::vector<Tensor> KernelArgumentHolder::toTensors(const Fusion& fusion) const {
+  std::vector<Tensor> tensors;
+  tensors.reserve(args_.size());
+  for (size_t i = 0; i < args_.size(); ++i) {
+    const Val* input = i < fusion.inputs().size() ? fusion.inputs()[i] : nullptr;
+    std::optional<DataType> dtype;
+    if (args_[i].isNumber() && input != nullptr && input->kind() == ValKind::Scalar)
+      dtype = input->dtype() == DataType::Index ? DataType::Int64 : input->dtype();
+    tensors.push_back(args_[i].toTensor(dtype));
+  }
+  return tensors;
 }
 
 }  // namespace mf

@@ -23,6 +23,26 @@ TensorView* freshLike(const TensorView* tv, bool data_only = false) {
   return IrBuilder::create<TensorView>(IrBuilder::create<TensorDomain>(ids), tv->dtype());
 }
 
+// Gives `to` (whose logical axes are `from`'s data axes, in order) `from`'s allocation domain
+// without its reduction axes, with their contiguity: the memory layout of a reduction's result
+// kept by a copy of it (staging, forking).
+void copyDataAllocation(const TensorDomain* from, TensorView* to) {
+  const std::vector<IterDomain*> data = TensorDomain::noReductions(from->logical());
+  const std::vector<IterDomain*>& own = from->maybeAllocation();
+  std::vector<IterDomain*> alloc;
+  Contiguity contiguity;
+  for (size_t i = 0; i < own.size(); ++i) {
+    if (own[i]->isReduction()) continue;
+    auto it = std::find(data.begin(), data.end(), own[i]);
+    MF_CHECK(it != data.end(),
+             "staging {}: its allocation domain is not a permutation of its logical domain",
+             to->toString());
+    alloc.push_back(to->getLogicalDomain()[it - data.begin()]);
+    contiguity.push_back(from->contiguity()[i]);
+  }
+  to->setAllocationDomain(alloc, contiguity);
+}
+
 bool hasReductionAxis(const TensorView* tv) {
   const auto& ids = tv->getLogicalDomain();
   return std::any_of(ids.begin(), ids.end(), [](IterDomain* id) { return id->isReduction(); });
@@ -150,6 +170,27 @@ TensorView* TensorView::cacheAfter(std::vector<Expr*> cached_uses) {
   return cache;
 }
 
+namespace {
+
+void checkStagingCopy(std::string_view verb, const TensorView* tv, LoadStoreOpType op_type) {
+  MF_CHECK(op_type == LoadStoreOpType::Set,
+           "{}: {} stages through a set() copy; LoadStoreOpType::SegmentSet is a segment boundary, "
+           "not a cache (use segment_set)",
+           verb, tv->toString());
+}
+
+}  // namespace
+
+TensorView* TensorView::cacheBefore(LoadStoreOpType op_type) {
+  checkStagingCopy("cacheBefore", this, op_type);
+  return cacheBefore();
+}
+
+TensorView* TensorView::cacheAfter(LoadStoreOpType op_type, std::vector<Expr*> cached_uses) {
+  checkStagingCopy("cacheAfter", this, op_type);
+  return cacheAfter(std::move(cached_uses));
+}
+
 TensorView* TensorView::cacheBefore() {
   Expr* def = definition();
   MF_CHECK(def != nullptr, "cacheBefore: {} has no definition (a fusion input?)", toString());
@@ -176,12 +217,12 @@ TensorView* TensorView::cacheBefore() {
   def->newObject(fusion(), def->inputs(), {cache});
   fusion()->removeExpr(def);
   if (hasReductionAxis(this)) {
-    // The cache does the reduction; this copy holds the result's data axes only.
-    MF_CHECK(!domain()->hasAllocation(),
-             "cacheBefore: {} is a reduction with an allocation domain, which cannot be staged",
-             toString());
+    // The cache does the reduction; this copy holds the result's data axes only, in the
+    // same memory layout.
+    TensorDomain* reduced = domain();
     setDomain(IrBuilder::createIn<TensorDomain>(fusion(),
                                                 TensorDomain::noReductions(getLogicalDomain())));
+    if (reduced->hasAllocation()) copyDataAllocation(reduced, this);
   }
   addCopy(cache, this);
   return cache;
@@ -189,23 +230,14 @@ TensorView* TensorView::cacheBefore() {
 
 TensorView* TensorView::cacheFork() {
   MF_CHECK(isFusionOutput(), "cacheFork: {} is not a fusion output", toString());
-  MF_CHECK(!hasReductionAxis(this) || !domain()->hasAllocation(),
-           "cacheFork: {} is a reduction with an allocation domain, which cannot be staged",
-           toString());
   TensorView* copy = freshLike(this, /*data_only=*/true);
+  // The new output keeps the memory layout (a permutation of its logical data axes).
   if (domain()->hasAllocation() && !domain()->allocationDeclared()) {
-    // The new output keeps the memory layout (a permutation of its logical axes).
-    std::vector<IterDomain*> alloc;
-    for (IterDomain* id : getMaybeAllocationDomain()) {
-      const auto& logical = getLogicalDomain();
-      auto it = std::find(logical.begin(), logical.end(), id);
-      MF_CHECK(it != logical.end(),
-               "cacheFork: {} has an allocation domain that is not a permutation of its logical "
-               "domain",
-               toString());
-      alloc.push_back(copy->getLogicalDomain()[it - logical.begin()]);
-    }
-    copy->setAllocationDomain(alloc, getContiguity());
+    copyDataAllocation(domain(), copy);
+    // This tensor becomes a register intermediate: a reduction's layout is now the copy's,
+    // and its own would stop the scheduler's rFactor.
+    if (hasReductionAxis(this))
+      setDomain(IrBuilder::createIn<TensorDomain>(fusion(), getLogicalDomain()));
   }
   addCopy(this, copy);
   fusion()->replaceInputOrOutput(this, copy);

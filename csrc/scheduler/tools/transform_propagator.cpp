@@ -219,4 +219,12 @@ void limitGridAxis(TensorView* tv, int64_t pos, int64_t limit) {
   if (pos != 0) tv->reorder({{pos, 0}});
 }
 
+void MaxLogicalDomainInfoSpanningTree::traverse(TransformPropagator* propagator) const {
+  MF_CHECK(propagator != nullptr && propagator->from() == reference_,
+           "MaxLogicalDomainInfoSpanningTree::traverse: the tree is rooted at {}, but the "
+           "propagator replays {}; give both the same tensor",
+           reference_->toString(), propagator ? propagator->from()->toString() : "null");
+  propagateTransforms(reference_);
+}
+
 }  // namespace mf

@@ -26,6 +26,29 @@ namespace mf {
 //! left alone (propagatedAxes lacks it: schedulers refuse such a fusion).
 void propagateTransforms(TensorView* reference);
 
+//! nvFuser's spelling of propagateTransforms(reference):
+//!   TransformPropagator propagator(tv);
+//!   MaxLogicalDomainInfoSpanningTree(tv).traverse(&propagator);
+class TransformPropagator {
+ public:
+  explicit TransformPropagator(TensorView* from) : from_(from) {}
+  TensorView* from() const { return from_; }
+
+ private:
+  TensorView* from_;
+};
+
+//! The tree rooted at `reference` that propagateTransforms walks; traverse() replays the
+//! propagator's tensor, which must be the root (a UserError naming both otherwise).
+class MaxLogicalDomainInfoSpanningTree {
+ public:
+  explicit MaxLogicalDomainInfoSpanningTree(TensorView* reference) : reference_(reference) {}
+  void traverse(TransformPropagator* propagator) const;
+
+ private:
+  TensorView* reference_;
+};
+
 //! The spanning tree propagateTransforms walks, without replaying anything: for `reference`
 //! and every tensor the walk reaches, the reference's logical axes that reach it along the
 //! tree (reference axis -> its axis). A scheduler checks with it that a tensor it must
@@ -44,6 +67,10 @@ std::unordered_map<const TensorView*, const TensorView*> propagationParents(Tens
 //! of set() copies (the only vectorizable computation), never to a broadcast axis.
 void parallelizeAllLike(TensorView* reference, const std::vector<TensorView*>& tvs = {},
                         std::vector<ParallelType> types = {});
+
+namespace scheduler_utils {
+using ::mf::parallelizeAllLike;  //!< nvFuser's namespace for it
+}  // namespace scheduler_utils
 
 //! Merges the loop axes [begin, end) of `tv` into one at `begin` (outer to inner): how a
 //! scheduler flattens the reference's iteration or reduction axes before splitting them.
