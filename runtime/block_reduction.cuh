@@ -19,16 +19,50 @@ __device__ inline T mf_warpAllReduce(T x, Op op) {
   return x;
 }
 
-// Every thread of a row of blockDim.x threads (one row per (threadIdx.y, threadIdx.z);
-// blockDim.x a multiple of 32, which validateSchedule requires) gets op over the row's values:
-// warp shuffles, then one shared-memory slot per warp that every thread of the row reads
-// (an all-reduce: no broadcast afterwards). A block holds at most 32 warps, hence 32 slots;
-// consecutive slots are consecutive words, so the writes and the broadcast reads are free of
-// bank conflicts. The first barrier orders this call's writes after the reads of a previous
-// call (write-after-read), the second its reads after the writes (read-after-write). Every
-// thread of the block must call it (threads without data pass the identity `init`).
+// The shared scratch of every mf_blockAllReduceY (and mf_blockTreeAllReduceX) of the kernel: one
+// static buffer, whatever the element type, group size or call site (a static array inside the
+// templated function would be one per instantiation, and each lambda is a type of its own: a kernel
+// with a few reductions would run past the 48 KiB of static shared memory). Sharing is safe: each
+// call's first barrier orders its writes after the previous call's reads.
+#define MF_BLOCK_REDUCE_Y_BYTES 16384
+__device__ inline char* mf_blockReduceScratchY() {
+  __shared__ alignas(16) char scratch[MF_BLOCK_REDUCE_Y_BYTES];
+  return scratch;
+}
+
+// mf_blockAllReduceX of rows that are not whole warps (a symbolic or odd threadIdx.x extent):
+// one slot per thread in the shared scratch, laid out by linear thread index, and a tree over
+// each row's slots (the tail past the largest power of two below blockDim.x folded in first;
+// every step's reads are above its writes); every thread reads its row's first slot.
+// Deterministic: the tree is fixed by blockDim.x. Barriers as in mf_blockAllReduceX.
+template <typename T, typename Op>
+__device__ inline T mf_blockTreeAllReduceX(T x, Op op) {
+  T* slots = reinterpret_cast<T*>(mf_blockReduceScratchY()) +
+             (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x;
+  __syncthreads();
+  slots[threadIdx.x] = x;
+  __syncthreads();
+  unsigned half = 1;
+  while (half * 2 < blockDim.x) half *= 2;
+  for (unsigned n = blockDim.x; n > 1; n = half, half /= 2) {
+    if (threadIdx.x < n - half)
+      slots[threadIdx.x] = op(slots[threadIdx.x], slots[threadIdx.x + half]);
+    __syncthreads();
+  }
+  return slots[0];
+}
+
+// Every thread of a row of blockDim.x threads (one row per (threadIdx.y, threadIdx.z)) gets op
+// over the row's values. Whole warps (blockDim.x a multiple of 32): warp shuffles, then one
+// shared-memory slot per warp that every thread of the row reads (an all-reduce: no broadcast
+// afterwards). A block holds at most 32 warps, hence 32 slots; consecutive slots are consecutive
+// words, so the writes and the broadcast reads are free of bank conflicts. The first barrier orders
+// this call's writes after the reads of a previous call (write-after-read), the second its reads
+// after the writes (read-after-write). Every thread of the block must call it (threads without data
+// pass the identity `init`).
 template <typename T, typename Op>
 __device__ inline T mf_blockAllReduceX(T x, Op op, T init) {
+  if (blockDim.x % 32 != 0) return mf_blockTreeAllReduceX(x, op);
   __shared__ T slots[32];
   x = mf_warpAllReduce(x, op);
   const unsigned warps = blockDim.x / 32;
@@ -39,17 +73,6 @@ __device__ inline T mf_blockAllReduceX(T x, Op op, T init) {
   T result = init;
   for (unsigned w = 0; w < warps; ++w) result = op(result, slots[row + w]);
   return result;
-}
-
-// The shared scratch of every mf_blockAllReduceY of the kernel: one static buffer, whatever
-// the element type, group size or call site (a static array inside the templated function
-// would be one per instantiation, and each lambda is a type of its own: a kernel with a few
-// reductions would run past the 48 KiB of static shared memory). Sharing is safe: each
-// call's first barrier orders its writes after the previous call's reads.
-#define MF_BLOCK_REDUCE_Y_BYTES 16384
-__device__ inline char* mf_blockReduceScratchY() {
-  __shared__ alignas(16) char scratch[MF_BLOCK_REDUCE_Y_BYTES];
-  return scratch;
 }
 
 // Every thread of a column of blockDim.y threads (one column per (threadIdx.x, threadIdx.z))
@@ -94,30 +117,44 @@ __device__ inline T mf_blockAllReduceY(T x, Op op, T init) {
   return group[0];
 }
 
-// A reduction across the blocks of a grid column (blockIdx.y), after each block reduced its
-// part (`x`: every thread's N all-reduced values, reduced in place). Every thread of every
-// block writes x to its slots of `work` (gridDim.x * gridDim.y * N * threads slots, laid out
-// [blockIdx.x][blockIdx.y][value][thread]: a block's writes are coalesced), fences, and
-// thread 0 counts the block in semaphores[blockIdx.x]. The last block to arrive combines
-// the column's slots in blockIdx.y order (deterministic: no float atomics), resets the
-// semaphore to 0 for the next launch, and returns true with the results in every thread's
-// x; the other blocks return false. One call per kernel (the others' blocks have returned),
-// hence the N values of a group in one call. Every thread of the block must call it;
-// gridDim.z must be 1.
-template <typename T, int N, typename Op>
-__device__ inline bool mf_gridAllReduceY(T (&x)[N], Op op, T init, T* work, unsigned* semaphores) {
+// The grid seen as columns of blocks along the dimension a grid reduction reduces across
+// (D = 0: blockIdx.x, D = 1: blockIdx.y): the block's row (its index along D), the rows of a
+// column, the block's column (the other two indices, linearized) and the number of columns.
+struct mf_GridColumn {
+  unsigned row, rows, column, columns;
+};
+template <int D>
+__device__ inline mf_GridColumn mf_gridColumn() {
+  if (D == 0)
+    return {blockIdx.x, gridDim.x, blockIdx.z * gridDim.y + blockIdx.y, gridDim.y * gridDim.z};
+  return {blockIdx.y, gridDim.y, blockIdx.z * gridDim.x + blockIdx.x, gridDim.x * gridDim.z};
+}
+
+// A reduction across the blocks of a grid column (mf_gridColumn<D>), after each block reduced
+// its part (`x`: every thread's N all-reduced values, reduced in place). Every thread of every
+// block writes x to its slots of `work` (columns * rows * N * threads slots, laid out
+// [column][row][value][thread]: a block's writes are coalesced), fences, and thread 0 counts
+// the block in semaphores[column]. The last block to arrive combines the column's slots in
+// row order (deterministic: no float atomics), resets the semaphore to 0 for the next launch,
+// and returns true with the results in every thread's x; the other blocks return false. One
+// call per kernel (the others' blocks have returned), hence the N values of a group in one
+// call. Every thread of the block must call it.
+template <int D, typename T, int N, typename Op>
+__device__ inline bool mf_gridAllReduceAlong(T (&x)[N], Op op, T init, T* work,
+                                             unsigned* semaphores) {
   __shared__ bool last;
+  const mf_GridColumn g = mf_gridColumn<D>();
   const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
   const unsigned tid = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
   const size_t block_slots = static_cast<size_t>(N) * threads;
-  T* column = work + static_cast<size_t>(blockIdx.x) * gridDim.y * block_slots + tid;
+  T* column = work + static_cast<size_t>(g.column) * g.rows * block_slots + tid;
 #pragma unroll
   for (int v = 0; v < N; ++v)
-    column[static_cast<size_t>(blockIdx.y) * block_slots + static_cast<size_t>(v) * threads] = x[v];
+    column[static_cast<size_t>(g.row) * block_slots + static_cast<size_t>(v) * threads] = x[v];
   // Release: this thread's writes are visible device-wide before the block is counted.
   __threadfence();
   __syncthreads();
-  if (tid == 0) last = atomicAdd(&semaphores[blockIdx.x], 1u) == gridDim.y - 1;
+  if (tid == 0) last = atomicAdd(&semaphores[g.column], 1u) == g.rows - 1;
   __syncthreads();
   if (!last) return false;
   // Acquire: the other blocks' writes, read past L1 (volatile).
@@ -126,45 +163,45 @@ __device__ inline bool mf_gridAllReduceY(T (&x)[N], Op op, T init, T* work, unsi
 #pragma unroll
   for (int v = 0; v < N; ++v) {
     T result = init;
-    for (unsigned y = 0; y < gridDim.y; ++y)
+    for (unsigned y = 0; y < g.rows; ++y)
       result = op(result,
                   slots[static_cast<size_t>(y) * block_slots + static_cast<size_t>(v) * threads]);
     x[v] = result;
   }
-  if (tid == 0) semaphores[blockIdx.x] = 0;
+  if (tid == 0) semaphores[g.column] = 0;
   return true;
 }
 
-// One value per thread: mf_gridAllReduceY of a group of one, the result in `result`.
-template <typename T, typename Op>
-__device__ inline bool mf_gridAllReduceY(T x, Op op, T init, T* work, unsigned* semaphores,
-                                         T& result) {
+// One value per thread: a group of one, the result in `result`.
+template <int D, typename T, typename Op>
+__device__ inline bool mf_gridAllReduceAlong(T x, Op op, T init, T* work, unsigned* semaphores,
+                                             T& result) {
   T group[1] = {x};
-  const bool finished = mf_gridAllReduceY<T, 1>(group, op, init, work, semaphores);
+  const bool finished = mf_gridAllReduceAlong<D, T, 1>(group, op, init, work, semaphores);
   result = group[0];
   return finished;
 }
 
 // Grid reductions finished in place (lowering's gridReductionsFinishInPlace: several per
 // kernel, every block goes on) combine the blocks of a grid column in a two-level tree, so
-// that no block reads more than about 2 * sqrt(gridDim.y) blocks' values: the blocks of each
-// group of MF_GRID_GROUP consecutive blockIdx.y write their values, the last of the group to
-// arrive combines the group's in blockIdx.y order and writes the group's partial to a row
-// after the blocks' rows, and the last group to finish combines the groups' partials in group
-// order (deterministic: a fixed tree, no float atomics). Call `call` (0, 1, ...) of a kernel
-// takes its part of the work buffer after the previous calls' `slots_before` values per
-// thread: each call has, per blockIdx.x, mf_gridTreeRows() rows of N * threads slots, and
-// mf_gridTreeSemaphores() semaphores (zero before the launch; reset by the last blocks).
+// that no block reads more than about 2 * sqrt(rows) blocks' values: the blocks of each group
+// of MF_GRID_GROUP consecutive rows write their values, the last of the group to arrive
+// combines the group's in row order and writes the group's partial to a row after the blocks'
+// rows, and the last group to finish combines the groups' partials in group order
+// (deterministic: a fixed tree, no float atomics). Call `call` (0, 1, ...) of a kernel takes
+// its part of the work buffer after the previous calls' `slots_before` values per thread: each
+// call has, per column, mf_gridTreeRows(rows) rows of N * threads slots, and
+// mf_gridTreeSemaphores(rows) semaphores (zero before the launch; reset by the last blocks).
 // Returns true in the block that finished the column, with the results in x.
 #define MF_GRID_GROUP 16u
-__device__ inline unsigned mf_gridTreeGroups() {
-  return (gridDim.y + MF_GRID_GROUP - 1) / MF_GRID_GROUP;
+__device__ inline unsigned mf_gridTreeGroups(unsigned rows) {
+  return (rows + MF_GRID_GROUP - 1) / MF_GRID_GROUP;
 }
-__device__ inline unsigned mf_gridTreeRows() {
-  return gridDim.y + mf_gridTreeGroups();
+__device__ inline unsigned mf_gridTreeRows(unsigned rows) {
+  return rows + mf_gridTreeGroups(rows);
 }
-__device__ inline unsigned mf_gridTreeSemaphores() {
-  return mf_gridTreeGroups() + 1;
+__device__ inline unsigned mf_gridTreeSemaphores(unsigned rows) {
+  return mf_gridTreeGroups(rows) + 1;
 }
 
 // The block's values x to `row` of its column, then counted in `semaphore` out of `arrivals`:
@@ -207,37 +244,55 @@ __device__ inline void mf_gridTreeCombine(T (&x)[N], Op op, T init, const T* col
   }
 }
 
-template <typename T, int N, typename Op>
-__device__ inline bool mf_gridReduceInPlaceY(T (&x)[N], Op op, T init, T* work,
-                                             unsigned* semaphores, unsigned slots_before,
-                                             unsigned call) {
+template <int D, typename T, int N, typename Op>
+__device__ inline bool mf_gridReduceInPlaceAlong(T (&x)[N], Op op, T init, T* work,
+                                                 unsigned* semaphores, unsigned slots_before,
+                                                 unsigned call) {
+  const mf_GridColumn g = mf_gridColumn<D>();
   const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
   const unsigned tid = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
   const size_t block_slots = static_cast<size_t>(N) * threads;
-  const size_t rows = mf_gridTreeRows();
-  T* column = work + static_cast<size_t>(slots_before) * gridDim.x * rows * threads +
-              static_cast<size_t>(blockIdx.x) * rows * block_slots + tid;
-  unsigned* sems =
-      semaphores + (static_cast<size_t>(call) * gridDim.x + blockIdx.x) * mf_gridTreeSemaphores();
-  const unsigned groups = mf_gridTreeGroups();
-  const unsigned group = blockIdx.y / MF_GRID_GROUP;
+  const size_t rows = mf_gridTreeRows(g.rows);
+  T* column = work + static_cast<size_t>(slots_before) * g.columns * rows * threads +
+              static_cast<size_t>(g.column) * rows * block_slots + tid;
+  unsigned* sems = semaphores + (static_cast<size_t>(call) * g.columns + g.column) *
+                                    mf_gridTreeSemaphores(g.rows);
+  const unsigned groups = mf_gridTreeGroups(g.rows);
+  const unsigned group = g.row / MF_GRID_GROUP;
   const unsigned first = group * MF_GRID_GROUP;
-  const unsigned members = min(MF_GRID_GROUP, gridDim.y - first);
-  if (!mf_gridTreeArrive(x, column, block_slots, blockIdx.y, &sems[group], members)) return false;
+  const unsigned members = min(MF_GRID_GROUP, g.rows - first);
+  if (!mf_gridTreeArrive(x, column, block_slots, g.row, &sems[group], members)) return false;
   mf_gridTreeCombine(x, op, init, column, block_slots, first, members);
-  if (!mf_gridTreeArrive(x, column, block_slots, gridDim.y + group, &sems[groups], groups))
+  if (!mf_gridTreeArrive(x, column, block_slots, g.rows + group, &sems[groups], groups))
     return false;
-  mf_gridTreeCombine(x, op, init, column, block_slots, gridDim.y, groups);
+  mf_gridTreeCombine(x, op, init, column, block_slots, g.rows, groups);
   return true;
 }
 
-// One value per thread: mf_gridReduceInPlaceY of a group of one, the result in `result`.
-template <typename T, typename Op>
-__device__ inline bool mf_gridReduceInPlaceY(T x, Op op, T init, T* work, unsigned* semaphores,
-                                             unsigned slots_before, unsigned call, T& result) {
+// One value per thread: a group of one, the result in `result`.
+template <int D, typename T, typename Op>
+__device__ inline bool mf_gridReduceInPlaceAlong(T x, Op op, T init, T* work, unsigned* semaphores,
+                                                 unsigned slots_before, unsigned call, T& result) {
   T group[1] = {x};
   const bool finished =
-      mf_gridReduceInPlaceY<T, 1>(group, op, init, work, semaphores, slots_before, call);
+      mf_gridReduceInPlaceAlong<D, T, 1>(group, op, init, work, semaphores, slots_before, call);
   result = group[0];
   return finished;
 }
+
+// The names lowering emits: across blockIdx.x (X) or blockIdx.y (Y), one value (<T>) or a
+// group (<T, N>).
+#define MF_GRID_REDUCE_NAMES(NAME, ALONG, D)             \
+  template <typename T, int N, typename... Args>         \
+  __device__ inline bool NAME(T(&x)[N], Args... args) {  \
+    return ALONG<D, T, N>(x, args...);                   \
+  }                                                      \
+  template <typename T, typename... Args>                \
+  __device__ inline bool NAME(T x, Args&&... args) {     \
+    return ALONG<D, T>(x, static_cast<Args&&>(args)...); \
+  }
+MF_GRID_REDUCE_NAMES(mf_gridAllReduceX, mf_gridAllReduceAlong, 0)
+MF_GRID_REDUCE_NAMES(mf_gridAllReduceY, mf_gridAllReduceAlong, 1)
+MF_GRID_REDUCE_NAMES(mf_gridReduceInPlaceX, mf_gridReduceInPlaceAlong, 0)
+MF_GRID_REDUCE_NAMES(mf_gridReduceInPlaceY, mf_gridReduceInPlaceAlong, 1)
+#undef MF_GRID_REDUCE_NAMES

@@ -358,6 +358,12 @@ PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>& inputs,
 
   // Data pointers are 0 here; bind() patches them for every run.
   cuda::KernelArgs& args = launch.args;
+  // A grid reduction's columns: the blocks that differ in its block index only, rows each.
+  const int64_t grid_rows =
+      std::max<int64_t>(1, summary.grid_reduction_dim == ParallelType::BIDx ? launch.dims.grid_x
+                                                                            : launch.dims.grid_y);
+  const int64_t grid_columns =
+      int64_t{launch.dims.grid_x} * launch.dims.grid_y * launch.dims.grid_z / grid_rows;
   for (const KernelParameter& p : summary.params) {
     const size_t arg = args.size();
     if (p.kind == KernelParameter::Kind::ErrorFlag) {
@@ -369,12 +375,11 @@ PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>& inputs,
       // grid_reduction_group slots per thread of every block (KernelSummary), and of every
       // group of blocks for reductions finished in place (their tree's rows).
       args.addPointer(0);
-      const int64_t rows = summary.grid_reductions_finish_in_place
-                               ? gridTreeRows(launch.dims.grid_y)
-                               : int64_t{launch.dims.grid_y};
+      const int64_t rows =
+          summary.grid_reductions_finish_in_place ? gridTreeRows(grid_rows) : grid_rows;
       launch.grid_work = PreparedLaunch::GridWork{
           arg,
-          int64_t{launch.dims.grid_x} * rows * summary.grid_reduction_group * launch.dims.block_x *
+          grid_columns * rows * summary.grid_reduction_group * launch.dims.block_x *
               launch.dims.block_y * launch.dims.block_z,
           *summary.grid_reduction_dtype};
       continue;
@@ -383,12 +388,10 @@ PreparedLaunch KernelExecutor::prepare(const std::vector<Tensor>& inputs,
       args.addPointer(0);
       // One per grid column; for reductions finished in place, their tree's per column and
       // reduction (KernelSummary::grid_reductions).
-      const int64_t per_column =
-          summary.grid_reductions_finish_in_place
-              ? gridTreeSemaphores(launch.dims.grid_y) * summary.grid_reductions
-              : 1;
-      launch.grid_semaphores =
-          PreparedLaunch::GridSemaphores{arg, int64_t{launch.dims.grid_x} * per_column};
+      const int64_t per_column = summary.grid_reductions_finish_in_place
+                                     ? gridTreeSemaphores(grid_rows) * summary.grid_reductions
+                                     : 1;
+      launch.grid_semaphores = PreparedLaunch::GridSemaphores{arg, grid_columns * per_column};
       continue;
     }
     auto* tv = dynamic_cast<TensorView*>(p.val);

@@ -39,6 +39,10 @@ std::string_view toString(ParallelType p) {
       return "V";
     case ParallelType::Unroll:
       return "UR";
+    case ParallelType::Unswitch:
+      return "US";
+    case ParallelType::Group:
+      return "G";
   }
   return "?";
 }

@@ -13,7 +13,22 @@
 namespace mf {
 
 enum class IterType { Iteration, Reduction, Broadcast, Symbolic };
-enum class ParallelType { Serial, BIDx, BIDy, BIDz, TIDx, TIDy, TIDz, Vectorize, Unroll };
+//! Unswitch and Group (nvFuser's) lower as serial loops: an unswitched loop keeps a predicate
+//! per element, and a Group axis after a block reduction's axes is the group its one runtime
+//! call reduces, as any serial iteration axis there (docs/reductions.md).
+enum class ParallelType {
+  Serial,
+  BIDx,
+  BIDy,
+  BIDz,
+  TIDx,
+  TIDy,
+  TIDz,
+  Vectorize,
+  Unroll,
+  Unswitch,
+  Group
+};
 
 std::string_view toString(IterType t);
 std::string_view toString(ParallelType t);

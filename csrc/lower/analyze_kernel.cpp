@@ -37,6 +37,7 @@ void addGridReduction(const Fusion& ir, KernelSummary& s) {
   s.grid_reductions = static_cast<int64_t>(grids.size());
   s.grid_reductions_finish_in_place = gridReductionsFinishInPlace(ir);
   s.grid_reduction_dtype = computeType(grids.front()->dtype());
+  s.grid_reduction_dim = gridReductionDim(grids.front());
   s.grid_reduction_group = 0;
   for (TensorView* out : grids) {
     // The group: iteration axes after the first reduction axis (constant: validateSchedule).
@@ -45,7 +46,9 @@ void addGridReduction(const Fusion& ir, KernelSummary& s) {
         std::find_if(loop.begin(), loop.end(), [](IterDomain* id) { return id->isReduction(); });
     int64_t group = 1;
     for (auto it = first; it != loop.end(); ++it)
-      if (!(*it)->isReduction()) group *= *(*it)->extent()->constInt();
+      if (!(*it)->isReduction() && !isThreadDim((*it)->parallelType()) &&
+          !isBlockDim((*it)->parallelType()))
+        group *= *(*it)->extent()->constInt();
     s.grid_reduction_group += group;
   }
 }

@@ -164,14 +164,16 @@ std::pair<ParallelType, bool> reducedAcross(const ReductionOp* red) {
 }
 
 // A reduction across threads (validateSchedule: across threadIdx.x or threadIdx.y, and
-// blockIdx.y for a grid reduction) becomes the runtime's all-reduce on the indexed operands;
+// blockIdx.x or .y for a grid reduction) becomes the runtime's all-reduce on the indexed operands;
 // a grid reduction finished in place (KernelSummary) the runtime's two-level tree.
 Expr* lowerCrossThreadReduction(Fusion& ir, ReductionOp* red, ParallelType across, bool grid,
                                 bool in_place, Val* in, TensorIndex* out) {
   const RuntimeCallForm form =
       grid ? RuntimeCallForm::GridAllReduce : RuntimeCallForm::BlockAllReduce;
   const std::string function =
-      grid ? (in_place ? "mf_gridReduceInPlaceY" : "mf_gridAllReduceY")
+      grid ? fmt::format(
+                 "{}{}", in_place ? "mf_gridReduceInPlace" : "mf_gridAllReduce",
+                 gridReductionDim(red->out()->as<TensorView>()) == ParallelType::BIDx ? "X" : "Y")
            : fmt::format("mf_blockAllReduce{}", across == ParallelType::TIDy ? "Y" : "X");
   return IrBuilder::createIn<RuntimeCall>(
       &ir, std::vector<Val*>{in, red->init()}, std::vector<Val*>{out}, form, function,

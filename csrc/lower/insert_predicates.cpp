@@ -334,6 +334,19 @@ void insertPredicates(Kernel& kernel) {
         MF_ASSERT(tid != loops.end(), "{}: no loop over {}", e->toString(), toString(across));
         write = SimplifyingIrBuilder::logicalAnd(
             write, SimplifyingIrBuilder::eq((*tid)->index(), constInt(0)));
+        // The threads of a launched thread dimension that no loop here binds all hold the
+        // result: one of them updates it (nvFuser's FusionReduction6 rfactored: [BIDx, rTIDx]
+        // in a block of 8 threadIdx.y rows).
+        for (const ParallelDimension& d : kernel.summary().parallel_dims)
+          if (isThreadDim(d.type) && std::none_of(loops.begin(), loops.end(), [&](ForLoop* l) {
+                return l->parallelType() == d.type;
+              }))
+            write = SimplifyingIrBuilder::logicalAnd(
+                write,
+                SimplifyingIrBuilder::eq(
+                    IrBuilder::createIn<Scalar>(&ir, DataType::Index,
+                                                fmt::format("((mf_index_t){})", toString(d.type))),
+                    constInt(0)));
       }
       call->setPredicates(pred, write);
       continue;

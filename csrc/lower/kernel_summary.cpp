@@ -124,6 +124,12 @@ std::vector<TensorView*> gridReductions(const Fusion& ir) {
   return grids;
 }
 
+ParallelType gridReductionDim(const TensorView* out) {
+  for (IterDomain* id : out->getLoopDomain())
+    if (id->isReduction() && isBlockDim(id->parallelType())) return id->parallelType();
+  return ParallelType::Serial;
+}
+
 bool gridReductionsFinishInPlace(const Fusion& ir) {
   const std::vector<TensorView*> grids = gridReductions(ir);
   const bool outputs_only = std::all_of(grids.begin(), grids.end(), [](TensorView* tv) {

@@ -31,6 +31,10 @@ struct KernelParameter {
 //! expr order.
 std::vector<TensorView*> gridReductions(const Fusion& ir);
 
+//! The block dimension a grid reduction's output `out` reduces across (BIDx or BIDy; Serial
+//! when it has none).
+ParallelType gridReductionDim(const TensorView* out);
+
 //! Whether the grid reductions of `ir` finish in place: each writes a fusion output nothing
 //! reads, and the returning form (the blocks that do not finish the reduction return from
 //! the kernel, so it must be the kernel's only work after it) would not do: there are
@@ -97,19 +101,21 @@ struct KernelSummary {
   //! Compute capability the kernel needs: NVRTC compiles for sm_90 unless told otherwise.
   std::pair<int, int> min_compute_capability{9, 0};
 
-  //! A grid reduction (a reduction axis bound to blockIdx.y; at most one per kernel): every
-  //! block writes grid_reduction_group values per thread to a global work buffer of
-  //! gridDim.x * gridDim.y * grid_reduction_group * threads elements of this dtype (the
-  //! accumulator's), and counts itself in one of gridDim.x semaphores (unsigned, zero before
-  //! the launch; the last block resets its own). Null when the kernel has none (then neither
-  //! parameter exists).
+  //! A grid reduction (a reduction axis bound to blockIdx.x or .y, grid_reduction_dim; the
+  //! grid's columns are its blocks that differ in that index only): every block writes
+  //! grid_reduction_group values per thread to a global work buffer of blocks *
+  //! grid_reduction_group * threads elements of this dtype (the accumulator's), and counts
+  //! itself in its column's semaphore (unsigned, zero before the launch; the last block
+  //! resets its own). Null when the kernel has none (then neither parameter exists).
   std::optional<DataType> grid_reduction_dtype;
+  //! The block dimension the kernel's grid reductions reduce across (one for all of them).
+  ParallelType grid_reduction_dim = ParallelType::BIDy;
   //! Values each thread of a grid reduction reduces in one call: the product of the extents
   //! of the iteration axes nested inside its reduction axes (the vector of an outer
   //! reduction), 1 without such axes.
   int64_t grid_reduction_group = 1;
   //! Grid reductions in the kernel; with finish_in_place, each one's work buffer part
-  //! (grid_x * grid_y * its group * threads slots) and its gridDim.x semaphores follow the
+  //! (blocks * its group * threads slots) and its columns' semaphores follow the
   //! previous one's in expr order, and grid_reduction_group is the sum of their groups.
   int64_t grid_reductions = 0;
   //! gridReductionsFinishInPlace: every block goes on after each grid reduction and only the

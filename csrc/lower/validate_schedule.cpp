@@ -16,6 +16,12 @@
 namespace mf {
 namespace {
 
+// Serial, unrolled and unswitched axes are loops every thread runs (Group is one only after
+// a block reduction's axes, in its group).
+bool isLoop(ParallelType p) {
+  return p == ParallelType::Serial || p == ParallelType::Unroll || p == ParallelType::Unswitch;
+}
+
 // A whole-vector copy reads and writes adjacent elements: the vectorized axis of `tv` must
 // run along the innermost allocation axis of each global operand.
 void checkVectorContiguity(TensorView* tv, IterDomain* vec) {
@@ -58,9 +64,10 @@ void checkSameThread(const IdModel& model, TensorView* tv) {
       // Shared memory is the block's: threads may read what others wrote (insertSyncs).
       if (isThreadDim(p) && tv->getMemoryType() == MemoryType::Shared) continue;
       // A block reduction into registers is an all-reduce: every thread holds the result.
-      // A grid reduction (blockIdx.y) leaves the result in every thread of the last block,
-      // the only one that goes on (runtime/block_reduction.cuh mf_gridAllReduceY).
-      if ((p == ParallelType::TIDx || p == ParallelType::TIDy || p == ParallelType::BIDy) &&
+      // A grid reduction (blockIdx.x or .y) leaves the result in every thread of the last
+      // block of a column, the only one that goes on (runtime/block_reduction.cuh).
+      if ((p == ParallelType::TIDx || p == ParallelType::TIDy || p == ParallelType::BIDx ||
+           p == ParallelType::BIDy) &&
           tv->axis(i)->isReduction() && tv->getMemoryType() == MemoryType::Local)
         continue;
       bool mapped = false;
@@ -155,32 +162,31 @@ void checkMemoryType(TensorView* tv) {
 // unrolled, and, for a block reduction (whose values of those axes are reduced in one
 // runtime call, a group), constant and across threadIdx.y. A reduction axis is serial or,
 // for a block reduction, bound to threadIdx.x or threadIdx.y (one of them per reduction);
-// a grid reduction also binds one to blockIdx.y (see checkGridReduction).
+// a grid reduction also binds one to blockIdx.x or blockIdx.y (see checkGridReduction).
 void checkReduction(const ReductionOp* red) {
   auto* out = red->out()->as<TensorView>();
-  // A serial reduction into registers may have thread-bound iteration axes after its
-  // reduction axes: they are no loops, and each thread keeps its own sums (the inner-outer
-  // schedule's running column sums, [BIDy, r rows, TIDy, TIDx, batch, vect]).
-  const bool serial =
-      out->getMemoryType() == MemoryType::Local &&
-      std::none_of(out->getLoopDomain().begin(), out->getLoopDomain().end(), [](IterDomain* id) {
-        return id->isReduction() &&
-               (isThreadDim(id->parallelType()) || isBlockDim(id->parallelType()));
-      });
   const IterDomain* first_reduction = nullptr;
   const IterDomain* block_axis = nullptr;
+  const IterDomain* grid_axis = nullptr;
   for (int64_t i = 0; i < out->nDims(); ++i) {
     IterDomain* id = out->axis(i);
     ParallelType p = id->parallelType();
     if (id->isReduction()) {
       if (first_reduction == nullptr) first_reduction = id;
-      // Not across threadIdx.z or blockIdx.x/z: no scheduler binds one, and the runtime's
-      // all-reduces cover threadIdx.x/y and blockIdx.y only.
-      MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll || p == ParallelType::TIDx ||
-                   p == ParallelType::TIDy || p == ParallelType::BIDy,
+      // Not across threadIdx.z or blockIdx.z: the runtime's all-reduces cover threadIdx.x/y
+      // and blockIdx.x/y only.
+      MF_CHECK(isLoop(p) || p == ParallelType::TIDx || p == ParallelType::TIDy ||
+                   p == ParallelType::BIDx || p == ParallelType::BIDy,
                "{}: reduction axis {} is bound to {}; reductions are serial, across threadIdx.x "
-               "or threadIdx.y, or across blockIdx.y",
+               "or threadIdx.y, or across blockIdx.x or blockIdx.y",
                out->toString(), id->toString(), toString(p));
+      if (isBlockDim(p)) {
+        MF_CHECK(grid_axis == nullptr,
+                 "{}: reduction axes {} and {} are both bound to blocks; a grid reduction "
+                 "reduces across one block dimension: rFactor one of them",
+                 out->toString(), grid_axis->toString(), id->toString());
+        grid_axis = id;
+      }
       if (isThreadDim(p)) {
         MF_CHECK(block_axis == nullptr,
                  "{}: reduction axes {} and {} are both bound to threads; a block reduction "
@@ -189,11 +195,12 @@ void checkReduction(const ReductionOp* red) {
         block_axis = id;
       }
     } else if (first_reduction != nullptr) {
-      MF_CHECK(p == ParallelType::Serial || p == ParallelType::Unroll || (serial && isThreadDim(p)),
+      // Thread- and block-bound iteration axes are no loops, wherever they stand (the
+      // rfactor's [BIDy, r serial, BIDx, TIDx]; nvFuser's FusionReduction5 [BIDy, rTIDy, TIDx]).
+      MF_CHECK(isLoop(p) || p == ParallelType::Group || isThreadDim(p) || isBlockDim(p),
                "{}: iteration axis {} after the reduction axis {} is bound to {}; iteration axes "
-               "inside the reduction loops must be serial or unrolled loops (or thread-bound in a "
-               "serial reduction into registers); move it before the reduction axes to "
-               "parallelize it",
+               "inside the reduction loops must be serial, unrolled, or bound to threads or "
+               "blocks; move it before the reduction axes to vectorize it",
                out->toString(), id->toString(), first_reduction->toString(), toString(p));
     }
   }
@@ -205,6 +212,15 @@ void checkReduction(const ReductionOp* red) {
         i < std::find(out->getLoopDomain().begin(), out->getLoopDomain().end(), first_reduction) -
                 out->getLoopDomain().begin())
       continue;
+    if (isThreadDim(id->parallelType()) || isBlockDim(id->parallelType())) {
+      // The group's loops are the innermost: codegen gathers the values in them.
+      MF_CHECK(!first_group,
+               "{}: iteration axis {} is bound to {} but follows {}, a loop of the block "
+               "reduction's group; move it before the group's axes",
+               out->toString(), id->toString(), toString(id->parallelType()),
+               first_group ? out->axis(*first_group)->toString() : "");
+      continue;
+    }
     MF_CHECK(block_axis->parallelType() == ParallelType::TIDy && id->extent()->constInt(),
              "{}: iteration axis {} after the reduction axis {} groups the block reduction's "
              "values (one runtime call for all of them), which needs a constant extent and a "
@@ -226,7 +242,7 @@ void checkReduction(const ReductionOp* red) {
                in->toString(), out->axis(*first_group)->toString(), out->toString(), *first_group);
 }
 
-// A grid reduction (a reduction axis bound to blockIdx.y) reduces across a thread dimension
+// A grid reduction (a reduction axis bound to blockIdx.x or .y) reduces across a thread dimension
 // too (the runtime combines one all-reduced value per block), and no loop encloses it. The
 // blocks that do not finish it return from the kernel there, so it is the kernel's only one
 // and everything else feeds it or follows it; unless it writes a fusion output nothing reads
@@ -260,6 +276,12 @@ void checkGridReduction(const Fusion& ir) {
           out->toString(), id->toString());
   }
   if (grids.empty()) return;
+  for (const TensorView* g : grids)
+    MF_CHECK(gridReductionDim(g) == gridReductionDim(grids[0]),
+             "{} reduces across {} but {} across {}; the grid reductions of a kernel reduce "
+             "across one block dimension",
+             grids[0]->toString(), toString(gridReductionDim(grids[0])), g->toString(),
+             toString(gridReductionDim(g)));
   if (gridReductionsFinishInPlace(ir)) {
     for (const TensorView* g : grids)
       MF_CHECK(computeType(g->dtype()) == computeType(grids[0]->dtype()),
@@ -288,25 +310,6 @@ void checkGridReduction(const Fusion& ir) {
                out->toString(), grid->toString());
     }
   }
-}
-
-// A block reduction shuffles within full warps: every threadIdx.x extent of the kernel (the
-// launch takes the largest) must be a constant multiple of 32.
-void checkBlockReductionWidth(const Fusion& ir) {
-  const TensorView* reducer = nullptr;
-  for (TensorView* tv : ir.allTvs())
-    for (IterDomain* id : tv->getLoopDomain())
-      if (id->isReduction() && id->parallelType() == ParallelType::TIDx) reducer = tv;
-  if (reducer == nullptr) return;
-  for (TensorView* tv : ir.allTvs())
-    for (IterDomain* id : tv->getLoopDomain()) {
-      if (id->parallelType() != ParallelType::TIDx) continue;
-      std::optional<int64_t> n = id->extent()->constInt();
-      MF_CHECK(n && *n % 32 == 0,
-               "{}: threadIdx.x axis {} must have a constant extent that is a multiple of 32, "
-               "because {} reduces across threadIdx.x in whole warps; split by a multiple of 32",
-               tv->toString(), id->toString(), reducer->toString());
-    }
 }
 
 // A scalar the kernel reads must have a value at launch: a constant, a fusion input, an
@@ -365,7 +368,6 @@ void validateSchedule(Kernel& kernel) {
     if (auto* op = dynamic_cast<PreprocessGroupedMatmulInputSf*>(e)) checkLayoutOp(op);
     if (auto* red = dynamic_cast<ReductionOp*>(e)) checkReduction(red);
   }
-  checkBlockReductionWidth(kernel.ir());
   checkGridReduction(kernel.ir());
   IdModel model(kernel.ir());
   for (TensorView* tv : kernel.ir().allTvs()) {
@@ -373,7 +375,7 @@ void validateSchedule(Kernel& kernel) {
     for (int64_t i = 0; i < tv->nDims(); ++i) {
       IterDomain* id = tv->axis(i);
       ParallelType p = id->parallelType();
-      if (p == ParallelType::Serial || p == ParallelType::Unroll) continue;
+      if (isLoop(p) || p == ParallelType::Group) continue;
       MF_CHECK(bound.insert(p).second, "{}: {} is bound to two axes", tv->toString(), toString(p));
       if (p != ParallelType::Vectorize) continue;
       // The tile-form layout op's innermost axis is the positions each thread owns, moved by

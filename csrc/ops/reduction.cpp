@@ -87,6 +87,24 @@ TensorView* reduceAxes(BinaryOpType op, std::string_view name, TensorView* tv,
 
 }  // namespace
 
+void groupReductions(const std::vector<TensorView*>& reduction_outputs, bool /*with_grid_reduce*/) {
+  MF_CHECK(!reduction_outputs.empty(), "groupReductions: no reductions given");
+  const TensorView* first = reduction_outputs.front();
+  for (const TensorView* tv : reduction_outputs) {
+    MF_CHECK(tv->definition() != nullptr && tv->definition()->isA<ReductionOp>(),
+             "groupReductions: {} is not the output of a reduction", tv->toString());
+    bool alike = tv->nDims() == first->nDims();
+    for (int64_t i = 0; alike && i < tv->nDims(); ++i)
+      alike = tv->axis(i)->isReduction() == first->axis(i)->isReduction() &&
+              tv->axis(i)->parallelType() == first->axis(i)->parallelType() &&
+              tv->axis(i)->extent()->toInlineString() == first->axis(i)->extent()->toInlineString();
+    MF_CHECK(alike,
+             "groupReductions: {} is not scheduled as {} (the same loop axes, extents and "
+             "parallel types); schedule them alike",
+             tv->toString(), first->toString());
+  }
+}
+
 Val* reductionIdentity(BinaryOpType op, DataType dtype) {
   switch (op) {
     case BinaryOpType::Add:

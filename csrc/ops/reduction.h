@@ -29,6 +29,15 @@ TensorView* max(TensorView* tv, const std::vector<int64_t>& axes, bool keep_dim 
 TensorView* min(TensorView* tv, const std::vector<int64_t>& axes, bool keep_dim = false,
                 std::optional<DataType> dtype = std::nullopt);
 
+//! nvFuser's groupReductions: asks that the reductions `reduction_outputs` (outputs of
+//! ReductionOps, scheduled alike: the same loop axes, extents and parallel types) be
+//! reduced together. Checked here (a UserError names the first tensor that differs); minifuser
+//! then lowers each reduction to its own runtime call, with the same results (one call for
+//! all of them is not there yet: docs/porting_from_nvfuser.md). `with_grid_reduce` is accepted
+//! for nvFuser's signature.
+void groupReductions(const std::vector<TensorView*>& reduction_outputs,
+                     bool with_grid_reduce = true);
+
 //! The identity of the reduction `op` (Add, Mul, Maximum, Minimum) in `dtype`, as a constant.
 //! nvFuser's generic reduction: `op` (Add, Mul, Max, Min) over `axes` of `tv`, starting from
 //! `init` (a constant: the identity of `op`, as nvFuser requires; a sum of integers in Int64).

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_ac2c51f1ecbeee3f(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
+extern "C" __global__ void __launch_bounds__(128) kernel_d830cb9df8b34b3b(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
   const mf_index_t i53 = ((T0.size[0] + 32 - 1) / 32);
   const mf_index_t i127 = ((((mf_index_t)blockIdx.x) % i53) * 32);
   const mf_index_t i129 = ((((mf_index_t)blockIdx.x) / i53) * 32);

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_16f12b6008c17b0d(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T2) {
+extern "C" __global__ void __launch_bounds__(128) kernel_6cd7d699b6b6f251(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T2) {
   const mf_index_t i44 = ((T0.size[0] + 32 - 1) / 32);
   const mf_index_t i116 = ((((mf_index_t)blockIdx.x) % i44) * 32);
   const mf_index_t i118 = ((((mf_index_t)blockIdx.x) / i44) * 32);

@@ -363,6 +363,11 @@ class Interpreter {
     if (auto it = env_.find(v); it != env_.end()) return it->second;
     const Expr* def = v->definition();
     if (def == nullptr) {
+      // A thread index outside its loops (insertPredicates' write guard of a thread
+      // dimension the output has no axis on).
+      for (ParallelType p : {ParallelType::TIDx, ParallelType::TIDy, ParallelType::TIDz})
+        if (v->toString() == fmt::format("((mf_index_t){})", toString(p)))
+          return coord(current_, p);
       std::optional<ScalarValue> bound = ee_.evaluate(v);
       if (!bound) throw std::runtime_error("unbound scalar " + v->toString());
       return *bound;
@@ -569,7 +574,7 @@ class Interpreter {
     const DataType compute = computeType(out->dtype());
     const bool grid = call->collectiveScope() == CollectiveScope::Grid;
     std::set<ParallelType> reduced = {call->params().across};
-    if (grid) reduced.insert(ParallelType::BIDy);
+    if (grid) reduced.insert(kernel_.summary().grid_reduction_dim);
     if (call->readPredicate() == nullptr)
       throw std::runtime_error("an all-reduce call without its predicates: " + call->toString());
     if (grid) {
@@ -597,15 +602,14 @@ class Interpreter {
       ScalarValue& acc = results.try_emplace(key(t), init).first->second;
       acc = evalBinary(combine, compute, compute, acc, x);
     }
-    // Finished in place (KernelSummary::grid_reductions_finish_in_place): every block goes
-    // on, only the last of each column writes.
+    // Finished in place (KernelSummary::grid_reductions_finish_in_place): every block goes on.
     const bool in_place = grid && kernel_.summary().grid_reductions_finish_in_place;
     const std::map<int64_t, int64_t> last =
         grid ? lastBlocks(active) : std::map<int64_t, int64_t>{};
     for (Thread* t : active) {
       current_ = t;
-      if (in_place && coord(t, ParallelType::BIDy) != last.at(coord(t, ParallelType::BIDx)))
-        continue;
+      // Only the last block of a column has the result (the others return, or go on).
+      if (grid && row(t) != last.at(column(t))) continue;
       if (!asBool(eval(call->writePredicate()))) continue;
       write(out, evalBinary(combine, out->dtype(), compute, read(out), results.at(key(t))));
     }
@@ -620,12 +624,21 @@ class Interpreter {
     return it == t->coordinate.end() ? int64_t{0} : it->second;
   }
 
-  // blockIdx.x -> the largest blockIdx.y of the active threads: the block taken to arrive last.
-  static std::map<int64_t, int64_t> lastBlocks(const std::vector<Thread*>& active) {
+  // A grid reduction's row of a block (its index along the reduced block dimension) and
+  // its column (the other block indices, linearized).
+  int64_t row(const Thread* t) const { return coord(t, kernel_.summary().grid_reduction_dim); }
+  int64_t column(const Thread* t) const {
+    const bool x = kernel_.summary().grid_reduction_dim == ParallelType::BIDx;
+    return (coord(t, ParallelType::BIDz) << 40) +
+           (coord(t, x ? ParallelType::BIDy : ParallelType::BIDx));
+  }
+
+  // column -> the largest row of the active threads: the block taken to arrive last.
+  std::map<int64_t, int64_t> lastBlocks(const std::vector<Thread*>& active) const {
     std::map<int64_t, int64_t> last;
     for (const Thread* t : active) {
-      int64_t& y = last[coord(t, ParallelType::BIDx)];
-      y = std::max(y, coord(t, ParallelType::BIDy));
+      int64_t& y = last[column(t)];
+      y = std::max(y, row(t));
     }
     return last;
   }
@@ -634,8 +647,7 @@ class Interpreter {
     const std::map<int64_t, int64_t> last = lastBlocks(active);
     pending_exit_.clear();
     for (Thread* t : active)
-      if (coord(t, ParallelType::BIDy) != last.at(coord(t, ParallelType::BIDx)))
-        pending_exit_.push_back(t);
+      if (row(t) != last.at(column(t))) pending_exit_.push_back(t);
     if (group_ == nullptr) exitPending();
   }
 

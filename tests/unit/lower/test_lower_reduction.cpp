@@ -78,20 +78,21 @@ auto validate(const Fusion& fusion) {
   return [&fusion] { irAfter(fusion, "validateSchedule"); };
 }
 
-// A reduction across blockIdx.x (only blockIdx.y is a grid reduction) is refused.
-TEST(LowerReduction, ReductionAcrossBlockIdxXIsRefused) {
+// A reduction across blockIdx.z (grid reductions are across blockIdx.x or blockIdx.y) is
+// refused.
+TEST(LowerReduction, ReductionAcrossBlockIdxZIsRefused) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   TensorView* t0 = makeSymbolicTensor(2);
   fusion.addInput(t0);
   TensorView* t1 = sum(t0, {1});
   fusion.addOutput(t1);
-  t1->axis(1)->parallelize(ParallelType::BIDx);
+  t1->axis(1)->parallelize(ParallelType::BIDz);
   EXPECT_THAT(validate(fusion),
               ThrowsMessage<UserError>(HasSubstr(
-                  "T1_g_float[iS2{i0}, rblockIdx.x3{i1}]: reduction axis rblockIdx.x3{i1} is "
-                  "bound to blockIdx.x; reductions are serial, across threadIdx.x or "
-                  "threadIdx.y, or across blockIdx.y")));
+                  "T1_g_float[iS2{i0}, rblockIdx.z3{i1}]: reduction axis rblockIdx.z3{i1} is "
+                  "bound to blockIdx.z; reductions are serial, across threadIdx.x or "
+                  "threadIdx.y, or across blockIdx.x or blockIdx.y")));
 }
 
 // A grid reduction combines one all-reduced value per block: it needs a thread axis too, and
@@ -214,21 +215,6 @@ TEST(LowerReduction, TwoThreadAxesAreRefused) {
   EXPECT_THAT(validate(fusion),
               ThrowsMessage<UserError>(HasSubstr("are both bound to threads; a block reduction "
                                                  "reduces across one thread dimension")));
-}
-
-// A block reduction works on whole warps: threadIdx.x extents must be constant multiples of 32.
-TEST(LowerReduction, BlockReductionNeedsWholeWarps) {
-  Fusion fusion;
-  FusionGuard fg(&fusion);
-  TensorView* t0 = makeSymbolicTensor(2);
-  fusion.addInput(t0);
-  TensorView* t1 = sum(t0, {1});
-  fusion.addOutput(t1);
-  t1->split(1, 48)->axis(2)->parallelize(ParallelType::TIDx);
-  EXPECT_THAT(validate(fusion),
-              ThrowsMessage<UserError>(HasSubstr(
-                  "T1_g_float[iS2{i0}, rS4{ceilDiv(i1, 48)}, rthreadIdx.x5{48}]: threadIdx.x axis "
-                  "rthreadIdx.x5{48} must have a constant extent that is a multiple of 32")));
 }
 
 // A block reduction is a call of the runtime's all-reduce, not wrapped in a predicate (all
@@ -393,10 +379,11 @@ TEST(LowerReduction, IterationAxesInsideReductionRules) {
     std::string message;
   };
   for (const Case& c : {
-           Case{[](TensorView* t1) { t1->split(1, 32)->axis(2)->parallelize(ParallelType::TIDx); },
-                "T1_g_float[rS2{i0}, iS4{ceilDiv(i1, 32)}, ithreadIdx.x5{32}]: iteration axis "
-                "ithreadIdx.x5{32} after the reduction axis rS2{i0} is bound to threadIdx.x; "
-                "iteration axes inside the reduction loops must be serial or unrolled loops"},
+           Case{[](TensorView* t1) {
+                  t1->split(1, 4)->axis(2)->parallelize(ParallelType::Vectorize);
+                },
+                "after the reduction axis rS2{i0} is bound to V; iteration axes inside "
+                "the reduction loops must be serial, unrolled, or bound to threads or blocks"},
            Case{[](TensorView* t1) { t1->split(0, 32)->axis(1)->parallelize(ParallelType::TIDx); },
                 "iteration axis iS3{i1} after the reduction axis rS4{ceilDiv(i0, 32)} groups the "
                 "block reduction's values (one runtime call for all of them), which needs a "
