@@ -172,6 +172,96 @@ TEST(ComputeAtPorts, ComputeAtMultiConsumers) {
     expectMatchesReference(fusion, {Tensor::random({n}, DataType::Float, 5)});
 }
 
+// FusionAdvancedComputeAt4: four inputs computed at the output one after the other; each
+// call replays the tensors between again.
+TEST(ComputeAtPorts, AdvancedComputeAt4) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  std::vector<TensorView*> in;
+  for (int i = 0; i < 4; ++i) {
+    in.push_back(makeSymbolicTensor(4));
+    fusion.addInput(in.back());
+  }
+  TensorView* tv4 = sub(in[2], in[3]);
+  TensorView* tv5 = add(in[1], tv4);
+  TensorView* tv6 = sub(tv5, in[0]);
+  fusion.addOutput(tv6);
+
+  while (tv6->nDims() > 1) tv6->merge(0);
+  tv6->split(0, 128);
+  tv6->split(0, 4);
+  for (TensorView* tv : in) tv->computeAt(tv6, 1);
+  tv6->axis(0)->parallelize(ParallelType::BIDx);
+  for (TensorView* tv : {tv4, tv5}) EXPECT_EQ(tv->getComputeAtPosition(), 1) << tv->toString();
+  parallelizeInner(fusion);
+  parallelizeAllLike(tv6);
+  std::vector<Tensor> inputs;
+  for (uint64_t seed = 10; seed < 14; ++seed)
+    inputs.push_back(Tensor::random({5, 7, 11, 3}, DataType::Float, seed));
+  expectMatchesReference(fusion, inputs);
+}
+
+// FusionAdvancedComputeAt5: an intermediate computed at an output split twice on its inner
+// side.
+TEST(ComputeAtPorts, AdvancedComputeAt5) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* tv0 = makeSymbolicTensor(2);
+  TensorView* tv1 = makeSymbolicTensor(2);
+  fusion.addInput(tv0);
+  fusion.addInput(tv1);
+  TensorView* tv2 = add(tv0, constFloat(2.0));
+  TensorView* tv3 = mul(tv1, tv2);
+  fusion.addOutput(tv3);
+  tv3->merge(0);
+  tv3->split(-1, 8);
+  tv3->split(-1, 4);
+  tv2->computeAt(tv3, 1);
+  tv3->axis(0)->parallelize(ParallelType::BIDx);
+  EXPECT_EQ(tv2->nDims(), 2);  // replayed up to position 1: the merge and the split by 8
+  EXPECT_EQ(tv2->getComputeAtPosition(), 1);
+  parallelizeAllLike(tv3);
+  expectMatchesReference(fusion, {Tensor::random({63, 65}, DataType::Float, 20),
+                                  Tensor::random({63, 65}, DataType::Float, 21)});
+}
+
+// FusionComputeAtCommonConsumer1: tv4 is the common consumer of tv1's uses, so the selected
+// tensors are tv1, tv2 and tv3 (the consumer itself), computed at 1; tv4 is replayed (its
+// producers are inlined into it) but stays at 0, and nothing propagates past it to tv5.
+TEST(ComputeAtPorts, ComputeAtCommonConsumer1) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* tv0 = makeSymbolicTensor(1);
+  fusion.addInput(tv0);
+  TensorView* tv1 = mul(tv0, constFloat(0.5));
+  TensorView* tv2 = mul(tv1, constFloat(-1.0));
+  TensorView* tv3 = mul(tv1, constFloat(-2.0));
+  TensorView* tv4 = add(tv2, tv3);
+  TensorView* tv5 = mul(tv4, constFloat(5.0));
+  fusion.addOutput(tv3);
+  fusion.addOutput(tv4);
+  fusion.addOutput(tv5);
+
+  tv3->split(0, 128);
+  tv1->computeAt(tv3, 1);
+  for (TensorView* tv : {tv1, tv2, tv3, tv4}) EXPECT_EQ(tv->nDims(), 2) << tv->toString();
+  EXPECT_EQ(tv5->nDims(), 1);
+  EXPECT_EQ(tv1->getComputeAtPosition(), 1);
+  EXPECT_EQ(tv2->getComputeAtPosition(), 1);
+  EXPECT_EQ(tv3->getComputeAtPosition(), 1);
+  EXPECT_EQ(tv4->getComputeAtPosition(), 0);
+  EXPECT_EQ(tv5->getComputeAtPosition(), 0);
+
+  tv3->axis(0)->parallelize(ParallelType::BIDx);
+  for (TensorView* tv : {tv1, tv2, tv3, tv4}) tv->axis(-1)->parallelize(ParallelType::TIDx);
+  tv5->split(0, 128);
+  tv5->axis(1)->parallelize(ParallelType::TIDx);
+  tv5->axis(0)->parallelize(ParallelType::BIDx);
+  parallelizeAllLike(tv3);
+  for (int64_t n : {1, 1000, 1021})
+    expectMatchesReference(fusion, {Tensor::random({n}, DataType::Float, 30)});
+}
+
 // Negative positions wrap (-1 is every axis), and MostInlined inlines as deep as legal
 // whatever the position given.
 TEST(ComputeAt, NegativePositionAndMostInlined) {
