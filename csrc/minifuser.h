@@ -15,6 +15,7 @@
 #include "lower/pipeline.h"
 #include "ops/arith.h"
 #include "ops/layout.h"
+#include "ops/normalization.h"
 #include "ops/quantization.h"
 #include "ops/reduction.h"
 #include "ops/resize.h"

@@ -117,6 +117,30 @@ std::vector<Val*> subgraphInputs(const std::vector<Expr*>& exprs) {
       if (boundary && !produced.count(in) && !contains(inputs, in)) inputs.push_back(in);
     }
   }
+  // A scalar operand over an extent no input binds (a variance's `max(i2 - 1, 0)` after its
+  // reduction, its input elsewhere): the fusion input with that extent comes along, for it.
+  auto binds = [](const Val* tensor, const Val* extent) {
+    auto* tv = dynamic_cast<const TensorView*>(tensor);
+    return tv != nullptr && std::any_of(tv->getLogicalDomain().begin(),
+                                        tv->getLogicalDomain().end(), [&](IterDomain* id) {
+                                          return !id->isReduction() && id->extent() == extent;
+                                        });
+  };
+  for (Expr* e : exprs)
+    for (Val* in : e->inputs()) {
+      if (in->kind() == ValKind::TensorView || in->isFusionInput()) continue;
+      for (Statement* s : getStmts({in}, /*members=*/false)) {
+        auto* leaf = dynamic_cast<Val*>(s);
+        if (leaf == nullptr || leaf->definition() != nullptr || leaf->isConst() ||
+            std::any_of(inputs.begin(), inputs.end(), [&](Val* v) { return binds(v, leaf); }))
+          continue;
+        for (Val* f_in : e->fusion()->inputs())
+          if (binds(f_in, leaf)) {
+            inputs.push_back(f_in);
+            break;
+          }
+      }
+    }
   return inputs;
 }
 

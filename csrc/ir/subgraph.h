@@ -39,7 +39,8 @@ SubgraphCopy copySubgraph(const Fusion& fusion, const std::vector<Expr*>& exprs,
 SubgraphCopy copySubgraph(const Fusion& fusion, const std::vector<Expr*>& exprs);
 
 //! The tensors `exprs` read but do not compute, and the scalar inputs of the fusion they
-//! read directly, in order of first use.
+//! read directly, in order of first use; then each fusion input whose extent a scalar
+//! operand needs and no input before binds (a reduced count's `max(i2 - 1, 0)`).
 std::vector<Val*> subgraphInputs(const std::vector<Expr*>& exprs);
 //! The tensors `exprs` compute that are fusion outputs or are used by an expr outside
 //! `exprs`, in topological order.

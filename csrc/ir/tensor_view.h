@@ -12,6 +12,9 @@
 namespace mf {
 
 enum class LoadStoreOpType;  // ir/exprs.h
+//! How TensorView::computeAt treats a position deeper than legal (nvFuser's enum).
+enum class ComputeAtMode { Standard, BestEffort, MostInlined };
+
 enum class MemoryType { Global, Local, Shared };
 std::string_view toString(MemoryType t);
 
@@ -86,6 +89,15 @@ class TensorView : public Val {
   void inlineAt(int64_t pos);
   //! inlineAt the largest legal position. Defined in scheduler/tools/inlining.cpp.
   void inlineMost();
+  //! nvFuser's computeAt: replays this tensor and every tensor on a path from it to
+  //! `consumer` like `consumer` up to `position` (negative: position + nDims + 1), consumer
+  //! to producer (other consumers of the replayed tensors are replayed from them), then
+  //! computes them inside `consumer`'s first `position` loops. A position that is not legal is
+  //! a UserError (Standard), clamped to the legal one (BestEffort); MostInlined replays all
+  //! axes and inlines each tensor as deep as it can. Returns this. Defined in
+  //! scheduler/tools/inlining.cpp.
+  TensorView* computeAt(TensorView* consumer, int64_t position,
+                        ComputeAtMode mode = ComputeAtMode::Standard);
 
   // Staging copies (nvFuser's names), defined in scheduler/tools/cache.cpp.
   //! A register copy `cache = set(this)` that `cached_uses` (all uses when empty) read

@@ -15,6 +15,24 @@ std::vector<IterDomain*> logicalNoReductions(TensorView* tv) {
   return TensorDomain::noReductions(tv->getLogicalDomain());
 }
 
+// Implicit broadcasting (numpy's right alignment, as nvFuser's maybeBroadcast): a tensor
+// operand of lower rank than the highest gets leading Broadcast axes (a BroadcastOp). Rank
+// counts the logical axes that are not Reduction axes; scalars stay as they are.
+std::vector<Val*> broadcastToCommonRank(std::vector<Val*> operands) {
+  size_t rank = 0;
+  for (Val* v : operands)
+    if (auto* tv = dynamic_cast<TensorView*>(v))
+      rank = std::max(rank, logicalNoReductions(tv).size());
+  for (Val*& v : operands) {
+    auto* tv = dynamic_cast<TensorView*>(v);
+    if (tv == nullptr || logicalNoReductions(tv).size() == rank) continue;
+    std::vector<bool> flags(rank, false);
+    std::fill_n(flags.begin(), rank - logicalNoReductions(tv).size(), true);
+    v = broadcast(tv, flags);
+  }
+  return operands;
+}
+
 // A fresh output tensor for a pointwise op over `operands` (tensors of equal rank): each
 // axis takes the extent of the first non-broadcast operand axis at its position.
 TensorView* newPointwiseOutput(std::string_view op, const std::vector<Val*>& operands,
@@ -25,10 +43,8 @@ TensorView* newPointwiseOutput(std::string_view op, const std::vector<Val*>& ope
   MF_ASSERT(!tvs.empty(), "pointwise output without a tensor operand");
   size_t rank = logicalNoReductions(tvs[0]).size();
   for (TensorView* tv : tvs)
-    MF_CHECK(logicalNoReductions(tv).size() == rank,
-             "{}: operands {} and {} have ranks {} and {}; broadcasting is explicit, use "
-             "broadcast() to insert axes",
-             op, tvs[0]->toString(), tv->toString(), rank, logicalNoReductions(tv).size());
+    MF_ASSERT(logicalNoReductions(tv).size() == rank, "{}: operands {} and {} of unequal ranks", op,
+              tvs[0]->toString(), tv->toString());
   std::vector<IterDomain*> out_ids;
   for (size_t i = 0; i < rank; ++i) {
     IterDomain* pick = nullptr;
@@ -99,9 +115,14 @@ Val* binaryOp(BinaryOpType op, Val* a, Val* b) {
   checkOperand(toString(op), "lhs", a, f);
   checkOperand(toString(op), "rhs", b, f);
   DataType dtype = binaryOutType(op, a, b);
-  Val* out = (a->kind() == ValKind::TensorView || b->kind() == ValKind::TensorView)
-                 ? static_cast<Val*>(newPointwiseOutput(toString(op), {a, b}, dtype))
-                 : IrBuilder::create<Scalar>(dtype);
+  Val* out = nullptr;
+  if (a->kind() == ValKind::TensorView || b->kind() == ValKind::TensorView) {
+    std::vector<Val*> ab = broadcastToCommonRank({a, b});
+    a = ab[0], b = ab[1];
+    out = newPointwiseOutput(toString(op), ab, dtype);
+  } else {
+    out = IrBuilder::create<Scalar>(dtype);
+  }
   IrBuilder::create<BinaryOp>(std::vector<Val*>{a, b}, std::vector<Val*>{out}, op);
   return out;
 }
@@ -173,9 +194,9 @@ TensorView* where(Val* cond, Val* a, Val* b) {
                           : promoteWithScalar(b->dtype(), a->dtype());
   MF_CHECK(cond->kind() == ValKind::TensorView || ta || tb,
            "where: at least one operand must be a tensor");
-  TensorView* out = newPointwiseOutput("where", {cond, a, b}, t);
-  IrBuilder::create<TernaryOp>(std::vector<Val*>{cond, a, b}, std::vector<Val*>{out},
-                               TernaryOpType::Where);
+  std::vector<Val*> operands = broadcastToCommonRank({cond, a, b});
+  TensorView* out = newPointwiseOutput("where", operands, t);
+  IrBuilder::create<TernaryOp>(operands, std::vector<Val*>{out}, TernaryOpType::Where);
   return out;
 }
 

@@ -6,7 +6,8 @@
 //! wins within a category; Half with BFloat16 gives Float; a scalar operand only changes the
 //! category (int tensor * 2.5 -> Float, half tensor * 2.5 -> Half). Exceptions, as nvFuser:
 //! `div` of integers truncates toward zero; float-only math (exp, sqrt, ...) on integers
-//! computes in Float. Broadcasting is explicit: tensor operands must have equal rank.
+//! computes in Float. Broadcasting is implicit, as nvFuser's: a tensor operand of lower rank
+//! (Reduction axes not counted) gets leading Broadcast axes (numpy's right alignment).
 #pragma once
 
 #include <vector>

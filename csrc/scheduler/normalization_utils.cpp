@@ -140,8 +140,15 @@ std::variant<InnerNormalization, std::string> analyze(Fusion* fusion) {
     return std::string(
         "no reduction result is broadcast back over the row: nothing persists across a "
         "reduction (the Reduction scheduler's case)");
+  // Per-row results, the row's axes left out, or kept as size-1 broadcasts by an output
+  // nothing reads (layer_norm's mean and invstd; a reader would need the row's threads).
   auto isRowsShaped = [&](const TensorView* tv) {
-    return mapsToReference(dataAxes(tv), 0, first_row_axis);
+    std::vector<IterDomain*> axes = dataAxes(tv);
+    if (static_cast<int64_t>(axes.size()) == rank && tv->uses().empty() &&
+        std::all_of(axes.begin() + first_row_axis, axes.end(),
+                    [](IterDomain* id) { return id->isBroadcast(); }))
+      axes.resize(first_row_axis);
+    return mapsToReference(axes, 0, first_row_axis);
   };
   // A reshape reads a fusion input as the normalized shape (the propagator replays it onto
   // the input), or writes a full tensor as an output by merging axes (the output's loop is

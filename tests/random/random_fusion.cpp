@@ -56,7 +56,10 @@ struct Value {
 class Generator {
  public:
   Generator(uint64_t seed, RandomFusionOptions options)
-      : rng_(seed), extra_rng_(seed ^ 0x9e3779b97f4a7c15ull), options_(options) {
+      : rng_(seed),
+        extra_rng_(seed ^ 0x9e3779b97f4a7c15ull),
+        broadcast_rng_(seed ^ 0x5851f42d4c957f2dull),
+        options_(options) {
     result_.seed = seed;
   }
 
@@ -95,14 +98,19 @@ class Generator {
   void maybeOutput(TensorView* tv);
 #endif
   TensorView* combineSinks();
+  TensorView* lowerRank(const Value& v);
 
   std::mt19937_64 rng_;
   // Draws added after seeds were pinned as regressions (tryReduction's complementary
   // reduction): a stream of their own, so every earlier draw, and each pinned fusion's ops,
   // stay as they were.
   std::mt19937_64 extra_rng_;
+  // Whether an operand explicitly broadcast on leading axes enters an op as it was before,
+  // broadcast implicitly (lowerRank): a stream of its own, for the same reason.
+  std::mt19937_64 broadcast_rng_;
   RandomFusionOptions options_;
   RandomFusion result_;
+  std::set<TensorView*> lowered_;             // values lowerRank replaced at least once
   std::vector<TensorView*> reduced_outputs_;  // reductions without keep_dim, outputs
   std::vector<TensorView*> shaped_outputs_;   // values of other shapes (shape ops), outputs
   int64_t rank_ = 1;
@@ -277,11 +285,32 @@ bool Generator::tryUnary(Value& a) {
   return true;
 }
 
+// Mostly, when `v` is an explicit broadcast with leading Broadcast axes, `v` without them
+// (the broadcast of the other axes alone, or its input): the op taking it broadcasts it
+// implicitly to the same shape. Else `v`. Called only where the op is built, so that
+// implicit_broadcasts counts ops.
+TensorView* Generator::lowerRank(const Value& v) {
+  auto* bcast = dynamic_cast<BroadcastOp*>(v.tv->definition());
+  if (bcast == nullptr || !bcast->isBroadcastDims().front() || broadcast_rng_() % 4 == 0)
+    return v.tv;
+  std::vector<bool> rest = bcast->isBroadcastDims();
+  rest.erase(rest.begin(), std::find(rest.begin(), rest.end(), false));
+  ++result_.implicit_broadcasts;
+  lowered_.insert(v.tv);
+  auto* in = bcast->in()->as<TensorView>();
+  return std::find(rest.begin(), rest.end(), true) == rest.end() ? in : broadcast(in, rest);
+}
+
 bool Generator::tryBinary(Value& a, Value& b) {
   const DataType ta = a.tv->dtype(), tb = b.tv->dtype();
+  // The operands as the op takes them: at most one of rank lower than the fusion's.
+  auto operands = [&] {
+    TensorView* lhs = lowerRank(a);
+    return std::pair{lhs, lhs == a.tv ? lowerRank(b) : b.tv};
+  };
   if (ta == DataType::Bool && tb == DataType::Bool) {
-    pool_.push_back(
-        {chance(50) ? logicalAnd(a.tv, b.tv) : logicalOr(a.tv, b.tv), a.exact && b.exact});
+    auto [x, y] = operands();
+    pool_.push_back({chance(50) ? logicalAnd(x, y) : logicalOr(x, y), a.exact && b.exact});
     return true;
   }
   const bool exact = a.exact && b.exact;
@@ -290,20 +319,22 @@ bool Generator::tryBinary(Value& a, Value& b) {
   if (r < 3) {
     if (!exact) return false;
     static TensorView* (*const kCompare[])(TensorView*, TensorView*) = {lt, le, gt, ge, eq, ne};
-    pool_.push_back({pickOf(kCompare)(a.tv, b.tv), true});
+    auto [x, y] = operands();
+    pool_.push_back({pickOf(kCompare)(x, y), true});
     return true;
   }
   if (ta == DataType::Bool || tb == DataType::Bool) return false;  // no Bool arithmetic
   static TensorView* (*const kAlways[])(TensorView*, TensorView*) = {add, sub, maximum, minimum};
+  auto [x, y] = operands();
   if (r < 7 || !floating) {
-    pool_.push_back({pickOf(kAlways)(a.tv, b.tv), exact});
+    pool_.push_back({pickOf(kAlways)(x, y), exact});
   } else if (chance(50)) {
-    pool_.push_back({mul(a.tv, b.tv), exact});
+    pool_.push_back({mul(x, y), exact});
   } else {
     // An inexact divisor near 0 turns its last-place error into any quotient: divide by
     // |b| + 1 instead, which is at least 1.
-    TensorView* divisor = b.exact ? b.tv : add(abs(b.tv), constFloat(1.0, DataType::Double));
-    pool_.push_back({div(a.tv, divisor), exact});
+    TensorView* divisor = b.exact ? y : add(abs(y), constFloat(1.0, DataType::Double));
+    pool_.push_back({div(x, divisor), exact});
   }
   return true;
 }
@@ -348,7 +379,10 @@ bool Generator::tryWhere() {
   Value& a = operand();
   Value& b = operand();
   if ((a.tv->dtype() == DataType::Bool) != (b.tv->dtype() == DataType::Bool)) return false;
-  pool_.push_back({where(c.tv, a.tv, b.tv), a.exact && b.exact});
+  TensorView* cond = lowerRank(c);
+  TensorView* x = cond == c.tv ? lowerRank(a) : a.tv;
+  TensorView* y = cond == c.tv && x == a.tv ? lowerRank(b) : b.tv;
+  pool_.push_back({where(cond, x, y), a.exact && b.exact});
   return true;
 }
 
@@ -634,6 +668,9 @@ TensorView* Generator::combineSinks() {
   TensorView* acc = nullptr;
   for (const Value& v : pool_) {
     if (!v.tv->uses().empty()) continue;
+    // An explicit broadcast that every consumer took implicitly instead is no sink: the
+    // fusion computes what it computed with the explicit one.
+    if (lowered_.count(v.tv) > 0) continue;
     TensorView* term = v.tv->dtype() == DataType::Float ? v.tv : castOp(DataType::Float, v.tv);
     acc = acc == nullptr ? term : add(acc, term);
   }
@@ -664,6 +701,9 @@ RandomFusion Generator::run() {
   outputs.insert(out0);
   for (TensorView* tv : shaped_outputs_)
     if (outputs.insert(tv).second) result_.fusion->addOutput(tv);
+
+  for (TensorView* tv : lowered_)  // dead: out of the fusion
+    if (tv->uses().empty() && !tv->isFusionOutput()) result_.fusion->removeExpr(tv->definition());
 
   // One fusion in ten also computes something unrelated to the rest.
   if (chance(10)) {

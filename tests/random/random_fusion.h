@@ -47,6 +47,9 @@ struct RandomFusion {
   //! False when the generator added an output unrelated to the others (no output can then
   //! cover every axis, so the pointwise scheduler must refuse).
   bool connected = true;
+  //! How many binary ops and wheres take an operand of lower rank, broadcast implicitly
+  //! (leading axes, as nvFuser's maybeBroadcast), instead of one broadcast explicitly.
+  int64_t implicit_broadcasts = 0;
 
   //! The seed, each input's dtype, sizes, strides and layout, and the fusion's math: enough
   //! to reproduce a failure.

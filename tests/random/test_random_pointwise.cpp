@@ -197,6 +197,7 @@ TEST(RandomPointwiseGenerator, Coverage) {
   std::map<SchedulerType, int64_t> chosen;
   int64_t two_d = 0, vectorized = 0, unrolled = 0;
   int64_t casts = 0, zero = 0, one = 0, disconnected = 0, stride0 = 0, large = 0;
+  int64_t implicit = 0;
   for (uint64_t seed = 0; seed < kFusions; ++seed) {
     RandomFusion rf = makeRandomPointwiseFusion(seed);
     for (Expr* e : rf.fusion->exprs()) {
@@ -212,6 +213,7 @@ TEST(RandomPointwiseGenerator, Coverage) {
       large += t.numel() > (1 << 17);
     }
     disconnected += !rf.connected;
+    implicit += rf.implicit_broadcasts > 0;
     SchedulerRuntimeInfo info(rf.fusion.get(), rf.inputs);
     HeuristicsProposal p = proposeHeuristics(rf.fusion.get(), info);
     ++chosen[p.type];
@@ -223,9 +225,10 @@ TEST(RandomPointwiseGenerator, Coverage) {
     }
   }
   std::cout << fmt::format(
-      "{} fusions: {} pointwise ({} 2-D, {} vectorized, {} unrolled), {} no_op, {} refused\n",
+      "{} fusions: {} pointwise ({} 2-D, {} vectorized, {} unrolled), {} no_op, {} refused; {} "
+      "with implicit broadcasts\n",
       kFusions, chosen[SchedulerType::PointWise], two_d, vectorized, unrolled,
-      chosen[SchedulerType::NoOp], chosen[SchedulerType::None]);
+      chosen[SchedulerType::NoOp], chosen[SchedulerType::None], implicit);
   EXPECT_GT(chosen[SchedulerType::NoOp], 0);
   EXPECT_GT(chosen[SchedulerType::None], 0);
   EXPECT_GT(two_d, 0);
@@ -240,6 +243,7 @@ TEST(RandomPointwiseGenerator, Coverage) {
   EXPECT_GT(stride0, 0);
   EXPECT_GT(large, 0);
   EXPECT_GT(disconnected, 0);
+  EXPECT_GT(implicit, kFusions / 40);
 }
 
 }  // namespace

@@ -205,9 +205,10 @@ TEST(RandomReductionsGenerator, SchedulersRefuseWithAReason) {
 TEST(RandomReductionsGenerator, Coverage) {
   std::map<std::string, int64_t> ops;
   int64_t with_reduction = 0, reduced_rank_outputs = 0, segmented = 0, both_ways = 0,
-          inner_outer = 0;
+          inner_outer = 0, implicit = 0;
   for (uint64_t seed = 0; seed < kFusions; ++seed) {
     RandomFusion rf = makeCase(seed);
+    implicit += rf.implicit_broadcasts > 0;
     bool any = false;
     std::map<Val*, int64_t> reductions_of;  // operand -> reductions reading it
     for (Expr* e : rf.fusion->exprs())
@@ -232,8 +233,9 @@ TEST(RandomReductionsGenerator, Coverage) {
   }
   std::cout << fmt::format(
       "{} fusions: {} with reductions, {} reduced-rank outputs, {} segmented, {} with one "
-      "operand reduced both ways, {} inner-outer persistent kernels\n",
-      kFusions, with_reduction, reduced_rank_outputs, segmented, both_ways, inner_outer);
+      "operand reduced both ways, {} inner-outer persistent kernels, {} with implicit "
+      "broadcasts\n",
+      kFusions, with_reduction, reduced_rank_outputs, segmented, both_ways, inner_outer, implicit);
   EXPECT_GT(both_ways, 0);
   EXPECT_GT(with_reduction, kFusions / 3);
   EXPECT_GT(ops["add"], 0);
@@ -241,6 +243,7 @@ TEST(RandomReductionsGenerator, Coverage) {
   EXPECT_GT(ops["min"], 0);
   EXPECT_GT(reduced_rank_outputs, 0);
   EXPECT_GT(segmented, 0);
+  EXPECT_GT(implicit, 0);  // a reduced operand broadcast back implicitly, among others
 }
 
 }  // namespace

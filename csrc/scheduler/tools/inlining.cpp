@@ -1,11 +1,15 @@
 #include "scheduler/tools/inlining.h"
 
 #include <algorithm>
+#include <deque>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
 #include "ir/logical_domain_map.h"
 #include "ir/op_traits.h"
+#include "ir/transform_replay.h"
 
 namespace mf {
 int64_t MaxPosCalculator::maxPosition(const TensorView* tv) const {
@@ -86,6 +90,108 @@ void inlineAllAt(TensorView* reference, int64_t given, bool best_effort) {
              pos, tv->toString(), target, calc.whyNot(tv, target));
     tv->setComputeAtPosition(std::min(target, max));
   }
+}
+
+TensorView* TensorView::computeAt(TensorView* consumer, int64_t position, ComputeAtMode mode) {
+  MF_CHECK(consumer->fusion() == fusion(), "computeAt: {} and {} are not in the same fusion",
+           toString(), consumer->toString());
+  const int64_t n = consumer->nDims();
+  const int64_t pos = mode == ComputeAtMode::MostInlined ? n
+                      : position < 0                     ? position + n + 1
+                                                         : position;
+  MF_CHECK(pos >= 0 && pos <= n, "computeAt: position {} of {} is out of range [-{}, {}]", position,
+           consumer->toString(), n + 1, n);
+  const std::vector<TensorView*> order = fusion()->allTvs();  // topological
+  std::unordered_set<TensorView*> from_this{this}, to_consumer{consumer};
+  for (TensorView* tv : order)
+    for (TensorView* p : producerTvsOf(tv))
+      if (from_this.count(p)) from_this.insert(tv);
+  for (auto it = order.rbegin(); it != order.rend(); ++it)
+    for (TensorView* c : consumerTvsOf(*it))
+      if (to_consumer.count(c)) to_consumer.insert(*it);
+  MF_CHECK(this != consumer && to_consumer.count(this),
+           "computeAt: {} is not a producer of {}; computeAt needs a consumer that depends on it",
+           toString(), consumer->toString());
+  // As nvFuser: the selected tensors are those between this one and the first tensor every
+  // use path of this one goes through (not strictly between this one and `consumer`), or, when
+  // there is none, every tensor depending on this one that has consumers.
+  auto on_every_path = [&](TensorView* through) {
+    std::vector<TensorView*> stack{this};
+    std::unordered_set<TensorView*> seen{this};
+    while (!stack.empty()) {
+      TensorView* tv = stack.back();
+      stack.pop_back();
+      std::vector<TensorView*> next = consumerTvsOf(tv);
+      if (next.empty()) return false;  // a path that avoids `through` ends here
+      for (TensorView* c : next)
+        if (c != through && seen.insert(c).second) stack.push_back(c);
+    }
+    return true;
+  };
+  TensorView* common = nullptr;
+  for (TensorView* tv : order)
+    if (tv != this && from_this.count(tv) && (tv == consumer || !to_consumer.count(tv)) &&
+        on_every_path(tv)) {
+      common = tv;
+      break;
+    }
+  std::unordered_set<TensorView*> to_common{common}, selected;  // tensors that reach `common`
+  for (auto it = order.rbegin(); common != nullptr && it != order.rend(); ++it)
+    for (TensorView* c : consumerTvsOf(*it))
+      if (to_common.count(c)) to_common.insert(*it);
+  for (TensorView* tv : order)
+    if (from_this.count(tv) && tv != common && (common == nullptr || to_common.count(tv)) &&
+        !consumerTvsOf(tv).empty())
+      selected.insert(tv);
+
+  // Replay along a walk from `consumer`: into selected producers, and from selected tensors
+  // (or into them) to consumers, so each selected tensor's loops match all its consumers'.
+  // `at`: each replayed tensor's position matching the consumer's `pos`.
+  std::unordered_map<TensorView*, int64_t> at{{consumer, pos}};
+  // Replay makes serial axes; shared loops take the parallel types of the loops they join (as
+  // nvFuser's lowering binds them), but vectorization stays the consumer's memory access.
+  auto copyParallelTypes = [&](TensorView* from, TensorView* to) {
+    if (at.at(to) != at.at(from)) return;  // an axis was dropped: the indices do not line up
+    for (int64_t i = 0; i < at.at(to); ++i)
+      if (ParallelType p = from->axis(i)->parallelType(); p != ParallelType::Vectorize)
+        to->axis(i)->parallelize(p);
+  };
+  std::deque<TensorView*> work{consumer};
+  while (!work.empty()) {
+    TensorView* tv = work.front();
+    work.pop_front();
+    for (TensorView* p : producerTvsOf(tv))
+      if (selected.count(p) && !at.count(p)) {
+        at[p] = TransformReplay::replayPasC(p, tv, at.at(tv));
+        copyParallelTypes(tv, p);
+        work.push_back(p);
+      }
+    for (TensorView* c : consumerTvsOf(tv))
+      if ((selected.count(tv) || selected.count(c)) && !at.count(c)) {
+        at[c] = TransformReplay::replayCasP(c, tv, at.at(tv));
+        copyParallelTypes(tv, c);
+        c->setComputeAtPosition(0);  // its loops changed under its own consumers
+        work.push_back(c);
+      }
+  }
+
+  MaxPosCalculator calc(*fusion());
+  for (TensorView* tv : order) {
+    if (!selected.count(tv) || tv->isFusionInput() || !at.count(tv))
+      continue;  // stays in global memory
+    const int64_t legal = calc.maxPosition(tv);
+    int64_t want = mode == ComputeAtMode::MostInlined ? legal : at.at(tv);
+    if (want > legal) {
+      MF_CHECK(mode == ComputeAtMode::BestEffort,
+               "computeAt({}, {}) of {}: {} can be computed inside at most {} of its consumers' "
+               "loops, not {} ({}); use ComputeAtMode::BestEffort to clamp",
+               consumer->toString(), position, toString(), tv->toString(), legal, want,
+               calc.whyNot(tv, want));
+      want = legal;
+    }
+    tv->setComputeAtPosition(want);
+  }
+  return this;
 }
 
 }  // namespace mf

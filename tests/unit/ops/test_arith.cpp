@@ -172,16 +172,16 @@ TEST(Arith, LogicalOps) {
               ThrowsMessage<UserError>(HasSubstr("||: operands must be Bool, got bool and float")));
 }
 
-// Tensor operands must have equal rank: broadcasting is explicit.
-TEST(Arith, RankMismatchRejected) {
+// A tensor of lower rank gets leading Broadcast axes (implicit broadcasting, as nvFuser).
+TEST(Arith, LowerRankOperandBroadcastsLeading) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   TensorView* tv0 = makeSymbolicTensor(2);
   TensorView* tv1 = makeSymbolicTensor(1);
-  EXPECT_THAT([&] { add(tv0, tv1); },
-              ThrowsMessage<UserError>(HasSubstr(
-                  "+: operands T0_l_float[iS0{i0}, iS1{i1}] and T1_l_float[iS2{i2}] have ranks 2 "
-                  "and 1; broadcasting is explicit, use broadcast() to insert axes")));
+  TensorView* tv2 = add(tv0, tv1);
+  EXPECT_EQ(tv2->definition()->input(1)->definition()->toString(),
+            "T2_l_float[bS3{1}, iS4{i2}] = broadcast(T1, {true, false})");
+  EXPECT_EQ(tv2->toString(), "T3_l_float[iS5{i0}, iS6{i1}]");
 }
 
 // Constant extents at one position must agree.
