@@ -460,7 +460,8 @@ void KernelExecutor::ensureLoaded() {
 
 KernelExecutor::BoundLaunch KernelExecutor::bind(PreparedLaunch& launch,
                                                  const std::vector<Tensor>& inputs,
-                                                 const RunOptions& options) {
+                                                 const RunOptions& options,
+                                                 const std::vector<Tensor>& preallocated) {
   ensureLoaded();
   cuda::KernelArgs& args = launch.args;
   BoundLaunch bound;
@@ -485,7 +486,13 @@ KernelExecutor::BoundLaunch KernelExecutor::bind(PreparedLaunch& launch,
   for (const PreparedLaunch::Buffer& out : launch.outputs) {
     // An output that is an input is the input itself, as the reference evaluator returns it.
     if (out.alias_input < 0) {
-      bound.outputs.push_back(allocate(out));
+      const size_t i = bound.outputs.size();
+      if (i < preallocated.size() && preallocated[i].isCuda()) {
+        args.setPointer(*out.arg, preallocated[i].devicePtr());
+        bound.outputs.push_back(preallocated[i]);
+      } else {
+        bound.outputs.push_back(allocate(out));
+      }
       continue;
     }
     bound.outputs.push_back(inputs[out.alias_input]);
@@ -519,16 +526,57 @@ void KernelExecutor::prepareLaunch(const std::vector<Tensor>& inputs,
   preparedFor(inputs, launch_constraints);
 }
 
+namespace {
+
+// RunOptions::outputs against the launch's outputs: the kernel writes them as it would write
+// its own allocations.
+void checkPreallocatedOutputs(const std::vector<Tensor>& given, const PreparedLaunch& launch) {
+  MF_CHECK(given.size() == launch.outputs.size(),
+           "KernelExecutor::run: {} preallocated outputs given, but the fusion has {} outputs",
+           given.size(), launch.outputs.size());
+  for (size_t i = 0; i < given.size(); ++i) {
+    const PreparedLaunch::Buffer& out = launch.outputs[i];
+    const Tensor& t = given[i];
+    MF_CHECK(t.dtype() == out.tv->dtype() && t.sizes() == out.layout.sizes,
+             "KernelExecutor::run: preallocated output {} for {} must be a {}[{}] tensor, got "
+             "{}[{}]",
+             i, out.tv->toString(), out.tv->dtype(), fmt::join(out.layout.sizes, ", "), t.dtype(),
+             fmt::join(t.sizes(), ", "));
+    MF_CHECK(t.strides() == out.layout.logical_strides && !out.layout.declared_allocation &&
+                 out.alias_input < 0,
+             "KernelExecutor::run: preallocated output {} for {} must have strides [{}] (the "
+             "kernel's layout; not a padded or aliased output), got [{}]",
+             i, out.tv->toString(), fmt::join(out.layout.logical_strides, ", "),
+             fmt::join(t.strides(), ", "));
+    MF_CHECK(t.isCuda() == launch.outputs_on_device,
+             "KernelExecutor::run: preallocated output {} for {} must be on the {}, where the "
+             "run puts its outputs ({})",
+             i, out.tv->toString(), launch.outputs_on_device ? "device" : "host",
+             launch.outputs_on_device ? "an input is on the device" : "every input is on the host");
+  }
+}
+
+}  // namespace
+
 std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
                                         const RunOptions& options,
                                         const LaunchParams* launch_constraints,
                                         uint64_t signature_token) {
+  return runInto(inputs, options, launch_constraints, signature_token, {});
+}
+
+std::vector<Tensor> KernelExecutor::runInto(const std::vector<Tensor>& inputs,
+                                            const RunOptions& options,
+                                            const LaunchParams* launch_constraints,
+                                            uint64_t signature_token,
+                                            const std::vector<Tensor>& preallocated) {
   MF_CHECK(isCompiled(), "KernelExecutor::run: call compile() first");
   std::lock_guard lock(launch_mutex_);
   PreparedLaunch& launch = preparedFor(inputs, launch_constraints, signature_token);
+  if (!preallocated.empty()) checkPreallocatedOutputs(preallocated, launch);
   last_launch_ = launch.dims;
   checkHostLayoutOffsets(*kernel_, inputs, launch);
-  BoundLaunch bound = bind(launch, inputs, options);
+  BoundLaunch bound = bind(launch, inputs, options, preallocated);
   if (!launch.empty) {
     loaded_->launchAsync(launch.dims, launch.args.pointers(), launch.dims_checked);
     launch.dims_checked = true;
@@ -549,7 +597,9 @@ std::vector<Tensor> KernelExecutor::run(const std::vector<Tensor>& inputs,
       outputs.push_back(bound.outputs[i]);
       continue;
     }
-    Tensor& host = outputs.emplace_back(allocateOutput(out.tv, out.layout, Device::Host));
+    Tensor& host = outputs.emplace_back(i < preallocated.size()
+                                            ? preallocated[i]
+                                            : allocateOutput(out.tv, out.layout, Device::Host));
     cuda::copyToHostAsync(host.rawData(), bound.outputs[i].devicePtr(), host.nbytes());
   }
   cuda::synchronize("after launching " + generated_.name);
@@ -570,28 +620,6 @@ void KernelExecutor::compile(Fusion* fusion, ArgumentList args,
   compile(fusion, KernelArgumentHolder(args), launch_constraints, params);
 }
 
-namespace {
-
-// Writes `src`'s elements into `dst` (same sizes and dtype; on the host with any strides, or
-// contiguous on the device).
-void copyInto(const Tensor& src, Tensor& dst) {
-  const Tensor from = src.toHost();
-  Tensor host = dst.isCuda() ? Tensor::empty(dst.sizes(), dst.dtype()) : dst;
-  const std::vector<int64_t>& sizes = host.sizes();
-  for (int64_t linear = 0; linear < from.numel(); ++linear) {
-    int64_t offset = 0;
-    for (int64_t rest = linear, d = host.dim() - 1; d >= 0; --d) {
-      offset += rest % sizes[d] * host.strides()[d];
-      rest /= sizes[d];
-    }
-    storeElementAt(static_cast<std::byte*>(host.rawData()), offset, host.dtype(),
-                   from.value(linear));
-  }
-  if (dst.isCuda()) cuda::copyToDeviceAsync(dst.devicePtr(), host.rawData(), host.nbytes());
-}
-
-}  // namespace
-
 std::vector<Tensor> KernelExecutor::run(const KernelArgumentHolder& args,
                                         const KernelArgumentHolder& outputs,
                                         const LaunchParams& launch_constraints,
@@ -600,28 +628,7 @@ std::vector<Tensor> KernelExecutor::run(const KernelArgumentHolder& args,
   const std::vector<Tensor> inputs = args.toTensors(kernel_->ir());
   const LaunchParams& constraints =
       launch_constraints == LaunchParams() ? compile_launch_constraints_ : launch_constraints;
-  if (outputs.empty()) return run(inputs, {}, &constraints);
-  std::vector<Tensor> given = KernelArgumentHolder(outputs).toTensors(kernel_->ir());
-  {
-    std::lock_guard lock(launch_mutex_);
-    const PreparedLaunch& launch = preparedFor(inputs, &constraints);
-    MF_CHECK(given.size() == launch.outputs.size(),
-             "KernelExecutor::run: {} preallocated outputs given, but the fusion has {} outputs",
-             given.size(), launch.outputs.size());
-    for (size_t i = 0; i < given.size(); ++i) {
-      const PreparedLaunch::Buffer& out = launch.outputs[i];
-      MF_CHECK(given[i].dtype() == out.tv->dtype() && given[i].sizes() == out.layout.sizes &&
-                   (!given[i].isCuda() || given[i].isContiguous()),
-               "KernelExecutor::run: preallocated output {} for {} must be a {}[{}] tensor{}, got "
-               "{}[{}]{}",
-               i, out.tv->toString(), out.tv->dtype(), fmt::join(out.layout.sizes, ", "),
-               given[i].isCuda() ? " (contiguous on the device)" : "", given[i].dtype(),
-               fmt::join(given[i].sizes(), ", "), given[i].isContiguous() ? "" : " (strided)");
-    }
-  }
-  const std::vector<Tensor> results = run(inputs, {}, &constraints);
-  for (size_t i = 0; i < given.size(); ++i) copyInto(results[i], given[i]);
-  return given;
+  return runInto(inputs, {}, &constraints, 0, outputs.toTensors(kernel_->ir()));
 }
 
 std::vector<Tensor> KernelExecutor::run(ArgumentList args, const KernelArgumentHolder& outputs,

@@ -67,10 +67,11 @@ class KernelExecutor {
                const LaunchParams& launch_constraints, const CompileParams& params = {});
   void compile(Fusion* fusion, ArgumentList args, const LaunchParams& launch_constraints = {},
                const CompileParams& params = {});
-  //! nvFuser's run: `outputs`, when given, are preallocated (one per fusion output, of its
-  //! dtype and sizes, on the host or contiguous on the device; a UserError otherwise): the
-  //! results are written into them and they are returned. Unbound `launch_constraints` take
-  //! compile()'s. `params` are compile()'s (ignored).
+  //! nvFuser's run: `outputs`, when given, are preallocated, one per fusion output, each of
+  //! its dtype, sizes and strides and where the run puts its outputs (on the device when an
+  //! input is, else on the host; a UserError otherwise): the kernel writes into them and they
+  //! are returned. Unbound `launch_constraints` take compile()'s. `params` are compile()'s
+  //! (ignored).
   std::vector<Tensor> run(const KernelArgumentHolder& args,
                           const KernelArgumentHolder& outputs = {},
                           const LaunchParams& launch_constraints = {},
@@ -173,8 +174,13 @@ class KernelExecutor {
                          const LaunchParams* launch_constraints) const;
   //! Allocates the buffers `launch` needs (outputs, intermediates, the error flag, device
   //! copies of host inputs) and patches their pointers into its arguments.
+  //! `preallocated`: outputs given by the caller (none, or one per output), used as they are.
   BoundLaunch bind(PreparedLaunch& launch, const std::vector<Tensor>& inputs,
-                   const RunOptions& options);
+                   const RunOptions& options, const std::vector<Tensor>& preallocated = {});
+  //! run(), into `preallocated` outputs when given (checked against the launch).
+  std::vector<Tensor> runInto(const std::vector<Tensor>& inputs, const RunOptions& options,
+                              const LaunchParams* launch_constraints, uint64_t signature_token,
+                              const std::vector<Tensor>& preallocated);
   //! Prepares and binds the launch for `inputs` once and calls `launches` with it, under
   //! the lock: the benchmarks' repeated launches.
   void withBoundLaunch(const std::vector<Tensor>& inputs,

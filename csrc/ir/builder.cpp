@@ -29,12 +29,8 @@ Val* constValue(const ScalarValue& v, DataType dtype) {
 }
 
 Val* IrBuilder::newVal(Fusion* f, ScalarValue value, std::optional<DataType> dtype) {
-  if (!dtype) {
-    dtype = std::holds_alternative<bool>(value)      ? DataType::Bool
-            : std::holds_alternative<int64_t>(value) ? DataType::Int64
-                                                     : DataType::Double;
-  }
-  return createIn<Scalar>(f, *dtype, castScalar(value, *dtype));
+  const DataType type = dtype.value_or(dataTypeOf(value));
+  return createIn<Scalar>(f, type, castScalar(value, type));
 }
 
 Val* IrBuilder::newVal(Fusion* f, DataType dtype) {

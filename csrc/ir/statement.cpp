@@ -37,6 +37,11 @@ bool asBool(const ScalarValue& v) {
   return std::get<double>(v) != 0.0;
 }
 
+DataType dataTypeOf(const ScalarValue& v) {
+  if (std::holds_alternative<bool>(v)) return DataType::Bool;
+  return std::holds_alternative<int64_t>(v) ? DataType::Int64 : DataType::Double;
+}
+
 bool Val::isFusionInput() const {
   const auto& ins = fusion()->inputs();
   return std::find(ins.begin(), ins.end(), this) != ins.end();

@@ -24,6 +24,8 @@ std::string toString(const ScalarValue& v);
 int64_t asInt(const ScalarValue& v);
 double asDouble(const ScalarValue& v);
 bool asBool(const ScalarValue& v);
+//! The dtype a plain number has (nvFuser's): Bool, Int64 or Double.
+DataType dataTypeOf(const ScalarValue& v);
 
 class Statement {
  public:

@@ -185,20 +185,9 @@ void orderForLoops(const std::vector<Expr*>& exprs, int64_t depth, LoopClasses& 
 }
 
 Val* loopIndex(Fusion& ir, IterDomain* id) {
-  switch (id->parallelType()) {
-#define MF_HW(P, name)  \
-  case ParallelType::P: \
-    return IrBuilder::createIn<Scalar>(&ir, DataType::Index, "((mf_index_t)" name ")");
-    MF_HW(TIDx, "threadIdx.x")
-    MF_HW(TIDy, "threadIdx.y")
-    MF_HW(TIDz, "threadIdx.z")
-    MF_HW(BIDx, "blockIdx.x")
-    MF_HW(BIDy, "blockIdx.y")
-    MF_HW(BIDz, "blockIdx.z")
-#undef MF_HW
-    default:
-      return IrBuilder::createIn<Scalar>(&ir, DataType::Index);
-  }
+  const ParallelType p = id->parallelType();
+  return isThreadDim(p) || isBlockDim(p) ? parallelIndex(ir, p)
+                                         : IrBuilder::createIn<Scalar>(&ir, DataType::Index);
 }
 
 }  // namespace

@@ -240,4 +240,10 @@ Val* localBufferSize(TensorView* tv) {
   return SimplifyingIrBuilder::mul(rows, constInt(tv->bufferRow() + tv->bufferRowPad()));
 }
 
+Val* parallelIndex(Fusion& ir, ParallelType p) {
+  MF_ASSERT(isThreadDim(p) || isBlockDim(p), "parallelIndex of {}", toString(p));
+  return IrBuilder::createIn<Scalar>(&ir, DataType::Index,
+                                     fmt::format("((mf_index_t){})", toString(p)));
+}
+
 }  // namespace mf

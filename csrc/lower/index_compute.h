@@ -36,6 +36,10 @@ std::vector<Val*> indicesInMap(const IndexMap& walk, const std::vector<IterDomai
 //! extent itself.
 Val* promotedExtent(IterDomain* id, const IdModel* model);
 
+//! The index a thread or block dimension `p` gives each thread, `((mf_index_t)threadIdx.y)`,
+//! as a named Index scalar of `ir`.
+Val* parallelIndex(Fusion& ir, ParallelType p);
+
 //! Indices of `targets` (axes derived from tv's logical domain) given logical indices:
 //! Split: outer = in / inner_extent, inner = in % inner_extent; Merge: outer * inner_extent +
 //! inner.

@@ -342,11 +342,7 @@ void insertPredicates(Kernel& kernel) {
                 return l->parallelType() == d.type;
               }))
             write = SimplifyingIrBuilder::logicalAnd(
-                write,
-                SimplifyingIrBuilder::eq(
-                    IrBuilder::createIn<Scalar>(&ir, DataType::Index,
-                                                fmt::format("((mf_index_t){})", toString(d.type))),
-                    constInt(0)));
+                write, SimplifyingIrBuilder::eq(parallelIndex(ir, d.type), constInt(0)));
       }
       call->setPredicates(pred, write);
       continue;

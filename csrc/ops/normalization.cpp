@@ -83,6 +83,28 @@ TensorView* normParam(std::string_view op, std::string_view arg, TensorView* p, 
   return upcast(p);
 }
 
+// Two-pass moments of `x` over `axes` (wrapped), in Float for narrow floats: the element
+// count n, the mean (the axes reduced), x - mean, and the sum of squares of x - mean (the axes
+// kept with `keepdim`).
+struct Moments {
+  Val* n;
+  TensorView* mean;
+  TensorView* centered;
+  TensorView* squares;
+};
+Moments momentsOf(TensorView* x, const std::vector<int64_t>& axes, bool keepdim) {
+  TensorView* xf = upcast(x);
+  Val* n = numFeatures(x, axes);
+  TensorView* m = div(sum(xf, axes), n);
+  TensorView* centered = sub(xf, broadcast(m, rowMask(x, axes)));
+  return {n, m, centered, sum(mul(centered, centered), axes, keepdim)};
+}
+
+// The variance from its moments: squares / max(n - correction, 0).
+TensorView* varianceOf(const Moments& moments, Val* correction) {
+  return div(moments.squares, maximum(sub(moments.n, correction), constInt(0)));
+}
+
 void checkEps(std::string_view op, Val* eps) {
   MF_CHECK(eps != nullptr, "{}: eps is null", op);
   MF_CHECK(eps->kind() == ValKind::Scalar && isFloatingType(eps->dtype()),
@@ -116,11 +138,8 @@ TensorView* variance(TensorView* x, const std::vector<int64_t>& dims, Val* corre
            "variance: correction {} must be an integer scalar, got {}", correction->toString(),
            correction->dtype());
   std::vector<int64_t> axes = wrapDims("variance", x, dims);
-  TensorView* xf = upcast(x);
-  Val* n = numFeatures(x, axes);
-  TensorView* centered = sub(xf, div(sum(xf, axes, /*keep_dim=*/true), n));
-  Val* denom = maximum(sub(n, correction), constInt(0));
-  return castTo(div(sum(mul(centered, centered), axes, keepdim), denom), x->dtype());
+  const Moments moments = momentsOf(x, axes, keepdim);
+  return castTo(varianceOf(moments, correction), x->dtype());
 }
 
 VarMeanResult variance_mean(TensorView* x, const std::vector<int64_t>& dims, int64_t correction,
@@ -128,16 +147,11 @@ VarMeanResult variance_mean(TensorView* x, const std::vector<int64_t>& dims, int
   MF_CHECK(correction >= 0, "variance_mean: correction must be non-negative, got {}", correction);
   FusionGuard fg(fusionOf("variance_mean", x));
   std::vector<int64_t> axes = wrapDims("variance_mean", x, dims);
-  TensorView* xf = upcast(x);
-  Val* n = numFeatures(x, axes);
-  TensorView* m = div(sum(xf, axes), n);
-  TensorView* m_kept = broadcast(m, rowMask(x, axes));
-  TensorView* centered = sub(xf, m_kept);
-  Val* denom = maximum(sub(n, constInt(correction)), constInt(0));
-  TensorView* var = div(sum(mul(centered, centered), axes, keepdim), denom);
+  const Moments moments = momentsOf(x, axes, keepdim);
+  TensorView* var = varianceOf(moments, constInt(correction));
   // The mean kept as an output gets a broadcast of its own (nothing else reads it).
-  return {castTo(var, x->dtype()),
-          castTo(keepdim ? broadcast(m, rowMask(x, axes)) : m, x->dtype())};
+  TensorView* m = keepdim ? broadcast(moments.mean, rowMask(x, axes)) : moments.mean;
+  return {castTo(var, x->dtype()), castTo(m, x->dtype())};
 }
 
 VarMeanResult var_mean(TensorView* x, const std::vector<int64_t>& dims, int64_t correction,
@@ -181,15 +195,12 @@ ForwardNormResult layer_norm(TensorView* x, int64_t kNormShapeNumDims, TensorVie
   std::vector<int64_t> axes = normAxes("layer_norm", x, kNormShapeNumDims);
   TensorView* w = normParam("layer_norm", "weight", weight, kNormShapeNumDims);
   TensorView* b = normParam("layer_norm", "bias", bias, kNormShapeNumDims);
-  TensorView* xf = upcast(x);
-  Val* n = numFeatures(x, axes);
-  TensorView* m = div(sum(xf, axes), n);
-  TensorView* centered = sub(xf, broadcast(m, rowMask(x, axes)));
-  TensorView* invstd = rsqrt(add(div(sum(mul(centered, centered), axes), n), eps));
-  TensorView* y = mul(centered, broadcast(invstd, rowMask(x, axes)));
+  const Moments moments = momentsOf(x, axes, /*keepdim=*/false);
+  TensorView* invstd = rsqrt(add(div(moments.squares, moments.n), eps));
+  TensorView* y = mul(moments.centered, broadcast(invstd, rowMask(x, axes)));
   if (w != nullptr) y = mul(y, w);  // implicit broadcasting over the outer axes
   if (b != nullptr) y = add(y, b);
-  return {castTo(y, x->dtype()), broadcast(m, rowMask(x, axes)),
+  return {castTo(y, x->dtype()), broadcast(moments.mean, rowMask(x, axes)),
           broadcast(invstd, rowMask(x, axes))};
 }
 

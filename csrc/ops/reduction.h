@@ -38,13 +38,13 @@ TensorView* min(TensorView* tv, const std::vector<int64_t>& axes, bool keep_dim 
 void groupReductions(const std::vector<TensorView*>& reduction_outputs,
                      bool with_grid_reduce = true);
 
-//! The identity of the reduction `op` (Add, Mul, Maximum, Minimum) in `dtype`, as a constant.
 //! nvFuser's generic reduction: `op` (Add, Mul, Max, Min) over `axes` of `tv`, starting from
 //! `init` (a constant: the identity of `op`, as nvFuser requires; a sum of integers in Int64).
 //!   reductionOp(BinaryOpType::Add, {1}, IrBuilder::create<Val>(0.0), tv0)  // sum(tv0, {1})
 TensorView* reductionOp(BinaryOpType op, const std::vector<int64_t>& axes, Val* init,
                         TensorView* tv, bool keep_dim = false);
 
+//! The identity of the reduction `op` (Add, Mul, Maximum, Minimum) in `dtype`, as a constant.
 Val* reductionIdentity(BinaryOpType op, DataType dtype);
 
 }  // namespace mf

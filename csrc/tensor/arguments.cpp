@@ -223,10 +223,7 @@ int64_t layoutUsedRows(const Tensor& input_offsets, const Tensor& output_offsets
 
 Tensor PolymorphicValue::toTensor(std::optional<DataType> dtype) const {
   if (!number_) return tensor_;
-  const DataType type = dtype                                       ? *dtype
-                        : std::holds_alternative<bool>(*number_)    ? DataType::Bool
-                        : std::holds_alternative<int64_t>(*number_) ? DataType::Int64
-                                                                    : DataType::Double;
+  const DataType type = dtype.value_or(dataTypeOf(*number_));
   Tensor t = Tensor::empty({}, type);
   storeElement(static_cast<std::byte*>(t.rawData()), type, *number_);
   return t;

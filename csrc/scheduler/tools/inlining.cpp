@@ -102,13 +102,19 @@ TensorView* TensorView::computeAt(TensorView* consumer, int64_t position, Comput
   MF_CHECK(pos >= 0 && pos <= n, "computeAt: position {} of {} is out of range [-{}, {}]", position,
            consumer->toString(), n + 1, n);
   const std::vector<TensorView*> order = fusion()->allTvs();  // topological
-  std::unordered_set<TensorView*> from_this{this}, to_consumer{consumer};
+  // The tensors `target` depends on, itself included.
+  auto reaching = [&](TensorView* target) {
+    std::unordered_set<TensorView*> set{target};
+    for (auto it = order.rbegin(); it != order.rend(); ++it)
+      for (TensorView* c : consumerTvsOf(*it))
+        if (set.count(c)) set.insert(*it);
+    return set;
+  };
+  std::unordered_set<TensorView*> from_this{this};
   for (TensorView* tv : order)
     for (TensorView* p : producerTvsOf(tv))
       if (from_this.count(p)) from_this.insert(tv);
-  for (auto it = order.rbegin(); it != order.rend(); ++it)
-    for (TensorView* c : consumerTvsOf(*it))
-      if (to_consumer.count(c)) to_consumer.insert(*it);
+  const std::unordered_set<TensorView*> to_consumer = reaching(consumer);
   MF_CHECK(this != consumer && to_consumer.count(this),
            "computeAt: {} is not a producer of {}; computeAt needs a consumer that depends on it",
            toString(), consumer->toString());
@@ -135,10 +141,9 @@ TensorView* TensorView::computeAt(TensorView* consumer, int64_t position, Comput
       common = tv;
       break;
     }
-  std::unordered_set<TensorView*> to_common{common}, selected;  // tensors that reach `common`
-  for (auto it = order.rbegin(); common != nullptr && it != order.rend(); ++it)
-    for (TensorView* c : consumerTvsOf(*it))
-      if (to_common.count(c)) to_common.insert(*it);
+  const std::unordered_set<TensorView*> to_common =
+      common != nullptr ? reaching(common) : std::unordered_set<TensorView*>{};
+  std::unordered_set<TensorView*> selected;
   for (TensorView* tv : order)
     if (from_this.count(tv) && tv != common && (common == nullptr || to_common.count(tv)) &&
         !consumerTvsOf(tv).empty())

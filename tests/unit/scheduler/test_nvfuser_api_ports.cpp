@@ -400,11 +400,27 @@ TEST(NvfuserApi, KernelExecutorLaunchParamsAndOutputs) {
       },
       ThrowsMessage<UserError>("KernelExecutor::run: 2 preallocated outputs given, but "
                                "the fusion has 1 outputs"));
+  const Tensor strided = Tensor::empty({13, 5}, DataType::Float).asStrided({5, 13}, {1, 5}, 0);
+  EXPECT_THAT(
+      [&] { ke.run({t0}, {strided}); },
+      ThrowsMessage<UserError>(
+          "KernelExecutor::run: preallocated output 0 for T1_g_float[iblockIdx.x2{i0}, "
+          "ithreadIdx.x3{i1}] must have strides [13, 1] (the kernel's layout; not a padded or "
+          "aliased output), got [1, 5]"));
   Tensor out = Tensor::empty({5, 13}, DataType::Float);
   if (cuda::cudaAvailable()) {
     const std::vector<Tensor> got = ke.run({t0}, {out});
     EXPECT_EQ(got.at(0).rawData(), out.rawData());
     expectClose(out, want);
+    // With a device input the outputs are the device's: written in place, no copy.
+    Tensor device_out = Tensor::emptyDevice({5, 13}, DataType::Float);
+    const std::vector<Tensor> on_device = ke.run({t0.toDevice()}, {device_out});
+    EXPECT_EQ(on_device.at(0).devicePtr(), device_out.devicePtr());
+    expectClose(device_out.toHost(), want);
+    EXPECT_THAT(
+        [&] { ke.run({t0}, {device_out}); },
+        ThrowsMessage<UserError>(HasSubstr(
+            "must be on the host, where the run puts its outputs (every input is on the host)")));
   } else {
     EXPECT_THAT([&] { ke.run({t0}, {out}); },
                 ThrowsMessage<UserError>(HasSubstr("no CUDA device available")));
