@@ -2,8 +2,9 @@
 # One command for the GPU machine: builds minifuser there, then runs, in order, the steps of
 # MINIFUSER_GPU_STEPS (default "ctest sanitizer random bench"):
 #   ctest      the GPU tests (ctest label `gpu`), summary and skipped count
-#   sanitizer  compute-sanitizer memcheck and racecheck over the reduction tests (the
-#              persistent and inner-outer ones included) and the transpose tests
+#   sanitizer  compute-sanitizer memcheck and racecheck over the reduction tests (the ported
+#              nvFuser schedules, the persistent and inner-outer ones included) and the
+#              transpose tests
 #   random     10,000 random pointwise fusions, then 10,000 with reductions, then 10,000
 #              with shape ops (reshape, squeeze, expand, permute, pad, slice, cat, size-0
 #              axes), on the GPU against the CPU reference (MINIFUSER_RANDOM_FUSIONS,
@@ -36,7 +37,7 @@ step_sanitizer() {
   # (a --gtest_filter) bound a run; a run cut short says so and fails the step.
   local tool t log rc
   for tool in memcheck racecheck; do
-    for t in ${MINIFUSER_SANITIZER_TESTS:-test_reduction_gpu test_reduction_scheduler_gpu test_persistent_gpu test_inner_outer_gpu test_transpose_gpu}; do
+    for t in ${MINIFUSER_SANITIZER_TESTS:-test_reduction_gpu test_reduction_scheduler_gpu test_persistent_gpu test_inner_outer_gpu test_transpose_gpu test_lowering_ports_gpu}; do
       log="$build/sanitizer.$tool.$t.log"
       rc=0
       timeout "${MINIFUSER_SANITIZER_TIMEOUT:-0}" compute-sanitizer --tool "$tool" --error-exitcode 1 \
