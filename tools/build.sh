@@ -5,7 +5,9 @@
 #      optional (a failed install of it only prints a notice);
 #   2. checks the CUDA toolkit (nvcc, NVRTC, headers; no GPU needed) and exits 1 with
 #      instructions when it is absent;
-#   3. configures <repo>/build (reused when present) and builds it (all, or the targets).
+#   3. sets up <build>/venv (nanobind, numpy, pytest) for the Python module, or builds
+#      without the module, with a notice, when that cannot be done;
+#   4. configures <repo>/build (reused when present) and builds it (all, or the targets).
 #      CMakeLists.txt compiles through ccache when it is on the PATH; CCACHE_BASEDIR=<repo>
 #      and CCACHE_NOHASHDIR=true (unless already set) make a clone in another folder hit
 #      what earlier builds of the same sources cached.
@@ -121,14 +123,46 @@ if [[ $dry_run == 1 ]]; then
   exit 0
 fi
 
-# ---- 3. configure and build -------------------------------------------------------------
+# ---- 3. the Python module's virtual environment ------------------------------------------
+# The module (csrc/python, docs/python.md) needs nanobind to build and numpy and pytest for
+# its tests: a venv in the build folder holds them. Without python3, or when pip cannot reach
+# the registry, the build goes on without the module (one notice). The sanitizer build
+# leaves the module out (CMakeLists.txt says why).
+python_args=()
+if [[ ${MINIFUSER_CMAKE_ARGS:-} == *MINIFUSER_SANITIZE=ON* ]]; then
+  :
+elif ! command -v python3 >/dev/null; then
+  say "no python3: building without the Python module"
+  python_args=(-DMINIFUSER_BUILD_PYTHON=OFF)
+else
+  venv="$build_dir/venv"
+  if ! "$venv/bin/python" -c 'import nanobind, numpy, pytest' 2>/dev/null; then
+    say "setting up $venv (nanobind, numpy, pytest) for the Python module"
+    mkdir -p "$build_dir"
+    if ! { python3 -m venv "$venv" >/dev/null &&
+           "$venv/bin/python" -m pip install -q --disable-pip-version-check nanobind numpy pytest; }; then
+      say "notice: could not set up $venv (no python3-venv, or pip cannot reach the registry):" \
+          "building without the Python module"
+      python_args=(-DMINIFUSER_BUILD_PYTHON=OFF)
+    fi
+  fi
+  ((${#python_args[@]})) || python_args=(-DMINIFUSER_BUILD_PYTHON=ON -DPython_EXECUTABLE="$venv/bin/python")
+fi
+
+# ---- 4. configure and build -------------------------------------------------------------
 if [[ -f $build_dir/CMakeCache.txt ]]; then
   cached_source="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build_dir/CMakeCache.txt")"
   [[ $cached_source == "$root" ]] ||
     die "$build_dir was configured for another source tree ($cached_source); remove it"
   say "reusing $build_dir"
+  # A folder configured before the venv existed (or when it could not be made) follows now.
+  for arg in "${python_args[@]}"; do
+    grep -qxF "${arg#-D}" <(sed 's/:[A-Z]*=/=/' "$build_dir/CMakeCache.txt") ||
+      { cmake "$build_dir" "${python_args[@]}" >/dev/null; break; }
+  done
 else
-  cmake -S "$root" -B "$build_dir" -DCUDAToolkit_ROOT="$cuda_root" ${MINIFUSER_CMAKE_ARGS:-}
+  cmake -S "$root" -B "$build_dir" -DCUDAToolkit_ROOT="$cuda_root" ${MINIFUSER_CMAKE_ARGS:-} \
+    "${python_args[@]}"
 fi
 if (($#)); then
   cmake --build "$build_dir" -j "$jobs" --target "$@"

@@ -192,8 +192,15 @@ void memsetD8(uint64_t dst, uint8_t value, size_t bytes) {
   check(useDevice().cuMemsetD8_v2(dst, value, bytes), "cuMemsetD8_v2");
 }
 
+namespace {
+// StreamGuard's stream for this thread, when one is active.
+thread_local bool t_stream_set = false;
+thread_local CUstream t_stream = nullptr;
+}  // namespace
+
 CUstream_st* stream() {
   const DriverApi& api = useDevice();
+  if (t_stream_set) return t_stream;
   // Created once and never destroyed: buffers and launches may use it until exit.
   static CUstream the_stream = [&] {
     CUstream s = nullptr;
@@ -290,4 +297,16 @@ void eventDestroy(CUevent_st* event) noexcept {
 }
 
 }  // namespace driver
+
+StreamGuard::StreamGuard(uint64_t stream)
+    : had_previous_(driver::t_stream_set), previous_(reinterpret_cast<uint64_t>(driver::t_stream)) {
+  driver::t_stream_set = true;
+  driver::t_stream = reinterpret_cast<CUstream>(stream);
+}
+
+StreamGuard::~StreamGuard() {
+  driver::t_stream_set = had_previous_;
+  driver::t_stream = reinterpret_cast<CUstream>(previous_);
+}
+
 }  // namespace mf::cuda

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 
 #include "support/error.h"
@@ -46,5 +47,22 @@ struct DeviceInfo {
 
 //! Device 0's DeviceInfo. Throws like requireDevice() without a device.
 const DeviceInfo& deviceInfo();
+
+//! RAII: minifuser's copies, fills, launches and events on this thread go on `stream` (a
+//! CUstream: a framework's current stream, e.g. PyTorch's; 0 is the legacy default stream)
+//! instead of minifuser's own for the guard's scope. The caching allocator reuses a block
+//! freed by work on another stream only in that stream's order, so keep one stream per
+//! process, or synchronize before switching (as with PyTorch's own allocator).
+class StreamGuard {
+ public:
+  explicit StreamGuard(uint64_t stream);
+  ~StreamGuard();
+  StreamGuard(const StreamGuard&) = delete;
+  StreamGuard& operator=(const StreamGuard&) = delete;
+
+ private:
+  bool had_previous_;
+  uint64_t previous_;
+};
 
 }  // namespace mf::cuda

@@ -17,8 +17,12 @@ struct Tensor::Storage {
   Device device = Device::Host;
   int64_t nbytes = 0;
   std::vector<std::byte> host;
-  cuda::DeviceAllocation owned;  // from the caching allocator
-  uint64_t borrowed = 0;         // fromDevicePointer: the caller's memory
+  cuda::DeviceAllocation owned;        // from the caching allocator
+  uint64_t borrowed = 0;               // fromDevicePointer: the caller's memory
+  std::byte* borrowed_host = nullptr;  // fromHostPointer: the caller's memory
+  std::shared_ptr<const void> owner;   // keeps borrowed memory alive, when given
+
+  std::byte* hostData() { return borrowed_host != nullptr ? borrowed_host : host.data(); }
 
   uint64_t devicePtr() const { return borrowed != 0 ? borrowed : owned.ptr(); }
   static std::shared_ptr<Storage> make(Device device, int64_t nbytes) {
@@ -228,7 +232,24 @@ Tensor Tensor::withAllocation(std::vector<int64_t> logical_sizes,
 
 Tensor Tensor::fromDevicePointer(void* ptr, std::vector<int64_t> sizes,
                                  std::vector<int64_t> strides, DataType dtype) {
-  constexpr std::string_view kWhat = "Tensor::fromDevicePointer";
+  return borrow(ptr, std::move(sizes), std::move(strides), dtype, Device::Cuda, nullptr);
+}
+
+Tensor Tensor::fromDevicePointer(void* ptr, std::vector<int64_t> sizes,
+                                 std::vector<int64_t> strides, DataType dtype,
+                                 std::shared_ptr<const void> owner) {
+  return borrow(ptr, std::move(sizes), std::move(strides), dtype, Device::Cuda, std::move(owner));
+}
+
+Tensor Tensor::fromHostPointer(void* ptr, std::vector<int64_t> sizes, std::vector<int64_t> strides,
+                               DataType dtype, std::shared_ptr<const void> owner) {
+  return borrow(ptr, std::move(sizes), std::move(strides), dtype, Device::Host, std::move(owner));
+}
+
+Tensor Tensor::borrow(void* ptr, std::vector<int64_t> sizes, std::vector<int64_t> strides,
+                      DataType dtype, Device device, std::shared_ptr<const void> owner) {
+  const std::string_view kWhat =
+      device == Device::Cuda ? "Tensor::fromDevicePointer" : "Tensor::fromHostPointer";
   MF_CHECK(isTensorDataType(dtype), "{}: {} is not a tensor dtype", kWhat, dtype);
   checkStrides(sizes, strides, kWhat);
   checkSizes(sizes, kWhat);
@@ -239,16 +260,20 @@ Tensor Tensor::fromDevicePointer(void* ptr, std::vector<int64_t> sizes,
   const auto element_bytes = static_cast<uint64_t>(storageBytes(dtype, 1));
   MF_CHECK(address % element_bytes == 0, "{}: pointer {:#x} is not aligned to {} ({} bytes)", kWhat,
            address, dtype, element_bytes);
-  cuda::requireDevice();
+  if (device == Device::Cuda) cuda::requireDevice();
   Tensor t;
   t.dtype_ = dtype;
   t.sizes_ = std::move(sizes);
   t.strides_ = std::move(strides);
   t.allocation_sizes_ = {span};
   t.storage_ = std::make_shared<Storage>();
-  t.storage_->device = Device::Cuda;
+  t.storage_->device = device;
   t.storage_->nbytes = checkedBytes(t.allocation_sizes_, dtype, kWhat);
-  t.storage_->borrowed = address;
+  if (device == Device::Cuda)
+    t.storage_->borrowed = address;
+  else
+    t.storage_->borrowed_host = static_cast<std::byte*>(ptr);
+  t.storage_->owner = std::move(owner);
   return t;
 }
 
@@ -284,7 +309,7 @@ Tensor Tensor::toDevice() const {
   if (isCuda()) return *this;
   Tensor t = *this;
   t.storage_ = Storage::make(Device::Cuda, storage_->nbytes);
-  cuda::copyToDeviceAsync(t.storage_->devicePtr(), storage_->host.data(),
+  cuda::copyToDeviceAsync(t.storage_->devicePtr(), storage_->hostData(),
                           static_cast<size_t>(storage_->nbytes));
   return t;
 }
@@ -293,7 +318,7 @@ Tensor Tensor::toHost() const {
   if (!isCuda()) return *this;
   Tensor t = *this;
   t.storage_ = Storage::make(Device::Host, storage_->nbytes);
-  cuda::copyToHostAsync(t.storage_->host.data(), storage_->devicePtr(),
+  cuda::copyToHostAsync(t.storage_->hostData(), storage_->devicePtr(),
                         static_cast<size_t>(storage_->nbytes));
   cuda::synchronize("Tensor::toHost");
   return t;
@@ -321,7 +346,7 @@ void* Tensor::dataPtr() const {
 std::byte* Tensor::hostBytes(std::string_view what) const {
   MF_CHECK(!isCuda(), "Tensor::{}: the {}[{}] tensor is on the device; call toHost()", what, dtype_,
            fmt::join(sizes_, ", "));
-  return storage_->host.data() + byteOffset();
+  return storage_->hostData() + byteOffset();
 }
 
 int64_t Tensor::byteOffset() const {
@@ -335,7 +360,7 @@ int64_t Tensor::byteOffset() const {
 const std::byte* Tensor::hostElements(std::string_view what) const {
   MF_CHECK(!isCuda(), "Tensor::{}: the {}[{}] tensor is on the device; call toHost()", what, dtype_,
            fmt::join(sizes_, ", "));
-  return storage_->host.data();
+  return storage_->hostData();
 }
 
 Tensor Tensor::random(std::vector<int64_t> sizes, DataType dtype, uint64_t seed) {

@@ -99,6 +99,15 @@ class Tensor {
   //! (elements, >= 0) from `ptr`, which must be aligned to the dtype.
   static Tensor fromDevicePointer(void* ptr, std::vector<int64_t> sizes,
                                   std::vector<int64_t> strides, DataType dtype);
+  //! The same, holding `owner` (e.g. the framework's tensor the memory belongs to) until the
+  //! storage's last view is gone: outputs that are views of this input keep it alive too.
+  static Tensor fromDevicePointer(void* ptr, std::vector<int64_t> sizes,
+                                  std::vector<int64_t> strides, DataType dtype,
+                                  std::shared_ptr<const void> owner);
+  //! A view of host memory that `owner` keeps alive (a numpy array's buffer, read in place:
+  //! no copy). The memory must stay unchanged while minifuser reads it.
+  static Tensor fromHostPointer(void* ptr, std::vector<int64_t> sizes, std::vector<int64_t> strides,
+                                DataType dtype, std::shared_ptr<const void> owner);
   //! `values` in row-major order; the dtype is T's (see dataTypeOf). A count that is not
   //! the product of `sizes` is a UserError.
   template <typename T>
@@ -224,6 +233,9 @@ class Tensor {
 
   Tensor(DataType dtype, std::vector<int64_t> logical_sizes, std::vector<int64_t> allocation_sizes,
          Device device);
+  //! fromDevicePointer and fromHostPointer: a view of memory the caller (and `owner`) keeps.
+  static Tensor borrow(void* ptr, std::vector<int64_t> sizes, std::vector<int64_t> strides,
+                       DataType dtype, Device device, std::shared_ptr<const void> owner);
   void checkDtype(DataType expected, std::string_view what) const;
   //! The view's first element on the host; `what` names the accessor for a device tensor.
   std::byte* hostBytes(std::string_view what) const;
