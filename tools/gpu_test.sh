@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # One command for the GPU machine: builds minifuser there, then runs, in order, the steps of
-# MINIFUSER_GPU_STEPS (default "ctest sanitizer random bench"):
+# MINIFUSER_GPU_STEPS (default "ctest python sanitizer random bench"):
 #   ctest      the GPU tests (ctest label `gpu`), summary and skipped count
+#   python     the Python frontend with CUDA torch tensors (tests/python/test_gpu.py) and its
+#              host overhead against C++ and torch.compile (tools/bench/python_overhead.py);
+#              the module builds when python3 has nanobind (pytest and torch to run)
 #   sanitizer  compute-sanitizer memcheck and racecheck over the reduction tests (the ported
 #              nvFuser schedules, the persistent and inner-outer ones included) and the
 #              transpose tests
@@ -17,7 +20,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${MINIFUSER_GPU_BUILD:-$root/build-gpu}"
 export MINIFUSER_GPU_BUILD="$build"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DPython_EXECUTABLE="$(command -v python3 || echo python3)" >/dev/null
 cmake --build "$build" -j"$(nproc)"
 export MINIFUSER_CACHE_DIR="$build/kernel-cache"
 status=0
@@ -79,14 +83,23 @@ step_random() {
   random_fusions random_fusions_shape_ops "${MINIFUSER_RANDOM_SHAPE_FUSIONS:-10000}" --shape-ops
 }
 
+step_python() {
+  [[ -f $build/python/minifuser/__init__.py ]] || {
+    echo "python: the module was not built (python3 needs nanobind)"; status=1; return; }
+  PYTHONPATH="$build/python" python3 -m pytest -q -p no:cacheprovider -rs -m gpu \
+    "$root/tests/python/test_gpu.py" 2>&1 | tee "$build/gpu_python.log" || status=1
+  PYTHONPATH="$build/python" python3 "$root/tools/bench/python_overhead.py" "$build" 2>&1 |
+    tee "$build/python_overhead.txt" || status=1
+}
+
 step_bench() {
   "$root/tools/bench/run_benchmarks.sh" || status=1
 }
 
-for step in ${MINIFUSER_GPU_STEPS:-ctest sanitizer random bench}; do
+for step in ${MINIFUSER_GPU_STEPS:-ctest python sanitizer random bench}; do
   case "$step" in
-    ctest | sanitizer | random | bench) "step_$step" ;;
-    *) echo "tools/gpu_test.sh: unknown step '$step' (ctest, sanitizer, random, bench)"; exit 2 ;;
+    ctest | python | sanitizer | random | bench) "step_$step" ;;
+    *) echo "tools/gpu_test.sh: unknown step '$step' (ctest, python, sanitizer, random, bench)"; exit 2 ;;
   esac
 done
 exit $status

@@ -28,7 +28,7 @@ void bindTypes(nb::module_& m) {
   if (DataType::e != DataType::Index) dtype.value(#e, DataType::e);
   MF_DATA_TYPES(MF_BIND_DTYPE)
 #undef MF_BIND_DTYPE
-  dtype.value("Int", DataType::Int).value("Index", DataType::Index);
+  dtype.value("Index", DataType::Index);  // nvFuser's Int: an alias of Int64, made in __init__.py
 
   nb::class_<Val>(m, "Val")
       .def_prop_ro("dtype", [](const Val& v) { return v.dtype(); })

@@ -6,7 +6,8 @@
 // cuLaunchKernel, KernelExecutor::run and FusionExecutorCache::runFusionWithInputs of the
 // same 1-element kernel, and FEC minus bare against the 3 us target) and the cold time of a
 // first run (schedule, lower, NVRTC) with the disk cache off, as "overhead ..." and
-// "cold ..." lines.
+// "cold ..." lines. `--overhead-only` prints the "overhead ..." line alone
+// (tools/bench/python_overhead.py compares the Python frontend's execute with it).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <string_view>
 
 #include "bench_utils.h"
 #include "cuda/driver.h"
@@ -74,7 +76,8 @@ bool checkSmall(const Case& c) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool overhead_only = argc > 1 && std::string_view(argv[1]) == "--overhead-only";
   if (!mf::cuda::cudaAvailable()) {
     fmt::print(stderr, "pointwise_bench: no GPU ({}); nothing to time\n",
                mf::cuda::noDeviceReason());
@@ -102,6 +105,7 @@ int main() {
        [](auto& in) { return mf::mul(in[0], in[1]); }},
   };
   for (const Case& c : cases) {
+    if (overhead_only) break;
     if (!checkSmall(c)) return 1;
     mf::FusionExecutorCache fec(makeFusion(c));
     std::vector<mf::Tensor> inputs;
@@ -150,6 +154,7 @@ int main() {
         fec_us - bare_us <= kTargetUs ? "met" : "missed");
     std::fflush(stdout);
   }
+  if (overhead_only) return 0;
 
   // Cold first run (schedule, lower, codegen, NVRTC) with the disk cache off.
   {

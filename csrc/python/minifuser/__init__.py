@@ -18,6 +18,10 @@ from ._C import ops as _ops
 __all__ = ["FusionDefinition", "DataType", "Tensor", "Scalar", "UserError", "InternalError",
            "OutputLayout", "set_dump", "dump_help"]
 
+# nvFuser's name of int64, an alias (DataType.Int is DataType.Int64).
+setattr(DataType, "Int", DataType.Int64)
+DataType._member_map_["Int"] = DataType.Int64
+
 # Tensors of these dtypes travel as bytes (uint8): DLPack and numpy have no float8 / float4.
 _BYTE_DTYPES = (DataType.Float8_e4m3fn, DataType.Float4_e2m1fn)
 _active = []  # the FusionDefinitions whose `with` block is open, innermost last
