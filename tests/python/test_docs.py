@@ -19,3 +19,10 @@ def test_the_tutorial_has_its_four_parts():
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_snippet_runs(index):
     exec(compile(BLOCKS[index], f"docs/python.md block {index}", "exec"), {})
+
+
+def test_readme_example_runs():
+    readme = (DOC.parents[1] / "README.md").read_text()
+    section = readme.split("\n## Python\n", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"python -c '\n(.*?)'\n", section, re.S).group(1)
+    exec(compile(code, "README.md, Python", "exec"), {})
