@@ -44,24 +44,36 @@ std::string transposeRejection(Fusion& fusion, std::vector<TensorMetadata> input
   return {};
 }
 
-// fp32 x.t().contiguous() * 2 on [32Ki, 4Ki] (the first benchmark): 32x32 tiles of 128
+// fp32 x.t().contiguous() * 2 on [32Ki, 4Ki] (the first benchmark): 64x64 tiles of 256
 // threads, 16-byte vectors on both sides, one tile per block.
 TEST(TransposeScheduler, HeuristicsFp32Transpose) {
   auto f = make(testing::transpose2d);
   TransposeParams p = transposeParams(*f, {contiguous({32768, 4096})});
-  EXPECT_EQ(p.tile_size1, 32);
-  EXPECT_EQ(p.tile_size2, 32);
+  EXPECT_EQ(p.tile_size1, 64);
+  EXPECT_EQ(p.tile_size2, 64);
   EXPECT_EQ(p.vectorize_factor1, 4);
   EXPECT_EQ(p.vectorize_factor2, 4);
-  EXPECT_EQ(p.elements_per_thread, 8);
-  EXPECT_EQ(p.lparams.getDim(ParallelType::TIDx), 128);
-  EXPECT_EQ(p.lparams.getDim(ParallelType::BIDx), 1024 * 128);
+  EXPECT_EQ(p.elements_per_thread, 16);
+  EXPECT_EQ(p.lparams.getDim(ParallelType::TIDx), 256);
+  EXPECT_EQ(p.lparams.getDim(ParallelType::BIDx), 512 * 64);
   EXPECT_EQ(p.index_type, DataType::Int32);
   EXPECT_EQ(p.toString(),
-            "TransposeParams(tile_size1 = 32, tile_size2 = 32, vectorize_factor1 = 4, "
-            "vectorize_factor2 = 4, elements_per_thread = 8, split_grid_x = false, shared tile "
-            "rows padded by one 4-byte bank, index_type = int32, LaunchParams(grid = [131072, "
-            "-, -], block = [128, -, -]))");
+            "TransposeParams(tile_size1 = 64, tile_size2 = 64, vectorize_factor1 = 4, "
+            "vectorize_factor2 = 4, elements_per_thread = 16, split_grid_x = false, shared tile "
+            "rows padded by one 4-byte bank, index_type = int32, LaunchParams(grid = [32768, "
+            "-, -], block = [256, -, -]))");
+}
+
+// A transposed extent under 64 (or 64x64 tiles over the static shared memory) takes 32x32
+// tiles of 128 threads; under 32 the pointwise scheduler takes the fusion.
+TEST(TransposeScheduler, SmallExtentsTakeSmallTiles) {
+  auto f = make(testing::transpose2d);
+  TransposeParams p = transposeParams(*f, {contiguous({1000, 63})});
+  EXPECT_EQ(p.tile_size1, 32);
+  EXPECT_EQ(p.tile_size2, 32);
+  EXPECT_EQ(p.elements_per_thread, 8);
+  EXPECT_EQ(p.lparams.getDim(ParallelType::TIDx), 128);
+  EXPECT_EQ(p.lparams.getDim(ParallelType::BIDx), 32 * 2);
 }
 
 // bf16 (q.permute(0, 2, 1, 3) * 0.5) on [8, 4096, 32, 128] (the second benchmark): the head
@@ -268,7 +280,7 @@ TEST(TransposeScheduler, KernelStagesAPaddedTile) {
   fec.runFusionWithInputs(in);
   const std::string code = fec.getMostRecentCode();
   EXPECT_THAT(code, HasSubstr("__shared__ alignas(16) float"));
-  EXPECT_THAT(code, HasSubstr("[1056];"));  // 32 rows of 32 + 1
+  EXPECT_THAT(code, HasSubstr("[4160];"));  // 64 rows of 64 + 1
   EXPECT_THAT(code, HasSubstr("__syncthreads();"));
   EXPECT_THAT(code, HasSubstr("mf_vectorCopy<float, 4>"));
 }
