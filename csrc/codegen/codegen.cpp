@@ -220,6 +220,12 @@ class CudaPrinter final : public KirVisitor {
     ++indent_;
     emitScope(ite->thenBody().exprs());
     --indent_;
+    if (!ite->elseBody().empty()) {
+      line("} else {");
+      ++indent_;
+      emitScope(ite->elseBody().exprs());
+      --indent_;
+    }
     line("}");
   }
 

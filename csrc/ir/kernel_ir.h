@@ -222,7 +222,8 @@ class ForLoop : public Expr {
   Scope body_;
 };
 
-//! if (cond) then_body.
+//! if (cond) then_body else else_body (the else only where unswitchLoops made one: the
+//! unswitched nest with its per-element guards).
 class IfThenElse : public Expr {
  public:
   IfThenElse(Fusion* fusion, Val* cond);
@@ -231,11 +232,14 @@ class IfThenElse : public Expr {
   Val* cond() const { return cond_; }
   Scope& thenBody() { return then_; }
   const Scope& thenBody() const { return then_; }
+  Scope& elseBody() { return else_; }
+  const Scope& elseBody() const { return else_; }
   std::string toString() const override;
 
  private:
   Val* cond_;
   Scope then_;
+  Scope else_;
 };
 
 //! Declares storage for an intermediate tensor: `size` elements in `memory_type`.

@@ -132,6 +132,7 @@ class Hoister {
       for (Expr* b : loop->body().exprs()) hoistInside(b);  // a thread index: no block
     } else if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
       hoist(ite->thenBody());
+      if (!ite->elseBody().empty()) hoist(ite->elseBody());
     }
   }
 
@@ -144,6 +145,7 @@ class Hoister {
     } else if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
       collectVal(ite->cond());
       for (Expr* b : ite->thenBody().exprs()) collectExpr(b);
+      for (Expr* b : ite->elseBody().exprs()) collectExpr(b);
     } else if (auto* a = dynamic_cast<Allocate*>(e)) {
       collectVal(a->size());
     } else {

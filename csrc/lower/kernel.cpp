@@ -26,6 +26,7 @@ void walk(const Scope& scope, std::vector<ForLoop*>& loops, std::vector<Kernel::
       loops.pop_back();
     } else if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
       walk(ite->thenBody(), loops, out);
+      walk(ite->elseBody(), loops, out);
     } else if (!e->isA<Allocate>() && !e->isA<BlockSync>()) {
       out.push_back({e, loops});
     }
@@ -113,6 +114,9 @@ class KernelPrinter final : public KirVisitor {
   void handle(IfThenElse* ite) override {
     line(ite);
     printScope(ite->thenBody());
+    if (ite->elseBody().empty()) return;
+    os_ << std::string(2 * depth_, ' ') << "ELSE:\n";
+    printScope(ite->elseBody());
   }
   void handle(Allocate* a) override { line(a); }
   void handle(BlockSync* sync) override { line(sync); }

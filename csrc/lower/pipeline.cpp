@@ -20,6 +20,7 @@ const std::vector<PassEntry>& loweringPasses() {
       {"insertAllocations",  insertAllocations,  None},
       {"indexTensors",       indexTensors,       OperandsIndexed},
       {"insertPredicates",   insertPredicates,   PredicatesInserted},
+      {"unswitchLoops",      unswitchLoops,      None},
       {"insertSyncs",        insertSyncs,        None},
       {"hoistCommonScalars", hoistCommonScalars, None},
   };
@@ -54,6 +55,7 @@ class Verifier {
       } else if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
         if (ite->cond()->dtype() != DataType::Bool) problem("predicate is not Bool");
         scope(ite->thenBody(), loops, /*guarded=*/true);
+        scope(ite->elseBody(), loops, /*guarded=*/true);
       } else if (auto* def = dynamic_cast<ScalarDef*>(e)) {
         if (def->value()->definition() == nullptr) problem("LET of an uncomputed scalar");
       } else if (!e->isA<Allocate>() && !e->isA<BlockSync>()) {

@@ -474,10 +474,10 @@ class Interpreter {
       if (auto* loop = dynamic_cast<ForLoop*>(e)) {
         runLoop(loop, active);
       } else if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
-        std::vector<Thread*> taken;
-        for (Thread* t : active)
-          if (asBool(evalAt(t, ite->cond()))) taken.push_back(t);
+        std::vector<Thread*> taken, other;
+        for (Thread* t : active) (asBool(evalAt(t, ite->cond())) ? taken : other).push_back(t);
         runScope(ite->thenBody(), taken);
+        if (!ite->elseBody().empty()) runScope(ite->elseBody(), other);
       } else if (auto* a = dynamic_cast<Allocate*>(e)) {
         allocate(a, active);
       } else if (e->isA<BlockSync>()) {

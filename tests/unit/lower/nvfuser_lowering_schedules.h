@@ -248,6 +248,50 @@ inline void unswitchPointwise(Fusion& fusion) {
   inlineMost();
 }
 
+//! nvFuser's FusionLoopUnswitch (test_gpu2.cpp): tv2 = (tv0 + 1) + 1 over [I0] split by 32,
+//! tv1 computed at tv2's inner loop, which is unswitched: one check of the last element per
+//! outer iteration (`i * 32 + 31 < I0`) instead of one per element.
+inline void loopUnswitch(Fusion& fusion) {
+  TensorView* tv0 = makeSymbolicTensor(1);
+  TensorView* tv1 = add(tv0, constFloat(1.0));
+  TensorView* tv2 = add(tv1, constFloat(1.0));
+  fusion.addInput(tv0);
+  fusion.addOutput(tv2);
+  keepDefinition(fusion);
+  tv2->split(0, 32);
+  tv1->computeAt(tv2, -1);
+  // nvFuser's producer shares the loop it is computed in; here it is parallelized alike
+  // (a loop parallelized after computeAt is not bound in its producers: parallelizeAllLike).
+  for (TensorView* tv : {tv1, tv2}) tv->axis(1)->parallelize(ParallelType::Unswitch);
+}
+
+//! nvFuser's FusionPredicateUnshare (test_gpu3.cpp): a shared-memory copy under an
+//! unswitched loop, [BIDx, US{1}, TIDx] after split/reorder/merge; the nest keeps its
+//! per-element guards (a barrier may not sit in a branch threads take apart).
+inline void predicateUnshare(Fusion& fusion) {
+  TensorView* tv0 = makeSymbolicTensor(2);
+  fusion.addInput(tv0);
+  TensorView* tv1 = set(tv0);
+  TensorView* tv2 = set(tv1);
+  fusion.addOutput(tv2);
+  keepDefinition(fusion);
+  tv1->setMemoryType(MemoryType::Shared);
+  for (TensorView* tv : {tv1, tv2}) {
+    tv->split(0, 4);
+    tv->reorder({{1, -1}});
+    tv->split(1, 8);
+    tv->merge(0);
+    tv->split(0, 1);
+    tv->axis(0)->parallelize(ParallelType::BIDx);
+    tv->axis(1)->parallelize(ParallelType::Unswitch);
+  }
+  tv1->merge(2);
+  tv2->reorder({{2, 3}});
+  tv2->merge(2);
+  for (TensorView* tv : {tv1, tv2}) tv->axis(-1)->parallelize(ParallelType::TIDx);
+  inlineMost();
+}
+
 //! A column sum whose block reduction (across threadIdx.y) groups 4 columns per thread with
 //! ParallelType::Group (nvFuser's grouped reductions): [I1o: BIDx, R0: TIDy, I1i{4}: Group].
 inline void groupedColumnSum(Fusion& fusion) {
@@ -315,6 +359,13 @@ inline std::vector<LoweringPort> loweringPorts() {
       {"UnswitchPointwise_7x131", unswitchPointwise, {{7, 131}, {7, 131}}},
       {"UnswitchPointwise_1x1", unswitchPointwise, {{1, 1}, {1, 1}}},
       {"UnswitchPointwise_3x1000", unswitchPointwise, {{3, 1000}, {3, 1000}}},
+      {"UnswitchPointwise_4x128", unswitchPointwise, {{4, 128}, {4, 128}}},
+      {"LoopUnswitch", loopUnswitch, {{1000}}},
+      {"LoopUnswitch_1", loopUnswitch, {{1}}},
+      {"LoopUnswitch_64", loopUnswitch, {{64}}},
+      {"LoopUnswitch_97", loopUnswitch, {{97}}},
+      {"PredicateUnshare", predicateUnshare, {{5, 5}}},
+      {"PredicateUnshare_10x11", predicateUnshare, {{10, 11}}},
       {"GroupedColumnSum_13x10", groupedColumnSum, {{13, 10}}},
       {"GroupedColumnSum_1x3", groupedColumnSum, {{1, 3}}},
       {"GroupedSumMax_5x67", groupedSumMax, {{5, 67}}},

@@ -1,0 +1,167 @@
+// unswitchLoops: one predicate for a whole unswitched loop nest (nvFuser's Unswitch).
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/builder.h"
+#include "lower/passes.h"
+
+namespace mf {
+namespace {
+
+// Each loop index the threads step through inside a nest -> its last value.
+using LastIndex = std::unordered_map<Val*, Val*>;
+
+bool dependsOn(Val* v, const LastIndex& last) {
+  if (last.count(v)) return true;
+  Expr* def = v->definition();
+  return def != nullptr && std::any_of(def->inputs().begin(), def->inputs().end(),
+                                       [&](Val* in) { return dependsOn(in, last); });
+}
+
+// Never negative: a constant >= 0, a named scalar (an index, extent or size), or sums,
+// products and quotients of such.
+bool nonNegative(Val* v) {
+  if (auto c = v->constValue(); c && std::holds_alternative<int64_t>(*c))
+    return std::get<int64_t>(*c) >= 0;
+  auto* b = dynamic_cast<BinaryOp*>(v->definition());
+  if (v->definition() == nullptr) return !v->isConst();
+  if (b == nullptr) return false;
+  const BinaryOpType t = b->opType();
+  return (t == BinaryOpType::Add || t == BinaryOpType::Mul || t == BinaryOpType::Div ||
+          t == BinaryOpType::CeilDiv) &&
+         nonNegative(b->lhs()) && nonNegative(b->rhs());
+}
+
+// `index` with the nest's loop indices at their last values, where that is its largest value
+// over the nest: sums and products of non-negative terms, divided by what the nest does not
+// change (the index math of splits and merges). Null for any other use of a loop index (a
+// merge's inner `i % n` is not largest at the last i).
+Val* atLast(Val* index, const LastIndex& last) {
+  if (auto it = last.find(index); it != last.end()) return it->second;
+  if (!dependsOn(index, last)) return index;
+  auto* b = dynamic_cast<BinaryOp*>(index->definition());
+  if (b == nullptr || !nonNegative(b->lhs()) || !nonNegative(b->rhs())) return nullptr;
+  const BinaryOpType t = b->opType();
+  if (t == BinaryOpType::Div && dependsOn(b->rhs(), last)) return nullptr;
+  if (t != BinaryOpType::Add && t != BinaryOpType::Mul && t != BinaryOpType::Div) return nullptr;
+  Val* lhs = atLast(b->lhs(), last);
+  Val* rhs = atLast(b->rhs(), last);
+  return lhs && rhs ? SimplifyingIrBuilder::binary(t, lhs, rhs) : nullptr;
+}
+
+// A guard's condition made to hold only where it holds at every iteration of the nest: each
+// `index < bound` checked at the index's largest value. Null when a check is of another form
+// (a lower bound `0 <= in` of a pad's input is smallest at the first iteration).
+Val* forWholeNest(Val* pred, const LastIndex& last) {
+  if (!dependsOn(pred, last)) return pred;
+  auto* b = dynamic_cast<BinaryOp*>(pred->definition());
+  if (b == nullptr) return nullptr;
+  if (b->opType() == BinaryOpType::LogicalAnd) {
+    Val* lhs = forWholeNest(b->lhs(), last);
+    Val* rhs = forWholeNest(b->rhs(), last);
+    return lhs && rhs ? SimplifyingIrBuilder::logicalAnd(lhs, rhs) : nullptr;
+  }
+  if (b->opType() != BinaryOpType::Lt || dependsOn(b->rhs(), last)) return nullptr;
+  Val* lhs = atLast(b->lhs(), last);
+  return lhs ? SimplifyingIrBuilder::lt(lhs, b->rhs()) : nullptr;
+}
+
+bool touchesShared(const Expr* e) {
+  auto shared = [](Val* v) {
+    auto* ti = dynamic_cast<TensorIndex*>(v);
+    return ti != nullptr && ti->view()->getMemoryType() == MemoryType::Shared;
+  };
+  return std::any_of(e->inputs().begin(), e->inputs().end(), shared) ||
+         std::any_of(e->outputs().begin(), e->outputs().end(), shared);
+}
+
+class Unswitcher {
+ public:
+  explicit Unswitcher(Fusion& ir) : ir_(ir) {}
+
+  void scope(Scope& s) {
+    for (Expr*& e : s.exprs()) {
+      auto* loop = dynamic_cast<ForLoop*>(e);
+      if (loop == nullptr) continue;
+      if (loop->parallelType() != ParallelType::Unswitch) {
+        scope(loop->body());
+      } else if (Expr* branch = unswitch(loop)) {
+        e = branch;
+      }
+    }
+  }
+
+ private:
+  // `if (every guard at the nest's last indices) { nest unguarded } else { nest }`, or null
+  // to keep the nest as it is: nothing guarded, or a guard or statement the one predicate
+  // cannot stand for.
+  Expr* unswitch(ForLoop* nest) {
+    LastIndex last;
+    std::vector<Val*> guards;
+    if (!collect(nest, last, guards)) return nullptr;
+    if (guards.empty()) return nullptr;
+    Val* cond = constBool(true);
+    std::unordered_set<std::string> seen;  // exprs indexed alike repeat a guard
+    for (Val* g : guards) {
+      Val* whole = forWholeNest(g, last);
+      if (whole == nullptr) return nullptr;
+      if (seen.insert(whole->toInlineString()).second)
+        cond = SimplifyingIrBuilder::logicalAnd(cond, whole);
+    }
+    auto* branch = IrBuilder::createIn<IfThenElse>(&ir_, cond);
+    copyUnguarded({nest}, branch->thenBody());
+    branch->elseBody().push_back(nest);
+    return branch;
+  }
+
+  // The guards inside `e` and the loop indices a thread steps through; false for what the
+  // fast path cannot hold: a barrier, a collective call (every thread must reach them, and
+  // the branch may differ between threads), shared memory (its barriers) or a branch.
+  static bool collect(Expr* e, LastIndex& last, std::vector<Val*>& guards) {
+    if (auto* loop = dynamic_cast<ForLoop*>(e)) {
+      const ParallelType p = loop->parallelType();
+      if (!isThreadDim(p) && !isBlockDim(p))
+        last[loop->index()] = SimplifyingIrBuilder::sub(loop->stop(), constInt(1));
+      return std::all_of(loop->body().exprs().begin(), loop->body().exprs().end(),
+                         [&](Expr* b) { return collect(b, last, guards); });
+    }
+    if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
+      if (!ite->elseBody().empty()) return false;
+      guards.push_back(ite->cond());
+      return std::all_of(ite->thenBody().exprs().begin(), ite->thenBody().exprs().end(),
+                         [&](Expr* b) { return collect(b, last, guards); });
+    }
+    if (auto* a = dynamic_cast<Allocate*>(e))
+      return a->buffer()->getMemoryType() != MemoryType::Shared;
+    return !e->isA<BlockSync>() && !e->isA<RuntimeCall>() && !touchesShared(e);
+  }
+
+  // The statements of `from` into `to`, the loops copied and each guard replaced by its body.
+  void copyUnguarded(const std::vector<Expr*>& from, Scope& to) {
+    for (Expr* e : from) {
+      if (auto* loop = dynamic_cast<ForLoop*>(e)) {
+        auto* copy =
+            IrBuilder::createIn<ForLoop>(&ir_, loop->iterDomain(), loop->index(), loop->stop());
+        copyUnguarded(loop->body().exprs(), copy->body());
+        to.push_back(copy);
+      } else if (auto* ite = dynamic_cast<IfThenElse*>(e)) {
+        copyUnguarded(ite->thenBody().exprs(), to);
+      } else {
+        to.push_back(e);
+      }
+    }
+  }
+
+  Fusion& ir_;
+};
+
+}  // namespace
+
+void unswitchLoops(Kernel& kernel) {
+  FusionGuard fg(&kernel.ir());
+  Unswitcher(kernel.ir()).scope(kernel.body());
+}
+
+}  // namespace mf
