@@ -82,10 +82,10 @@ void insertPredicates(Kernel& kernel);
 //! Gives each loop parallelized ParallelType::Unswitch (nvFuser's) one predicate for its
 //! whole nest: if (every guard inside, each `index < bound` at the largest index the nest
 //! reaches: every serial, unrolled or vector loop index inside at its last value) { the nest
-//! without its guards } else { the nest as it was }. Sound because split/merge index math
-//! grows with each loop index; a nest with another kind of guard (a pad's `0 <= in`, a
-//! merge's `i % n` in a check), a barrier, a collective call or shared memory is kept as it
-//! was, as is one with no guard.
+//! without its guards } else { the nest as it was }; a `0 <= index` guard (a pad's input)
+//! at the first value of each index. Sound because split/merge/resize index math grows with
+//! each loop index; a nest with another kind of guard (a merge's `i % n` in a check), a
+//! barrier, a collective call or shared memory is kept as it was, as is one with no guard.
 //!   FOR i3 in iUS{4}: IF (i3 * 128 + tid) < n: T2[..] = ..
 //!     -> IF (3 * 128 + tid) < n: FOR i3 ..: T2[..] = .. ELSE: FOR i3 ..: IF ..: T2[..] = ..
 //! Needs: insertPredicates. Guarantees: only guards and loops are new; leaf statements are

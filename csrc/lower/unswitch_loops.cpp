@@ -10,10 +10,10 @@
 namespace mf {
 namespace {
 
-// Each loop index the threads step through inside a nest -> its last value.
-using LastIndex = std::unordered_map<Val*, Val*>;
+// Each loop index the threads step through inside a nest -> a value of it (its last, or 0).
+using IndexValues = std::unordered_map<Val*, Val*>;
 
-bool dependsOn(Val* v, const LastIndex& last) {
+bool dependsOn(Val* v, const IndexValues& last) {
   if (last.count(v)) return true;
   Expr* def = v->definition();
   return def != nullptr && std::any_of(def->inputs().begin(), def->inputs().end(),
@@ -34,38 +34,48 @@ bool nonNegative(Val* v) {
          nonNegative(b->lhs()) && nonNegative(b->rhs());
 }
 
-// `index` with the nest's loop indices at their last values, where that is its largest value
-// over the nest: sums and products of non-negative terms, divided by what the nest does not
-// change (the index math of splits and merges). Null for any other use of a loop index (a
-// merge's inner `i % n` is not largest at the last i).
-Val* atLast(Val* index, const LastIndex& last) {
-  if (auto it = last.find(index); it != last.end()) return it->second;
-  if (!dependsOn(index, last)) return index;
+// `index` with the nest's loop indices at the values `at` gives (all last, or all first),
+// where that is its largest (or smallest) value over the nest: the index grows with each loop
+// index. So do sums, products and quotients of non-negative terms, differences and quotients
+// by what the nest does not change (the index math of splits, merges and resizes). Null for
+// any other use of a loop index (a merge's inner `i % n` is not largest at the last i).
+Val* atExtreme(Val* index, const IndexValues& at) {
+  if (auto it = at.find(index); it != at.end()) return it->second;
+  if (!dependsOn(index, at)) return index;
   auto* b = dynamic_cast<BinaryOp*>(index->definition());
-  if (b == nullptr || !nonNegative(b->lhs()) || !nonNegative(b->rhs())) return nullptr;
+  if (b == nullptr) return nullptr;
   const BinaryOpType t = b->opType();
-  if (t == BinaryOpType::Div && dependsOn(b->rhs(), last)) return nullptr;
-  if (t != BinaryOpType::Add && t != BinaryOpType::Mul && t != BinaryOpType::Div) return nullptr;
-  Val* lhs = atLast(b->lhs(), last);
-  Val* rhs = atLast(b->rhs(), last);
+  const bool grows = t == BinaryOpType::Add ||
+                     (t == BinaryOpType::Sub && !dependsOn(b->rhs(), at)) ||
+                     (t == BinaryOpType::Mul && nonNegative(b->lhs()) && nonNegative(b->rhs())) ||
+                     (t == BinaryOpType::Div && !dependsOn(b->rhs(), at) && nonNegative(b->rhs()));
+  if (!grows) return nullptr;
+  Val* lhs = atExtreme(b->lhs(), at);
+  Val* rhs = atExtreme(b->rhs(), at);
   return lhs && rhs ? SimplifyingIrBuilder::binary(t, lhs, rhs) : nullptr;
 }
 
 // A guard's condition made to hold only where it holds at every iteration of the nest: each
-// `index < bound` checked at the index's largest value. Null when a check is of another form
-// (a lower bound `0 <= in` of a pad's input is smallest at the first iteration).
-Val* forWholeNest(Val* pred, const LastIndex& last) {
+// `index < bound` checked at the index's largest value, each `0 <= index` (a pad's input
+// read below 0) at its smallest. Null when a check is of another form.
+Val* forWholeNest(Val* pred, const IndexValues& last, const IndexValues& first) {
   if (!dependsOn(pred, last)) return pred;
   auto* b = dynamic_cast<BinaryOp*>(pred->definition());
   if (b == nullptr) return nullptr;
   if (b->opType() == BinaryOpType::LogicalAnd) {
-    Val* lhs = forWholeNest(b->lhs(), last);
-    Val* rhs = forWholeNest(b->rhs(), last);
+    Val* lhs = forWholeNest(b->lhs(), last, first);
+    Val* rhs = forWholeNest(b->rhs(), last, first);
     return lhs && rhs ? SimplifyingIrBuilder::logicalAnd(lhs, rhs) : nullptr;
   }
-  if (b->opType() != BinaryOpType::Lt || dependsOn(b->rhs(), last)) return nullptr;
-  Val* lhs = atLast(b->lhs(), last);
-  return lhs ? SimplifyingIrBuilder::lt(lhs, b->rhs()) : nullptr;
+  if (b->opType() == BinaryOpType::Lt && !dependsOn(b->rhs(), last)) {
+    Val* lhs = atExtreme(b->lhs(), last);
+    return lhs ? SimplifyingIrBuilder::lt(lhs, b->rhs()) : nullptr;
+  }
+  if (b->opType() == BinaryOpType::Le && !dependsOn(b->lhs(), last)) {
+    Val* rhs = atExtreme(b->rhs(), first);
+    return rhs ? SimplifyingIrBuilder::le(b->lhs(), rhs) : nullptr;
+  }
+  return nullptr;
 }
 
 bool touchesShared(const Expr* e) {
@@ -98,14 +108,16 @@ class Unswitcher {
   // to keep the nest as it is: nothing guarded, or a guard or statement the one predicate
   // cannot stand for.
   Expr* unswitch(ForLoop* nest) {
-    LastIndex last;
+    IndexValues last;
     std::vector<Val*> guards;
     if (!collect(nest, last, guards)) return nullptr;
     if (guards.empty()) return nullptr;
     Val* cond = constBool(true);
+    IndexValues first;
+    for (const auto& [index, value] : last) first[index] = constInt(0);
     std::unordered_set<std::string> seen;  // exprs indexed alike repeat a guard
     for (Val* g : guards) {
-      Val* whole = forWholeNest(g, last);
+      Val* whole = forWholeNest(g, last, first);
       if (whole == nullptr) return nullptr;
       if (seen.insert(whole->toInlineString()).second)
         cond = SimplifyingIrBuilder::logicalAnd(cond, whole);
@@ -119,7 +131,7 @@ class Unswitcher {
   // The guards inside `e` and the loop indices a thread steps through; false for what the
   // fast path cannot hold: a barrier, a collective call (every thread must reach them, and
   // the branch may differ between threads), shared memory (its barriers) or a branch.
-  static bool collect(Expr* e, LastIndex& last, std::vector<Val*>& guards) {
+  static bool collect(Expr* e, IndexValues& last, std::vector<Val*>& guards) {
     if (auto* loop = dynamic_cast<ForLoop*>(e)) {
       const ParallelType p = loop->parallelType();
       if (!isThreadDim(p) && !isBlockDim(p))

@@ -149,8 +149,10 @@ TEST(UnswitchLoops, SharedMemoryKeepsGuards) {
 }
 
 // A producer computed inside a pad's loop reads its input at `i - 1`: its guard's lower bound
-// `0 <= i - 1` is smallest at the first iteration, not the last, so the nest keeps its guards.
-TEST(UnswitchLoops, LowerBoundKeepsGuards) {
+// `0 <= i * 4 + j - 1` is checked at the nest's first j (smallest), its upper bounds at the
+// last. The first outer iteration takes the else (it reads below 0 at j = 0), the last one
+// too unless 4 divides n + 3.
+TEST(UnswitchLoops, LowerBoundAtTheFirstIndex) {
   Fusion fusion;
   FusionGuard fg(&fusion);
   TensorView* t0 = makeSymbolicTensor(1);
@@ -164,15 +166,24 @@ TEST(UnswitchLoops, LowerBoundKeepsGuards) {
   propagateTransforms(t2);
   parallelizeAllLike(t2);
   inlineMost();
-  for (int64_t n : {1, 13}) {
+  for (int64_t n : {1, 5, 13, 30}) {
+    SCOPED_TRACE(n);
     std::vector<Tensor> in{Tensor::random({n}, DataType::Float, 3)};
-    const std::vector<Tensor> want = ReferenceEvaluator(&defined).run(in);
+    const Tensor want = ReferenceEvaluator(&defined).run(in).at(0);
     KernelExecutor ke;
     ke.compile(&fusion, in);
-    EXPECT_THAT(ke.kernel().toString(), HasSubstr("0 <= "));
-    EXPECT_EQ(unswitchBranch(ke.kernel().body()), nullptr) << ke.kernel().toString();
-    const Tensor got = testing::interpretKernelOrThrow(ke.kernel(), in).at(0);
-    EXPECT_EQ(written(got, want.at(0)), want.at(0).numel());
+    EXPECT_THAT(ke.kernelCode(), HasSubstr("} else {"));
+    IfThenElse* branch = unswitchBranch(ke.kernel().body());
+    ASSERT_NE(branch, nullptr) << ke.kernel().toString();
+    EXPECT_THAT(branch->toString(), HasSubstr("( 0 <= ( ( i"));
+    EXPECT_THAT(branch->toString(), HasSubstr(" * 4 ) - 1 )"));
+    EXPECT_EQ(written(testing::interpretKernelOrThrow(ke.kernel(), in).at(0), want), want.numel());
+    // The fast path alone misses the first four elements (the first outer iteration).
+    Scope other = branch->elseBody();
+    branch->elseBody() = Scope();
+    EXPECT_LE(written(testing::interpretKernelOrThrow(ke.kernel(), in).at(0), want),
+              want.numel() - 4);
+    branch->elseBody() = other;
   }
 }
 
