@@ -151,6 +151,14 @@ class Unswitcher {
   }
 
   // The statements of `from` into `to`, the loops copied and each guard replaced by its body.
+  // The leaf statements (compute exprs, Allocates, ScalarDefs) stay shared by both paths: no
+  // later pass or printer mutates a leaf or keys state by its identity. insertSyncs keys by
+  // tensor and never acts here (no shared memory in an unswitched nest); hoistCommonScalars
+  // inserts new ScalarDefs per scope and keys scalars by their printed form; codegen scopes
+  // its declared scalars per C++ block, so an Allocate or ScalarDef emitted in both branches
+  // declares in each; the host interpreter runs each thread down one branch; the verifier and
+  // Kernel::computeExprs only read (a shared leaf is listed once per path). The loops are
+  // copies so that each path has scopes of its own for those insertions.
   void copyUnguarded(const std::vector<Expr*>& from, Scope& to) {
     for (Expr* e : from) {
       if (auto* loop = dynamic_cast<ForLoop*>(e)) {
