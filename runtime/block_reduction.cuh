@@ -296,3 +296,167 @@ MF_GRID_REDUCE_NAMES(mf_gridAllReduceY, mf_gridAllReduceAlong, 1)
 MF_GRID_REDUCE_NAMES(mf_gridReduceInPlaceX, mf_gridReduceInPlaceAlong, 0)
 MF_GRID_REDUCE_NAMES(mf_gridReduceInPlaceY, mf_gridReduceInPlaceAlong, 1)
 #undef MF_GRID_REDUCE_NAMES
+
+// Grouped reductions (lowering's groupReductionCalls, nvFuser's groupReductions): several
+// reductions, possibly of different ops and types, each of N values per thread, reduced in one
+// call with one barrier sequence. A member is a thread's N values (reduced in place), its op
+// and its identity.
+template <typename T>
+struct mf_TypeIdentity {
+  using type = T;
+};
+template <typename T, int N, typename Op>
+struct mf_ReduceMember {
+  static constexpr int kValues = N;
+  T* x;
+  Op op;
+  T init;
+  // Slot `slot` of a scratch of 8-byte cells, `cells` per slot: this member's type in each.
+  __device__ T* cells(char* scratch, unsigned slot, unsigned cells) const {
+    return reinterpret_cast<T*>(scratch + static_cast<size_t>(slot) * cells * 8);
+  }
+};
+template <typename T, int N, typename Op>
+__device__ inline mf_ReduceMember<T, N, Op> mf_reduceMember(
+    T (&x)[N], Op op, typename mf_TypeIdentity<T>::type init) {
+  return {x, op, init};
+}
+
+// f(member, v, slot) for each value v of each member, slots numbered across the members.
+template <typename F, typename M>
+__device__ inline void mf_forMemberValues(F& f, M& m, unsigned& slot) {
+#pragma unroll
+  for (int v = 0; v < M::kValues; ++v) f(m, v, slot + v);
+  slot += M::kValues;
+}
+template <typename F, typename... M>
+__device__ inline void mf_forEachValue(F f, M&... m) {
+  unsigned slot = 0;
+  (mf_forMemberValues(f, m, slot), ...);
+}
+
+// Every thread gets, for each value of each member, op over the values of the threads that
+// differ only in threadIdx.x (D = 0) or threadIdx.y (D = 1). Whole warps along x: warp
+// shuffles, then one cell per warp and value; otherwise one cell per thread and value, folded
+// by a tree over the row (x) or in threadIdx.y order (y), as the single-value functions. The
+// cells are 8 bytes (any accumulator type), laid out [value][cell] in the shared scratch; a
+// round takes as many values as it holds. Barriers as in mf_blockAllReduceX, one pair (and
+// the tree's) per round for all members. Every thread of the block must call it.
+template <int D, typename... M>
+__device__ inline void mf_blockAllReduceTupleAlong(M... m) {
+  char* scratch = mf_blockReduceScratchY();
+  const unsigned tid = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  const bool warps = D == 0 && blockDim.x % 32 == 0;
+  if (warps)
+    mf_forEachValue([&](auto& mb, int v, unsigned) { mb.x[v] = mf_warpAllReduce(mb.x[v], mb.op); },
+                    m...);
+  // A block holds at most 32 warps: cell tid / 32 is the warp's (rows of whole warps).
+  const unsigned cells = warps ? 32 : blockDim.x * blockDim.y * blockDim.z;
+  const unsigned cell = warps ? tid / 32 : tid;
+  const bool writer = !warps || threadIdx.x % 32 == 0;
+  const unsigned per_round = MF_BLOCK_REDUCE_Y_BYTES / 8 / cells;
+  const unsigned slots = (0 + ... + M::kValues);
+  // The cells this thread folds: its row's warps or threads (x), its column's threads (y).
+  const unsigned first = warps    ? cell - threadIdx.x / 32
+                         : D == 0 ? tid - threadIdx.x
+                                  : tid - threadIdx.y * blockDim.x;
+  const unsigned count = warps ? blockDim.x / 32 : D == 0 ? blockDim.x : blockDim.y;
+  const unsigned stride = D == 0 ? 1 : blockDim.x;
+  for (unsigned base = 0; base < slots; base += per_round) {
+    auto inRound = [&](unsigned s) { return s >= base && s - base < per_round; };
+    __syncthreads();
+    mf_forEachValue(
+        [&](auto& mb, int v, unsigned s) {
+          if (writer && inRound(s)) mb.cells(scratch, s - base, cells)[cell] = mb.x[v];
+        },
+        m...);
+    __syncthreads();
+    if (D == 0 && !warps) {
+      unsigned half = 1;
+      while (half * 2 < blockDim.x) half *= 2;
+      for (unsigned n = blockDim.x; n > 1; n = half, half /= 2) {
+        if (threadIdx.x < n - half)
+          mf_forEachValue(
+              [&](auto& mb, int, unsigned s) {
+                if (!inRound(s)) return;
+                auto* c = mb.cells(scratch, s - base, cells);
+                c[tid] = mb.op(c[tid], c[tid + half]);
+              },
+              m...);
+        __syncthreads();
+      }
+      mf_forEachValue(
+          [&](auto& mb, int v, unsigned s) {
+            if (inRound(s)) mb.x[v] = mb.cells(scratch, s - base, cells)[first];
+          },
+          m...);
+    } else {
+      mf_forEachValue(
+          [&](auto& mb, int v, unsigned s) {
+            if (!inRound(s)) return;
+            const auto* c = mb.cells(scratch, s - base, cells);
+            auto result = mb.init;
+            for (unsigned k = 0; k < count; ++k) result = mb.op(result, c[first + k * stride]);
+            mb.x[v] = result;
+          },
+          m...);
+    }
+  }
+}
+template <typename... M>
+__device__ inline void mf_blockAllReduceTupleX(M... m) {
+  mf_blockAllReduceTupleAlong<0>(m...);
+}
+template <typename... M>
+__device__ inline void mf_blockAllReduceTupleY(M... m) {
+  mf_blockAllReduceTupleAlong<1>(m...);
+}
+
+// The grid reduction of a group (the returning form of mf_gridAllReduceAlong, after
+// mf_blockAllReduceTuple): every thread writes each value of each member to its cell of `work`
+// (cells of W, the widest member type; laid out [column][row][value][thread]), the last block
+// of the column combines the column's cells in row order per value with the member's op, and
+// returns true with the results in every thread's values; the other blocks return false.
+template <int D, typename W, typename... M>
+__device__ inline bool mf_gridAllReduceTupleAlong(W* work, unsigned* semaphores, M... m) {
+  __shared__ bool last;
+  const mf_GridColumn g = mf_gridColumn<D>();
+  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+  const unsigned tid = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  const size_t block_slots = static_cast<size_t>((0 + ... + M::kValues)) * threads;
+  W* column = work + static_cast<size_t>(g.column) * g.rows * block_slots + tid;
+  mf_forEachValue(
+      [&](auto& mb, int v, unsigned s) {
+        W* cell =
+            &column[static_cast<size_t>(g.row) * block_slots + static_cast<size_t>(s) * threads];
+        *reinterpret_cast<decltype(mb.init)*>(cell) = mb.x[v];
+      },
+      m...);
+  __threadfence();
+  __syncthreads();
+  if (tid == 0) last = atomicAdd(&semaphores[g.column], 1u) == g.rows - 1;
+  __syncthreads();
+  if (!last) return false;
+  __threadfence();
+  mf_forEachValue(
+      [&](auto& mb, int v, unsigned s) {
+        auto result = mb.init;
+        for (unsigned y = 0; y < g.rows; ++y) {
+          const W* cell =
+              &column[static_cast<size_t>(y) * block_slots + static_cast<size_t>(s) * threads];
+          result = mb.op(result, *reinterpret_cast<const volatile decltype(mb.init)*>(cell));
+        }
+        mb.x[v] = result;
+      },
+      m...);
+  if (tid == 0) semaphores[g.column] = 0;
+  return true;
+}
+template <typename W, typename... M>
+__device__ inline bool mf_gridAllReduceTupleX(W* work, unsigned* semaphores, M... m) {
+  return mf_gridAllReduceTupleAlong<0>(work, semaphores, m...);
+}
+template <typename W, typename... M>
+__device__ inline bool mf_gridAllReduceTupleY(W* work, unsigned* semaphores, M... m) {
+  return mf_gridAllReduceTupleAlong<1>(work, semaphores, m...);
+}

@@ -346,6 +346,7 @@ class CudaPrinter final : public KirVisitor {
   // (`group` not empty) gathers the values of its loops into `block_values`, reduces them in
   // one call, and scatters the results in the same loops.
   void emitAllReduce(RuntimeCall* call, const std::vector<const ForLoop*>& group) {
+    if (call->members() > 1) return emitTupleAllReduce(call, group);
     Val* out = call->output(0);
     const BinaryOpType combine = call->params().combine;
     DataType compute = computeType(out->dtype());
@@ -437,6 +438,84 @@ class CudaPrinter final : public KirVisitor {
       update();
     else
       emitGroupLoops(group, update);
+    --indent_;
+    line("}");
+  }
+
+  // A grouped all-reduce (groupReductionCalls): member m's values (the group loops' values of
+  // its input, or the identity where its read predicate fails) in `block_values<m>`, every
+  // member reduced by one mf_blockAllReduceTuple call (one barrier sequence; members may differ
+  // in op and type), then by one mf_gridAllReduceTuple call across blocks (its work slots of
+  // the summary's type, the widest), and each member's writers fold its results into its output.
+  void emitTupleAllReduce(RuntimeCall* call, const std::vector<const ForLoop*>& group) {
+    auto isTrue = [](Val* pred) { return pred->isConst() && asBool(*pred->constValue()); };
+    std::string flat;
+    int64_t size = 1;
+    for (const ForLoop* loop : group) {
+      size *= *loop->stop()->constInt();
+      std::string i = scalar(loop->index());
+      flat = flat.empty() ? i : fmt::format("{} * {} + {}", flat, *loop->stop()->constInt(), i);
+    }
+    if (flat.empty()) flat = "0";
+    struct Member {
+      Val* out = nullptr;
+      DataType compute = DataType::Float;
+      std::string type = {}, values = {}, init = {}, lambda = {};
+      bool any_nan = false;
+    };
+    std::vector<Member> members;
+    std::vector<std::string> args;
+    for (size_t m = 0; m < call->members(); ++m) {
+      Member mb;
+      mb.out = call->output(m);
+      mb.compute = computeType(mb.out->dtype());
+      mb.type = cudaTypeName(mb.compute);
+      mb.values = fmt::format("block_values{}", m);
+      mb.init = operand(call->operand(CallOperand::Init, m), mb.compute);
+      mb.any_nan = anyNaNBits(mb.out);
+      mb.lambda = fmt::format("[]({0} a, {0} b) {{ return {1}; }}", mb.type,
+                              binaryValue(call->combineOf(m), mb.compute, "a", "b", mb.any_nan));
+      args.push_back(fmt::format("mf_reduceMember({}, {}, {})", mb.values, mb.lambda, mb.init));
+      members.push_back(std::move(mb));
+    }
+    line("{");
+    ++indent_;
+    for (const Member& mb : members) line(fmt::format("{} {}[{}];", mb.type, mb.values, size));
+    emitGroupLoops(group, [&] {
+      for (size_t m = 0; m < members.size(); ++m) {
+        std::string x = operand(call->operand(CallOperand::In, m), members[m].compute);
+        Val* read = call->readPredicate(m);
+        line(fmt::format(
+            "{}[{}] = {};", members[m].values, flat,
+            isTrue(read) ? x : fmt::format("{} ? {} : {}", scalar(read), x, members[m].init)));
+      }
+    });
+    line(fmt::format("mf_blockAllReduceTuple{}({});",
+                     call->params().across == ParallelType::TIDy ? "Y" : "X",
+                     fmt::join(args, ", ")));
+    if (call->form() == RuntimeCallForm::GridAllReduce) {
+      // The executor sized the work buffer for the summary's values per thread.
+      MF_ASSERT(
+          size * static_cast<int64_t>(members.size()) == kernel_.summary().grid_reduction_group,
+          "grouped grid reduction of {} values, the summary says {}",
+          size * static_cast<int64_t>(members.size()), kernel_.summary().grid_reduction_group);
+      line(fmt::format("if (!{}(static_cast<{}*>(mf_grid_work), mf_grid_semaphores, {})) return;",
+                       call->function(), cudaTypeName(*kernel_.summary().grid_reduction_dtype),
+                       fmt::join(args, ", ")));
+    }
+    emitGroupLoops(group, [&] {
+      for (size_t m = 0; m < members.size(); ++m) {
+        const Member& mb = members[m];
+        Val* write = call->writePredicate(m);
+        if (!isTrue(write)) line(fmt::format("if ({}) {{", scalar(write)));
+        indent_ += isTrue(write) ? 0 : 1;
+        assign(mb.out, mb.compute,
+               binaryValue(call->combineOf(m), mb.compute, operand(mb.out, mb.compute),
+                           fmt::format("{}[{}]", mb.values, flat), mb.any_nan));
+        indent_ -= isTrue(write) ? 0 : 1;
+        if (!isTrue(write)) line("}");
+      }
+    });
     --indent_;
     line("}");
   }

@@ -122,7 +122,9 @@ ReductionOp::ReductionOp(Fusion* f, std::vector<Val*> ins, std::vector<Val*> out
             "ReductionOp: {} is not a reduction op", mf::toString(op));
 }
 Expr* ReductionOp::newObject(Fusion* f, std::vector<Val*> ins, std::vector<Val*> outs) const {
-  return IrBuilder::createIn<ReductionOp>(f, std::move(ins), std::move(outs), op_);
+  auto* copy = IrBuilder::createIn<ReductionOp>(f, std::move(ins), std::move(outs), op_);
+  copy->setGroup(group_);
+  return copy;
 }
 
 std::string_view reductionOpName(BinaryOpType t) {

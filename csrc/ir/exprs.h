@@ -96,10 +96,15 @@ class BinaryOp : public Expr {
   Val* lhs() const { return input(0); }
   Val* rhs() const { return input(1); }
   Val* out() const { return output(0); }
+  //! The group groupReductions put this reduction in (reduced with the others of the group in
+  //! one runtime call: lower/passes.h, groupReductionCalls), or -1.
+  int64_t group() const { return group_; }
+  void setGroup(int64_t group) { group_ = group; }
   std::string toString() const override;
 
  private:
   BinaryOpType op_;
+  int64_t group_ = -1;
 };
 
 //! The dtype a binary op computes in, in generated code and on the host: comparisons in the
@@ -174,10 +179,15 @@ class ReductionOp : public Expr {
   //! The identity the accumulator starts from: a constant scalar of out's dtype.
   Val* init() const { return input(1); }
   Val* out() const { return output(0); }
+  //! The group groupReductions put this reduction in (reduced with the others of the group in
+  //! one runtime call: lower/passes.h, groupReductionCalls), or -1.
+  int64_t group() const { return group_; }
+  void setGroup(int64_t group) { group_ = group; }
   std::string toString() const override;
 
  private:
   BinaryOpType op_;
+  int64_t group_ = -1;
 };
 
 //! "add", "mul", "max" or "min": how a ReductionOp names its op in the IR printout.

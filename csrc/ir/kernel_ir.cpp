@@ -118,8 +118,14 @@ RuntimeCall::RuntimeCall(Fusion* fusion, std::vector<Val*> operands, std::vector
       form_(form),
       function_(std::move(function)),
       params_(params) {
-  MF_ASSERT(inputs().size() == operandsOf(form).size(), "{} {} takes {} operands, got {}",
-            mf::toString(form), function_, operandsOf(form).size(), inputs().size());
+  MF_ASSERT(inputs().size() % operandsOf(form).size() == 0 &&
+                (inputs().size() == operandsOf(form).size() || isAllReduce()),
+            "{} {} takes {} operands, got {}", mf::toString(form), function_,
+            operandsOf(form).size(), inputs().size());
+  MF_ASSERT(members() == 1 ||
+                (params_.member_combines.size() == members() && outputs().size() == members()),
+            "{} {} groups {} reductions but has {} combine ops and {} outputs", mf::toString(form),
+            function_, members(), params_.member_combines.size(), outputs().size());
   MF_ASSERT(!outputs().empty(), "{} {} has no output", mf::toString(form), function_);
   MF_ASSERT(!isAllReduce() || isThreadDim(params.across),
             "{} {} reduces across {}, not a thread dimension", mf::toString(form), function_,
@@ -129,17 +135,17 @@ RuntimeCall::RuntimeCall(Fusion* fusion, std::vector<Val*> operands, std::vector
 Expr* RuntimeCall::newObject(Fusion* fusion, std::vector<Val*> ins, std::vector<Val*> outs) const {
   auto* call = IrBuilder::createIn<RuntimeCall>(fusion, std::move(ins), std::move(outs), form_,
                                                 function_, params_);
-  call->read_ = read_;
-  call->write_ = write_;
+  call->reads_ = reads_;
+  call->writes_ = writes_;
   return call;
 }
 
-Val* RuntimeCall::operand(CallOperand role) const {
+Val* RuntimeCall::operand(CallOperand role, size_t member) const {
   const std::vector<CallOperand>& roles = operandsOf(form_);
   auto it = std::find(roles.begin(), roles.end(), role);
-  MF_ASSERT(it != roles.end(), "{} {} takes no {} operand", mf::toString(form_), function_,
-            mf::toString(role));
-  return input(static_cast<size_t>(it - roles.begin()));
+  MF_ASSERT(it != roles.end() && member < members(), "{} {} takes no {} operand {}",
+            mf::toString(form_), function_, mf::toString(role), member);
+  return input(member * roles.size() + static_cast<size_t>(it - roles.begin()));
 }
 
 CollectiveScope RuntimeCall::collectiveScope() const {
@@ -162,20 +168,29 @@ void RuntimeCall::setPredicates(Val* read, Val* write) {
   MF_ASSERT(collectiveScope() != CollectiveScope::None,
             "{} {} is not collective: guard it instead of passing predicates in",
             mf::toString(form_), function_);
-  read_ = read;
-  write_ = write;
+  setMemberPredicates({read}, {write});
+}
+
+void RuntimeCall::setMemberPredicates(std::vector<Val*> reads, std::vector<Val*> writes) {
+  MF_ASSERT(collectiveScope() != CollectiveScope::None && reads.size() == members() &&
+                writes.size() == members(),
+            "{} {}: {} read and {} write predicates for {} members", mf::toString(form_), function_,
+            reads.size(), writes.size(), members());
+  reads_ = std::move(reads);
+  writes_ = std::move(writes);
 }
 
 std::string RuntimeCall::toString() const {
   std::vector<std::string> outs, args;
   for (Val* v : outputs()) outs.push_back(v->toString());
   const std::vector<CallOperand>& roles = operandsOf(form_);
-  for (size_t i = 0; i < roles.size(); ++i)
-    args.push_back(fmt::format("{} = {}", mf::toString(roles[i]), input(i)->toInlineString()));
-  if (isAllReduce()) {
-    args.push_back(fmt::format("op = {}", reductionOpName(params_.combine)));
-    args.push_back(fmt::format("across = {}", mf::toString(params_.across)));
+  for (size_t m = 0; m < members(); ++m) {
+    for (size_t i = 0; i < roles.size(); ++i)
+      args.push_back(fmt::format("{} = {}", mf::toString(roles[i]),
+                                 input(m * roles.size() + i)->toInlineString()));
+    if (isAllReduce()) args.push_back(fmt::format("op = {}", reductionOpName(combineOf(m))));
   }
+  if (isAllReduce()) args.push_back(fmt::format("across = {}", mf::toString(params_.across)));
   if (form_ == RuntimeCallForm::LayoutGather || form_ == RuntimeCallForm::LayoutTile)
     args.push_back(fmt::format("width = {}", params_.vector_width));
   if (form_ == RuntimeCallForm::LayoutTile)
@@ -184,8 +199,11 @@ std::string RuntimeCall::toString() const {
       fmt::format("{} = call {} {}({})",
                   outs.size() == 1 ? outs[0] : fmt::format("({})", fmt::join(outs, ", ")),
                   mf::toString(form_), function_, fmt::join(args, ", "));
-  if (read_ != nullptr)
-    s += fmt::format(" (read: {}, write: {})", read_->toInlineString(), write_->toInlineString());
+  std::vector<std::string> predicates;
+  for (size_t m = 0; m < reads_.size(); ++m)
+    predicates.push_back(fmt::format("read: {}, write: {}", reads_[m]->toInlineString(),
+                                     writes_[m]->toInlineString()));
+  if (!predicates.empty()) s += fmt::format(" ({})", fmt::join(predicates, "; "));
   return s;
 }
 

@@ -77,10 +77,14 @@ class TensorIndex : public Val {
 //! list (RuntimeCall::operandsOf) and its case in codegen.
 enum class RuntimeCallForm {
   //! out = combine(out, all-reduce over the `across` threads of the block of (read ? In :
-  //! Init)), written where `write` holds: mf_blockAllReduceX/Y. Operands {In, Init}.
+  //! Init)), written where `write` holds: mf_blockAllReduceX/Y. Operands {In, Init}. Grouped
+  //! (groupReductionCalls, nvFuser's groupReductions): one output per member, operands {In,
+  //! Init} per member in output order, a combine op and predicates per member, all reduced in
+  //! one call of mf_blockAllReduceTupleX/Y (one barrier sequence for all members).
   BlockAllReduce,
   //! The block all-reduce, then across the blocks of blockIdx.y (mf_gridAllReduceY): the last
-  //! block to arrive writes, the others return. Operands {In, Init}.
+  //! block to arrive writes, the others return. Operands {In, Init}; grouped as
+  //! BlockAllReduce (mf_gridAllReduceTupleX/Y).
   GridAllReduce,
   //! The layout op, one element of logical [M, K] (In) stored at the swizzled position of its
   //! (Row, Col) in the padded output (mf_preprocessGroupedMatmulInputSf). Operands {In,
@@ -144,6 +148,8 @@ class RuntimeCall : public Expr {
     //! Reductions: how two values combine, and the thread dimension reduced across.
     BinaryOpType combine = BinaryOpType::Add;
     ParallelType across = ParallelType::Serial;
+    //! A grouped all-reduce: each member's combine op (the first is `combine`); empty for one.
+    std::vector<BinaryOpType> member_combines = {};
     //! LayoutGather, LayoutTile: the elements one call writes; BlockQuantize,
     //! GroupedBlockQuantize: the 16-value blocks one call quantizes.
     int64_t vector_width = 1;
@@ -162,8 +168,16 @@ class RuntimeCall : public Expr {
   //! The runtime function's name (mf_blockAllReduceX, mf_layoutOpGather, ...).
   const std::string& function() const { return function_; }
   const Params& params() const { return params_; }
-  //! The operand in `role`; an internal error when the form takes none.
-  Val* operand(CallOperand role) const;
+  //! The operand in `role` (of member `member` of a grouped all-reduce); an internal error
+  //! when the form takes none.
+  Val* operand(CallOperand role, size_t member = 0) const;
+  //! The reductions one all-reduce call reduces together, one {In, Init} operand pair and one
+  //! output each (1 unless grouped).
+  size_t members() const { return isAllReduce() ? inputs().size() / operandsOf(form_).size() : 1; }
+  //! Member `member`'s combine op.
+  BinaryOpType combineOf(size_t member) const {
+    return params_.member_combines.empty() ? params_.combine : params_.member_combines.at(member);
+  }
   //! The operand roles of `form`, in input order.
   static const std::vector<CallOperand>& operandsOf(RuntimeCallForm form);
   CollectiveScope collectiveScope() const;
@@ -180,10 +194,16 @@ class RuntimeCall : public Expr {
   }
 
   //! Collective calls (set by insertPredicates; null before): `read` selects In or the
-  //! identity, `write` guards the update of the outputs.
-  Val* readPredicate() const { return read_; }
-  Val* writePredicate() const { return write_; }
+  //! identity, `write` guards the update of the outputs; per member of a grouped all-reduce.
+  Val* readPredicate(size_t member = 0) const {
+    return reads_.empty() ? nullptr : reads_.at(member);
+  }
+  Val* writePredicate(size_t member = 0) const {
+    return writes_.empty() ? nullptr : writes_.at(member);
+  }
   void setPredicates(Val* read, Val* write);
+  //! A grouped all-reduce's predicates, one per member.
+  void setMemberPredicates(std::vector<Val*> reads, std::vector<Val*> writes);
 
   std::string toString() const override;
 
@@ -191,8 +211,8 @@ class RuntimeCall : public Expr {
   RuntimeCallForm form_;
   std::string function_;
   Params params_;
-  Val* read_ = nullptr;
-  Val* write_ = nullptr;
+  std::vector<Val*> reads_;
+  std::vector<Val*> writes_;
 };
 
 //! for (index = 0; index < stop; ++index) body. A loop over a parallelized axis is not

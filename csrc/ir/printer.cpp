@@ -177,8 +177,9 @@ std::string BroadcastOp::toString() const {
 }
 
 std::string ReductionOp::toString() const {
-  return assignment(out(), fmt::format("reduction({}, op = {}, initial = {})", operand(in()),
-                                       reductionOpName(op_), operand(init())));
+  return assignment(out(), fmt::format("reduction({}, op = {}, initial = {}{})", operand(in()),
+                                       reductionOpName(op_), operand(init()),
+                                       group_ < 0 ? "" : fmt::format(", group = {}", group_)));
 }
 
 std::string FullOp::toString() const {

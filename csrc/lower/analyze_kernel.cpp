@@ -30,13 +30,19 @@ void addParams(const Fusion& ir, KernelSummary& s) {
 }
 
 // Reductions across blocks need a work buffer and semaphores: one group of slots per thread
-// and block for each (validateSchedule allows several only when they finish in place).
+// and block for each (validateSchedule allows several only when they finish in place, or when
+// they are one group of groupReductions: one call, the members' slots one after the other).
 void addGridReduction(const Fusion& ir, KernelSummary& s) {
   const std::vector<TensorView*> grids = gridReductions(ir);
   if (grids.empty()) return;
   s.grid_reductions = static_cast<int64_t>(grids.size());
   s.grid_reductions_finish_in_place = gridReductionsFinishInPlace(ir);
+  // One type for the work buffer: the in-place form's share one (validateSchedule); a group's
+  // members (the returning form) may differ: each value takes a slot of the widest.
   s.grid_reduction_dtype = computeType(grids.front()->dtype());
+  for (TensorView* out : grids)
+    if (dataTypeSizeBit(computeType(out->dtype())) > dataTypeSizeBit(*s.grid_reduction_dtype))
+      s.grid_reduction_dtype = computeType(out->dtype());
   s.grid_reduction_dim = gridReductionDim(grids.front());
   s.grid_reduction_group = 0;
   for (TensorView* out : grids) {

@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 
 #include "ir/expr_evaluator.h"
 #include "ir/exprs.h"
@@ -130,12 +131,24 @@ ParallelType gridReductionDim(const TensorView* out) {
   return ParallelType::Serial;
 }
 
+int64_t gridReductionCalls(const std::vector<TensorView*>& grids) {
+  std::set<int64_t> groups;
+  int64_t alone = 0;
+  for (TensorView* tv : grids) {
+    const int64_t group = tv->definition()->as<ReductionOp>()->group();
+    group < 0 ? ++alone : (groups.insert(group), 0);
+  }
+  return alone + static_cast<int64_t>(groups.size());
+}
+
 bool gridReductionsFinishInPlace(const Fusion& ir) {
   const std::vector<TensorView*> grids = gridReductions(ir);
   const bool outputs_only = std::all_of(grids.begin(), grids.end(), [](TensorView* tv) {
     return tv->getMemoryType() == MemoryType::Global && tv->isFusionOutput() && tv->uses().empty();
   });
-  return !grids.empty() && outputs_only && (grids.size() > 1 || ir.outputs().size() > 1);
+  // The returning form does for one call that writes every output.
+  return !grids.empty() && outputs_only &&
+         (gridReductionCalls(grids) > 1 || ir.outputs().size() > grids.size());
 }
 
 std::string KernelSummary::toString() const {

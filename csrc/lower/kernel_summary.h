@@ -35,6 +35,10 @@ std::vector<TensorView*> gridReductions(const Fusion& ir);
 //! when it has none).
 ParallelType gridReductionDim(const TensorView* out);
 
+//! The runtime calls `grids` (gridReductions) lower to in the returning form: one per group of
+//! groupReductions, one per reduction outside a group.
+int64_t gridReductionCalls(const std::vector<TensorView*>& grids);
+
 //! Whether the grid reductions of `ir` finish in place: each writes a fusion output nothing
 //! reads, and the returning form (the blocks that do not finish the reduction return from
 //! the kernel, so it must be the kernel's only work after it) would not do: there are

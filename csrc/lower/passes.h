@@ -79,6 +79,21 @@ void indexTensors(Kernel& kernel);
 //! predicates and sits under no guard.
 void insertPredicates(Kernel& kernel);
 
+//! Reduces the block (or grid) reductions of each group of groupReductions in one runtime
+//! call (nvFuser's GroupedReductionOp): the members' all-reduce calls, alone in one scope or
+//! in one nest of group loops, become one call with a member (operands, op, predicates) per
+//! reduction at the last member's place; codegen emits one mf_blockAllReduceTupleX/Y (and
+//! mf_gridAllReduceTupleX/Y) with one barrier sequence for all of them.
+//!   T2[..] = call BlockAllReduce mf_blockAllReduceX(in = T1[..], op = add, ..)
+//!   T4[..] = call BlockAllReduce mf_blockAllReduceX(in = T3[..], op = max, ..)
+//!     -> (T2[..], T4[..]) = call BlockAllReduce mf_blockAllReduceTupleX(in = T1[..], ..,
+//!          op = add, in = T3[..], .., op = max, ..) (read: .., write: ..; read: .., write: ..)
+//! A group whose members are in different loops or scopes, reduce across different
+//! dimensions, or whose result is read before the last member is reduced is a UserError
+//! naming them. In-place grid reductions (KernelSummary) keep a call each. Needs:
+//! insertPredicates (the members' predicates). Guarantees: one all-reduce call per group.
+void groupReductionCalls(Kernel& kernel);
+
 //! Gives each loop parallelized ParallelType::Unswitch (nvFuser's) one predicate for its
 //! whole nest: if (every guard inside, each `index < bound` at the largest index the nest
 //! reaches: every serial, unrolled or vector loop index inside at its last value) { the nest

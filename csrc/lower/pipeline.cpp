@@ -14,15 +14,16 @@ const std::vector<PassEntry>& loweringPasses() {
   using enum KernelGuarantee;
   // clang-format off
   static const std::vector<PassEntry> passes = {
-      {"validateSchedule",   validateSchedule,   None},
-      {"analyzeKernel",      analyzeKernel,      None},
-      {"generateLoopNests",  generateLoopNests,  LoopNests},
-      {"insertAllocations",  insertAllocations,  None},
-      {"indexTensors",       indexTensors,       OperandsIndexed},
-      {"insertPredicates",   insertPredicates,   PredicatesInserted},
-      {"unswitchLoops",      unswitchLoops,      None},
-      {"insertSyncs",        insertSyncs,        None},
-      {"hoistCommonScalars", hoistCommonScalars, None},
+      {"validateSchedule",    validateSchedule,    None},
+      {"analyzeKernel",       analyzeKernel,       None},
+      {"generateLoopNests",   generateLoopNests,   LoopNests},
+      {"insertAllocations",   insertAllocations,   None},
+      {"indexTensors",        indexTensors,        OperandsIndexed},
+      {"insertPredicates",    insertPredicates,    PredicatesInserted},
+      {"groupReductionCalls", groupReductionCalls, None},
+      {"unswitchLoops",       unswitchLoops,       None},
+      {"insertSyncs",         insertSyncs,         None},
+      {"hoistCommonScalars",  hoistCommonScalars,  None},
   };
   // clang-format on
   return passes;
@@ -86,8 +87,9 @@ class Verifier {
     auto* call = dynamic_cast<RuntimeCall*>(e);
     if (call == nullptr || call->collectiveScope() == CollectiveScope::None) return;
     if (has(guarantees_, KernelGuarantee::PredicatesInserted)) {
-      if (call->readPredicate() == nullptr || call->writePredicate() == nullptr)
-        problem("collective call without its read and write predicates: {}", e->toString());
+      for (size_t m = 0; m < call->members(); ++m)
+        if (call->readPredicate(m) == nullptr || call->writePredicate(m) == nullptr)
+          problem("collective call without its read and write predicates: {}", e->toString());
       if (guarded)
         problem("collective call under a guard (not every thread reaches it): {}", e->toString());
     }

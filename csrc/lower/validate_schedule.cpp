@@ -249,7 +249,7 @@ void checkReduction(const ReductionOp* red) {
 // (gridReductionsFinishInPlace): then every block goes on and only the last writes, so a
 // kernel may hold several, beside other work (the inner-outer schedule's column sums).
 void checkGridReduction(const Fusion& ir) {
-  std::vector<const TensorView*> grids;
+  std::vector<TensorView*> grids;
   for (Expr* e : ir.exprs()) {
     auto* red = dynamic_cast<ReductionOp*>(e);
     if (red == nullptr) continue;
@@ -290,15 +290,17 @@ void checkGridReduction(const Fusion& ir) {
                grids[0]->toString(), g->toString());
     return;
   }
-  MF_CHECK(grids.size() == 1,
-           "{} and {} both reduce across blocks; a kernel holds one grid reduction, or several "
-           "that each write a fusion output nothing reads",
+  MF_CHECK(gridReductionCalls(grids) == 1,
+           "{} and {} both reduce across blocks; a kernel holds one grid reduction (or one "
+           "group of groupReductions), or several that each write a fusion output nothing reads",
            grids[0]->toString(), grids[1]->toString());
   const TensorView* grid = grids[0];
-  // Every tensor the kernel computes feeds the grid reduction or is computed from its result.
+  // Every tensor the kernel computes feeds the grid reduction (the group's members) or is
+  // computed from its result.
   std::unordered_set<const Val*> related;
-  for (TensorView* tv : tensorViews({const_cast<TensorView*>(grid)})) related.insert(tv);
-  std::unordered_set<const Val*> after{grid};
+  for (TensorView* tv : tensorViews(std::vector<Val*>(grids.begin(), grids.end())))
+    related.insert(tv);
+  std::unordered_set<const Val*> after(grids.begin(), grids.end());
   for (Expr* e : ir.exprs()) {
     const bool follows = std::any_of(e->inputs().begin(), e->inputs().end(),
                                      [&](Val* v) { return after.count(v) > 0; });

@@ -6,6 +6,7 @@
 
 #include "ir/builder.h"
 #include "ir/fusion.h"
+#include "ir/traversal.h"
 #include "ops/arith.h"
 
 namespace mf {
@@ -89,7 +90,7 @@ TensorView* reduceAxes(BinaryOpType op, std::string_view name, TensorView* tv,
 
 void groupReductions(const std::vector<TensorView*>& reduction_outputs, bool /*with_grid_reduce*/) {
   MF_CHECK(!reduction_outputs.empty(), "groupReductions: no reductions given");
-  const TensorView* first = reduction_outputs.front();
+  TensorView* first = reduction_outputs.front();
   for (const TensorView* tv : reduction_outputs) {
     MF_CHECK(tv->definition() != nullptr && tv->definition()->isA<ReductionOp>(),
              "groupReductions: {} is not the output of a reduction", tv->toString());
@@ -103,6 +104,16 @@ void groupReductions(const std::vector<TensorView*>& reduction_outputs, bool /*w
              "parallel types); schedule them alike",
              tv->toString(), first->toString());
   }
+  // One call reduces them all at once: none may read another's result.
+  for (TensorView* tv : reduction_outputs)
+    for (TensorView* producer : tensorViews({tv->definition()->input(0)}))
+      for (const TensorView* other : reduction_outputs)
+        MF_CHECK(producer != other,
+                 "groupReductions: {} depends on {}; reductions reduced in one call cannot "
+                 "read each other's results",
+                 tv->toString(), other->toString());
+  for (TensorView* tv : reduction_outputs)
+    tv->definition()->as<ReductionOp>()->setGroup(first->name());
 }
 
 Val* reductionIdentity(BinaryOpType op, DataType dtype) {

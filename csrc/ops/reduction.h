@@ -29,12 +29,12 @@ TensorView* max(TensorView* tv, const std::vector<int64_t>& axes, bool keep_dim 
 TensorView* min(TensorView* tv, const std::vector<int64_t>& axes, bool keep_dim = false,
                 std::optional<DataType> dtype = std::nullopt);
 
-//! nvFuser's groupReductions: asks that the reductions `reduction_outputs` (outputs of
-//! ReductionOps, scheduled alike: the same loop axes, extents and parallel types) be
-//! reduced together. Checked here (a UserError names the first tensor that differs); minifuser
-//! then lowers each reduction to its own runtime call, with the same results (one call for
-//! all of them is not there yet: docs/porting_from_nvfuser.md). `with_grid_reduce` is accepted
-//! for nvFuser's signature.
+//! nvFuser's groupReductions: the reductions `reduction_outputs` (outputs of ReductionOps,
+//! scheduled alike: the same loop axes, extents and parallel types; none reading another's
+//! result) are reduced together: the block or grid reductions among them lower to one runtime
+//! call with one barrier sequence (lower/passes.h, groupReductionCalls). Checked here (a
+//! UserError names the first tensor that differs) and again at lowering, where the schedule is
+//! final. `with_grid_reduce` is accepted for nvFuser's signature.
 void groupReductions(const std::vector<TensorView*>& reduction_outputs,
                      bool with_grid_reduce = true);
 

@@ -364,8 +364,9 @@ class Interpreter {
     const Expr* def = v->definition();
     if (def == nullptr) {
       // A thread index outside its loops (insertPredicates' write guard of a thread
-      // dimension the output has no axis on).
-      for (ParallelType p : {ParallelType::TIDx, ParallelType::TIDy, ParallelType::TIDz})
+      // dimension the output has no axis on; a grouped call's member from a sibling loop).
+      for (ParallelType p : {ParallelType::TIDx, ParallelType::TIDy, ParallelType::TIDz,
+                             ParallelType::BIDx, ParallelType::BIDy, ParallelType::BIDz})
         if (v->toString() == fmt::format("((mf_index_t){})", toString(p)))
           return coord(current_, p);
       std::optional<ScalarValue> bound = ee_.evaluate(v);
@@ -569,9 +570,6 @@ class Interpreter {
   // reduction only the last block of each column goes on (the others return once the group of
   // values reduced in one call is done).
   void runAllReduce(RuntimeCall* call, const std::vector<Thread*>& active) {
-    Val* out = call->output(0);
-    const BinaryOpType combine = call->params().combine;
-    const DataType compute = computeType(out->dtype());
     const bool grid = call->collectiveScope() == CollectiveScope::Grid;
     std::set<ParallelType> reduced = {call->params().across};
     if (grid) reduced.insert(kernel_.summary().grid_reduction_dim);
@@ -584,7 +582,8 @@ class Interpreter {
       if (everyone.size() != active.size())
         throw std::runtime_error("a grid reduction reached by part of the grid only");
     }
-    // The runtime's all-reduce synchronizes the block before and after its shared slots.
+    // The runtime's all-reduce synchronizes the block before and after its shared slots (once
+    // for all members of a grouped call).
     barrier(active, grid ? "a grid reduction" : "a block reduction");
     auto key = [&](const Thread* t) {
       std::vector<int64_t> k;
@@ -592,26 +591,36 @@ class Interpreter {
         if (!reduced.count(d.type)) k.push_back(t->coordinate.at(d.type));
       return k;
     };
-    const ScalarValue init = castScalar(eval(call->operand(CallOperand::Init)), compute);
-    Val* in = call->operand(CallOperand::In);
-    std::map<std::vector<int64_t>, ScalarValue> results;
-    for (Thread* t : active) {
-      current_ = t;
-      const ScalarValue x =
-          asBool(eval(call->readPredicate())) ? castScalar(read(in), compute) : init;
-      ScalarValue& acc = results.try_emplace(key(t), init).first->second;
-      acc = evalBinary(combine, compute, compute, acc, x);
-    }
     // Finished in place (KernelSummary::grid_reductions_finish_in_place): every block goes on.
     const bool in_place = grid && kernel_.summary().grid_reductions_finish_in_place;
     const std::map<int64_t, int64_t> last =
         grid ? lastBlocks(active) : std::map<int64_t, int64_t>{};
-    for (Thread* t : active) {
-      current_ = t;
-      // Only the last block of a column has the result (the others return, or go on).
-      if (grid && row(t) != last.at(column(t))) continue;
-      if (!asBool(eval(call->writePredicate()))) continue;
-      write(out, evalBinary(combine, out->dtype(), compute, read(out), results.at(key(t))));
+    // Every member reads its input before any writes its output (one call).
+    std::vector<std::map<std::vector<int64_t>, ScalarValue>> results(call->members());
+    for (size_t m = 0; m < call->members(); ++m) {
+      Val* out = call->output(m);
+      const DataType compute = computeType(out->dtype());
+      const ScalarValue init = castScalar(eval(call->operand(CallOperand::Init, m)), compute);
+      Val* in = call->operand(CallOperand::In, m);
+      for (Thread* t : active) {
+        current_ = t;
+        const ScalarValue x =
+            asBool(eval(call->readPredicate(m))) ? castScalar(read(in), compute) : init;
+        ScalarValue& acc = results[m].try_emplace(key(t), init).first->second;
+        acc = evalBinary(call->combineOf(m), compute, compute, acc, x);
+      }
+    }
+    for (size_t m = 0; m < call->members(); ++m) {
+      Val* out = call->output(m);
+      const DataType compute = computeType(out->dtype());
+      for (Thread* t : active) {
+        current_ = t;
+        // Only the last block of a column has the result (the others return, or go on).
+        if (grid && row(t) != last.at(column(t))) continue;
+        if (!asBool(eval(call->writePredicate(m)))) continue;
+        write(out, evalBinary(call->combineOf(m), out->dtype(), compute, read(out),
+                              results[m].at(key(t))));
+      }
     }
     if (grid && !in_place) scheduleGridExit(active);
   }

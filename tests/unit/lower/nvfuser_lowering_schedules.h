@@ -328,6 +328,78 @@ inline void groupedSumMax(Fusion& fusion) {
   inlineMost();
 }
 
+//! nvFuser's ReductionTest.GroupedReduction1 (`members` 2: two sums of one input) and
+//! GroupedReduction6 (3: sums of x + 1, x + 2, x + 3), added up into the output: grouped
+//! before scheduling, one parallelized [BIDx, TIDx] and the others like it, not inlined (the
+//! block all-reduces stand in sibling thread loops).
+inline void groupedRowSums(Fusion& fusion, int members) {
+  TensorView* tv0 = makeSymbolicTensor(2);
+  fusion.addInput(tv0);
+  std::vector<TensorView*> sums;
+  TensorView* total = nullptr;
+  for (int m = 0; m < members; ++m) {
+    TensorView* in = members == 2 ? tv0 : add(tv0, IrBuilder::create<Val>(1.0 + m));
+    sums.push_back(sum(in, {1}));
+    total = total == nullptr ? sums.back() : add(total, sums.back());
+  }
+  fusion.addOutput(total);
+  keepDefinition(fusion);
+  groupReductions(sums);
+  sums[0]->axis(0)->parallelize(ParallelType::BIDx);
+  sums[0]->axis(1)->parallelize(ParallelType::TIDx);
+  parallelizeAllLike(sums[0]);
+}
+
+//! nvFuser's GroupedReduction2 (`mixed_types` false: sum(x + 1) and max(x + 2), different ops)
+//! and GroupedReduction3 (true: sum(x) in float and sum(double(x)), different types), added
+//! into the output: grouped, split by 128, propagated, inlined (nvFuser's computeAt
+//! MostInlined), [BIDy, BIDx, TIDx]: one grid reduction across blockIdx.x for both.
+inline void groupedGridPair(Fusion& fusion, bool mixed_types) {
+  TensorView* tv0 = makeSymbolicTensor(2);
+  fusion.addInput(tv0);
+  TensorView *a = nullptr, *b = nullptr, *out = nullptr;
+  if (mixed_types) {
+    a = sum(tv0, {1});
+    b = sum(castOp(DataType::Double, tv0), {1});
+    out = add(a, castOp(DataType::Float, b));
+  } else {
+    a = sum(add(tv0, IrBuilder::create<Val>(1.0)), {1});
+    b = max(add(tv0, IrBuilder::create<Val>(2.0)), {1});
+    out = add(a, b);
+  }
+  fusion.addOutput(out);
+  keepDefinition(fusion);
+  groupReductions({a, b});
+  a->split(1, 128);
+  propagateTransforms(a);
+  inlineMost();
+  a->axis(0)->parallelize(ParallelType::BIDy);
+  a->axis(1)->parallelize(ParallelType::BIDx);
+  a->axis(2)->parallelize(ParallelType::TIDx);
+  parallelizeAllLike(a);
+}
+
+//! Outer reductions grouped as nvFuser's outer grouped reductions (test_outer_reduction.cpp):
+//! the column sum and maximum, each [I1o: BIDx, R0: TIDy, I1i{4}: Group], in one call that
+//! reduces both members' 4 values per thread (their group loops of the same extents).
+inline void groupedColumnSumMax(Fusion& fusion) {
+  TensorView* tv0 = makeSymbolicTensor(2);
+  fusion.addInput(tv0);
+  TensorView* tv1 = sum(tv0, {0});
+  TensorView* tv2 = max(tv0, {0});
+  fusion.addOutput(tv1);
+  fusion.addOutput(tv2);
+  keepDefinition(fusion);
+  groupReductions({tv1, tv2});
+  for (TensorView* tv : {tv1, tv2}) {
+    tv->split(1, 4)->reorder({{0, 1}});
+    tv->axis(0)->parallelize(ParallelType::BIDx);
+    tv->axis(1)->parallelize(ParallelType::TIDy);
+    tv->axis(2)->parallelize(ParallelType::Group);
+  }
+  inlineMost();
+}
+
 //! The ported schedules, with nvFuser's sizes scaled down for the host interpreter and sizes
 //! 1, primes and non-divisible extents.
 inline std::vector<LoweringPort> loweringPorts() {
@@ -370,6 +442,18 @@ inline std::vector<LoweringPort> loweringPorts() {
       {"GroupedColumnSum_1x3", groupedColumnSum, {{1, 3}}},
       {"GroupedSumMax_5x67", groupedSumMax, {{5, 67}}},
       {"GroupedSumMax_2x1", groupedSumMax, {{2, 1}}},
+      {"GroupedReduction1", [](Fusion& f) { groupedRowSums(f, 2); }, {{9, 999}}},
+      {"GroupedReduction1_1x1", [](Fusion& f) { groupedRowSums(f, 2); }, {{1, 1}}},
+      {"GroupedReduction1_7x64", [](Fusion& f) { groupedRowSums(f, 2); }, {{7, 64}}},
+      {"GroupedReduction6_5x131", [](Fusion& f) { groupedRowSums(f, 3); }, {{5, 131}}},
+      {"GroupedReduction2", [](Fusion& f) { groupedGridPair(f, false); }, {{7, 999}}},
+      {"GroupedReduction2_1x1", [](Fusion& f) { groupedGridPair(f, false); }, {{1, 1}}},
+      {"GroupedReduction2_3x257", [](Fusion& f) { groupedGridPair(f, false); }, {{3, 257}}},
+      {"GroupedReduction3", [](Fusion& f) { groupedGridPair(f, true); }, {{7, 999}}},
+      {"GroupedReduction3_2x129", [](Fusion& f) { groupedGridPair(f, true); }, {{2, 129}}},
+      {"GroupedColumnSumMax_13x10", groupedColumnSumMax, {{13, 10}}},
+      {"GroupedColumnSumMax_1x3", groupedColumnSumMax, {{1, 3}}},
+      {"GroupedColumnSumMax_33x17", groupedColumnSumMax, {{33, 17}}},
   };
 }
 
