@@ -178,7 +178,9 @@ void checkReduction(const ReductionOp* red) {
       MF_CHECK(isLoop(p) || p == ParallelType::TIDx || p == ParallelType::TIDy ||
                    p == ParallelType::BIDx || p == ParallelType::BIDy,
                "{}: reduction axis {} is bound to {}; reductions are serial, across threadIdx.x "
-               "or threadIdx.y, or across blockIdx.x or blockIdx.y",
+               "or threadIdx.y, or across blockIdx.x or blockIdx.y (the runtime's block and grid "
+               "all-reduces have no z form); bind the axis to the x or y dimension, or leave it "
+               "serial",
                out->toString(), id->toString(), toString(p));
       if (isBlockDim(p)) {
         MF_CHECK(grid_axis == nullptr,

@@ -95,6 +95,32 @@ TEST(LowerReduction, ReductionAcrossBlockIdxZIsRefused) {
                   "threadIdx.y, or across blockIdx.x or blockIdx.y")));
 }
 
+// A reduction across threadIdx.z (nvFuser's FusionReduction3 / FusionReductionTFT) is refused
+// with the reason and what to do; the same reduction across threadIdx.y lowers.
+TEST(LowerReduction, ReductionAcrossThreadIdxZIsRefused) {
+  for (ParallelType p : {ParallelType::TIDz, ParallelType::TIDy}) {
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* t0 = makeSymbolicTensor(2);
+    fusion.addInput(t0);
+    TensorView* t1 = sum(t0, {0});
+    fusion.addOutput(t1);
+    t1->axis(0)->parallelize(p);
+    t1->axis(1)->parallelize(ParallelType::BIDx);
+    if (p == ParallelType::TIDy) {
+      EXPECT_NO_THROW(irAfter(fusion, "validateSchedule"));
+      continue;
+    }
+    EXPECT_THAT(validate(fusion),
+                ThrowsMessage<UserError>(HasSubstr(
+                    "T1_g_float[rthreadIdx.z2{i0}, iblockIdx.x3{i1}]: reduction axis "
+                    "rthreadIdx.z2{i0} is bound to threadIdx.z; reductions are serial, across "
+                    "threadIdx.x or threadIdx.y, or across blockIdx.x or blockIdx.y (the "
+                    "runtime's block and grid all-reduces have no z form); bind the axis to the "
+                    "x or y dimension, or leave it serial")));
+  }
+}
+
 // A grid reduction combines one all-reduced value per block: it needs a thread axis too, and
 // no loop may enclose it (the blocks that do not finish it return there).
 TEST(LowerReduction, GridReductionRules) {
