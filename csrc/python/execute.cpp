@@ -67,16 +67,11 @@ nb::dlpack::dtype dlpackOf(DataType dtype) {
   }
 }
 
-// PyTorch's tensor type, current-stream getter and DLPack converters, looked up once torch
-// is imported (the module never imports it itself). The converters are torch's C functions:
-// Tensor.__dlpack__ and torch.utils.dlpack.from_dlpack are Python wrappers that look up the
-// current stream and order two streams with an event, several microseconds per tensor, and
-// minifuser runs on PyTorch's current stream anyway.
+// PyTorch's tensor type and current-stream getter, looked up once torch is imported (the
+// module never imports it itself).
 struct Torch {
   PyTypeObject* tensor_type = nullptr;
-  nb::object raw_stream;   // torch._C._cuda_getCurrentRawStream(device) -> int
-  nb::object to_dlpack;    // torch._C._to_dlpack(tensor) -> capsule, when torch has it
-  nb::object from_dlpack;  // torch._C._from_dlpack(capsule) -> tensor, when torch has it
+  nb::object raw_stream;  // torch._C._cuda_getCurrentRawStream(device) -> int
 
   bool isTensor(nb::handle h) {
     if (tensor_type == nullptr) {
@@ -84,10 +79,7 @@ struct Torch {
       if (loaded == nullptr) return false;
       nb::handle torch(loaded);
       tensor_type = reinterpret_cast<PyTypeObject*>(torch.attr("Tensor").ptr());
-      nb::object c = torch.attr("_C");
-      raw_stream = c.attr("_cuda_getCurrentRawStream");
-      if (nb::hasattr(c, "_to_dlpack")) to_dlpack = c.attr("_to_dlpack");
-      if (nb::hasattr(c, "_from_dlpack")) from_dlpack = c.attr("_from_dlpack");
+      raw_stream = torch.attr("_C").attr("_cuda_getCurrentRawStream");
     }
     return PyObject_TypeCheck(h.ptr(), tensor_type);
   }
@@ -137,17 +129,8 @@ Tensor tensorInput(nb::handle h, Val* v, size_t i, bool& cuda) {
     source = PyTuple_GET_ITEM(h.ptr(), 0);
     dtype = nb::cast<DataType>(nb::handle(PyTuple_GET_ITEM(h.ptr(), 1)));
   }
-  // A torch tensor's DLPack capsule straight from torch's C function (see Torch).
-  nb::object capsule;
-  if (torch().isTensor(source) && torch().to_dlpack.is_valid()) {
-    try {
-      capsule = torch().to_dlpack(source);
-    } catch (nb::python_error&) {  // a torch whose C function differs: its __dlpack__ then
-      torch().to_dlpack = nb::object();
-    }
-  }
   Array a;
-  MF_CHECK(nb::try_cast(capsule.is_valid() ? nb::handle(capsule) : source, a, /*convert=*/false),
+  MF_CHECK(nb::try_cast(source, a, /*convert=*/false),
            "FusionDefinition.execute: input {} ({}) must be a numpy array or a torch tensor, got "
            "a {}",
            i, describe(v), nb::type_name(source.type()).c_str());
@@ -227,11 +210,8 @@ nb::object wrapOutput(Tensor t, bool as_torch, size_t index, std::vector<OutputL
     shape.back() /= 2;
     for (size_t d = 0; d + 1 < strides.size(); ++d) strides[d] /= 2;
   }
-  if (!as_torch) return wrapAs<nb::numpy>(std::move(t), shape, strides);
-  if (!torch().from_dlpack.is_valid()) return wrapAs<nb::pytorch>(std::move(t), shape, strides);
-  // nanobind's own array, its capsule, torch's C import (see Torch).
-  nb::object array = wrapAs<nb::no_framework>(std::move(t), shape, strides);
-  return torch().from_dlpack(array.attr("__dlpack__")());
+  if (as_torch) return wrapAs<nb::pytorch>(std::move(t), shape, strides);
+  return wrapAs<nb::numpy>(std::move(t), shape, strides);
 }
 
 }  // namespace
