@@ -98,10 +98,6 @@ std::shared_ptr<const void> keepAlive(nb::handle h) {
   });
 }
 
-std::string describe(Val* v) {
-  return v->toString();
-}
-
 // A number for scalar input `v`, as the 0-dim tensor of its dtype.
 Tensor scalarInput(nb::handle h, Val* v, size_t i) {
   ScalarValue value;
@@ -112,8 +108,8 @@ Tensor scalarInput(nb::handle h, Val* v, size_t i) {
   else if (PyFloat_Check(h.ptr()))
     value = nb::cast<double>(h);
   else
-    MF_THROW("FusionDefinition.execute: input {} ({}) is a scalar input; got a {}", i, describe(v),
-             nb::type_name(h.type()).c_str());
+    MF_THROW("FusionDefinition.execute: input {} ({}) is a scalar input; got a {}", i,
+             v->toString(), nb::type_name(h.type()).c_str());
   Tensor t = Tensor::empty({}, v->dtype());
   storeElementAt(static_cast<std::byte*>(t.rawData()), 0, v->dtype(), value);
   return t;
@@ -133,12 +129,12 @@ Tensor tensorInput(nb::handle h, Val* v, size_t i, bool& cuda) {
   MF_CHECK(nb::try_cast(source, a, /*convert=*/false),
            "FusionDefinition.execute: input {} ({}) must be a numpy array or a torch tensor, got "
            "a {}",
-           i, describe(v), nb::type_name(source.type()).c_str());
+           i, v->toString(), nb::type_name(source.type()).c_str());
   if (!dtype) dtype = dataTypeOf(a.dtype());
   MF_CHECK(dtype.has_value(),
            "FusionDefinition.execute: input {} ({}) has a dtype minifuser does not support "
            "(DLPack code {}, {} bits)",
-           i, describe(v), a.dtype().code, a.dtype().bits);
+           i, v->toString(), a.dtype().code, a.dtype().bits);
   std::vector<int64_t> sizes(a.ndim()), strides(a.ndim());
   for (size_t d = 0; d < a.ndim(); ++d) {
     sizes[d] = static_cast<int64_t>(a.shape(d));
@@ -146,7 +142,7 @@ Tensor tensorInput(nb::handle h, Val* v, size_t i, bool& cuda) {
     MF_CHECK(strides[d] >= 0 || sizes[d] <= 1,
              "FusionDefinition.execute: input {} ({}) has the negative stride {} on axis {}; "
              "minifuser reads views with strides >= 0 (pass a copy)",
-             i, describe(v), strides[d], d);
+             i, v->toString(), strides[d], d);
     if (sizes[d] <= 1) strides[d] = std::max<int64_t>(strides[d], 0);
   }
   if (*dtype == DataType::Float4_e2m1fn && !sizes.empty()) {
@@ -154,7 +150,7 @@ Tensor tensorInput(nb::handle h, Val* v, size_t i, bool& cuda) {
     MF_CHECK(strides.back() == 1 || sizes.back() == 1,
              "FusionDefinition.execute: the float4 input {} ({}) must be contiguous in its last "
              "axis",
-             i, describe(v));
+             i, v->toString());
     sizes.back() *= 2;
     strides.back() = 1;
     for (size_t d = 0; d + 1 < sizes.size(); ++d) strides[d] *= 2;
@@ -166,7 +162,7 @@ Tensor tensorInput(nb::handle h, Val* v, size_t i, bool& cuda) {
   MF_CHECK(a.device_type() == nb::device::cuda::value && a.device_id() == 0,
            "FusionDefinition.execute: input {} ({}) is on device type {} id {}; minifuser runs on "
            "the host and on CUDA device 0",
-           i, describe(v), a.device_type(), a.device_id());
+           i, v->toString(), a.device_type(), a.device_id());
   cuda = true;
   return Tensor::fromDevicePointer(data, std::move(sizes), std::move(strides), *dtype,
                                    keepAlive(source));

@@ -12,6 +12,11 @@
 
 namespace mf::testing {
 
+//! A callable that lowers `fusion` whole, for EXPECT_THAT(lowering(f), ThrowsMessage<...>).
+inline auto lowering(const Fusion& fusion) {
+  return [&fusion] { lowerFusion(fusion); };
+}
+
 //! The printed kernel IR after `pass`, verified after every pass.
 inline std::string irAfter(const Fusion& fusion, std::string_view pass,
                            DataType index_type = DataType::Int64) {

@@ -17,6 +17,7 @@ namespace mf {
 namespace {
 
 using testing::checkAgainstReference;
+using testing::lowering;
 
 // Compiles `fusion` (NVRTC, sm_90), checks its values on the host interpreter against the
 // reference of the defined fusion, and returns the kernel's own code (after the prelude).
@@ -133,10 +134,6 @@ TEST(GroupReductionCalls, GridReductionOneCall) {
     EXPECT_THAT(summary, HasSubstr(fmt::format("grid reduction: {}, 2 values per thread",
                                                mixed ? "double" : "float")));
   }
-}
-
-auto lowering(Fusion& fusion) {
-  return [&fusion] { lowerFusion(fusion, {}); };
 }
 
 // nvFuser's GroupedReduction4, 5 and 7: reductions of different inputs (not the same shape),

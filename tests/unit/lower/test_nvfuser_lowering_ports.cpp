@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "random/kernel_interpreter.h"
+#include "unit/lower/lower_test_utils.h"
 #include "unit/lower/nvfuser_lowering_schedules.h"
 
 using ::testing::HasSubstr;
@@ -81,10 +82,6 @@ TEST(NvfuserLoweringPorts, GeneratedCalls) {
   }
 }
 
-auto validate(Fusion& fusion) {
-  return [&fusion] { lowerFusion(fusion, {}); };
-}
-
 // A reduction across two block dimensions, and grid reductions of one kernel across
 // different ones, are refused.
 TEST(NvfuserLoweringPorts, GridReductionRules) {
@@ -99,7 +96,7 @@ TEST(NvfuserLoweringPorts, GridReductionRules) {
     t1->axis(0)->parallelize(ParallelType::BIDx);
     t1->axis(1)->parallelize(ParallelType::BIDy);
     t1->axis(2)->parallelize(ParallelType::TIDx);
-    EXPECT_THAT(validate(fusion),
+    EXPECT_THAT(testing::lowering(fusion),
                 ThrowsMessage<UserError>(HasSubstr(
                     "reduction axes rblockIdx.x2{i0} and rblockIdx.y4{ceilDiv(i1, 32)} are both "
                     "bound to blocks; a grid reduction reduces across one block dimension")));
@@ -118,7 +115,7 @@ TEST(NvfuserLoweringPorts, GridReductionRules) {
     t2->axis(0)->parallelize(ParallelType::BIDy);
     t1->axis(1)->parallelize(ParallelType::TIDx);
     t2->axis(1)->parallelize(ParallelType::TIDx);
-    EXPECT_THAT(validate(fusion),
+    EXPECT_THAT(testing::lowering(fusion),
                 ThrowsMessage<UserError>(HasSubstr(
                     "reduces across blockIdx.x but T2_g_float[rblockIdx.y5{ceilDiv(i0, 32)}, "
                     "rthreadIdx.x6{32}] across blockIdx.y; the grid reductions of a kernel "
@@ -140,7 +137,7 @@ TEST(NvfuserLoweringPorts, ThreadAxisAfterGroupIsRefused) {
   t1->axis(1)->parallelize(ParallelType::BIDx);
   t1->axis(2)->parallelize(ParallelType::Group);
   t1->axis(3)->parallelize(ParallelType::TIDx);
-  EXPECT_THAT(validate(fusion),
+  EXPECT_THAT(testing::lowering(fusion),
               ThrowsMessage<UserError>(HasSubstr(
                   "ithreadIdx.x5{i2} is bound to threadIdx.x but follows iG7{4}, a loop of the "
                   "block reduction's group; move it before the group's axes")));
