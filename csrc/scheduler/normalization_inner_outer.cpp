@@ -8,6 +8,8 @@
 #include "ir/fusion.h"
 #include "ir/id_model.h"
 #include "ir/shape_exprs.h"
+#include "ir/traversal.h"
+#include "ops/reduction.h"
 #include "scheduler/normalization_inner.h"
 #include "scheduler/normalization_utils.h"
 #include "scheduler/registry_utils.h"
@@ -336,6 +338,18 @@ void InnerOuterPersistentScheduler::applySchedule(Fusion* fusion,
               reference->toString());
     red->rFactor({4, 5});  // each thread's batch and vector, then the block over TIDx
   }
+  // The row's inner reductions that read none of each other's results reduce in one runtime
+  // call, one barrier pair per row for all of them (layer norm backward's sum(w * dy) and
+  // sum(w * dy * xhat)); the others keep a call each.
+  std::vector<TensorView*> grouped;
+  for (TensorView* red : inner) {
+    const std::vector<TensorView*> reads = tensorViews({red->definition()->input(0)});
+    if (std::none_of(grouped.begin(), grouped.end(), [&](TensorView* g) {
+          return std::find(reads.begin(), reads.end(), g) != reads.end();
+        }))
+      grouped.push_back(red);
+  }
+  if (grouped.size() > 1) groupReductions(grouped);
   for (TensorView* red : outer) {
     MF_ASSERT(red->nDims() == 6 && red->axis(1)->isReduction(),
               "InnerOuterPersistentScheduler: {} was not scheduled like {}", red->toString(),

@@ -288,10 +288,14 @@ TEST(InnerOuterScheduler, LayerNormBackwardKernel) {
   EXPECT_THAT(code, Not(HasSubstr("return;")));
   EXPECT_THAT(code, HasSubstr("const bool grid_last = mf_gridReduceInPlaceY<float, 16>"));
   EXPECT_THAT(code, HasSubstr("mf_grid_semaphores, 16, 1);"));
-  // Both row inputs (dy is T0, x is T1) are read before the row's first block reduction, so
-  // their loads are in flight together (generateLoopNests puts loop groups that read global
-  // memory first).
-  const size_t first_reduce = code.find("mf_blockAllReduceX");
+  // The row's two inner sums, sum(w * dy) and sum(w * dy * xhat), read none of each other's
+  // results: one grouped block reduction (one barrier pair per row), no single ones.
+  EXPECT_THAT(code, Not(HasSubstr("mf_blockAllReduceX")));
+  // Both row inputs (dy is T0, x is T1) are read before the row's block reduction, so their
+  // loads are in flight together (generateLoopNests puts loop groups that read global memory
+  // first).
+  const size_t first_reduce = code.find("mf_blockAllReduceTupleX(mf_reduceMember(");
+  EXPECT_EQ(code.find("mf_blockAllReduceTupleX", first_reduce + 1), std::string::npos);
   ASSERT_NE(first_reduce, std::string::npos);
   EXPECT_LT(code.find("&T0["), first_reduce);
   EXPECT_LT(code.find("&T1["), first_reduce);
