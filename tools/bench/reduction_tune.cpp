@@ -1,4 +1,4 @@
-// The sweep behind the reduction and inner persistent heuristics' constants: for each of
+// The sweep behind the reduction, inner persistent and inner-outer heuristics' constants: for each of
 // issue 9's benchmark fusions, schedules the fusion with variations of the heuristics'
 // parameters (block shape, unroll, persistent batch, grid split), times each kernel alone
 // (KernelExecutor::benchmark, median of 50 launches) and checks its output against the
@@ -15,6 +15,7 @@
 #include "cuda/driver.h"
 #include "minifuser/minifuser.h"
 #include "scheduler/normalization_inner.h"
+#include "scheduler/normalization_inner_outer.h"
 #include "scheduler/reduction.h"
 #include "scheduler/runtime_info.h"
 #include "unit/scheduler/normalization_fusions.h"
@@ -151,6 +152,33 @@ void tunePersistent(const std::string& name, const mf::Fusion& fusion,
     }
 }
 
+// Normalization backward (inner and outer sums in one kernel): threads per row (the batch
+// follows) x rows per block x blocks along the rows.
+void tuneInnerOuter(const std::string& name, const mf::Fusion& fusion,
+                    const std::vector<Tensor>& inputs) {
+  mf::InnerOuterPersistentScheduler scheduler;
+  Baseline<mf::InnerOuterPersistentParams> b =
+      runBaseline<mf::InnerOuterPersistentParams>(name, fusion, scheduler, inputs);
+  const mf::InnerOuterPersistentParams& base = *b.params;
+  const int64_t vectors = base.row_extent / base.vectorization_factor;
+  for (int64_t threads : {128, 256, 512})
+    for (int64_t rows_per_block : {1, 2})
+      for (int64_t grid_blocks : {132, 264, 396, 528}) {
+        if (threads * rows_per_block > 512 || threads > vectors) continue;
+        mf::InnerOuterPersistentParams p = base;
+        p.threads_per_row = threads;
+        p.persistent_batch = mf::ceilDiv(vectors, threads);
+        p.rows_per_block = rows_per_block;
+        p.grid_blocks = grid_blocks;
+        p.lparams = {};
+        p.lparams.bind(threads, ParallelType::TIDx);
+        p.lparams.bind(rows_per_block, ParallelType::TIDy);
+        p.lparams.bind(grid_blocks, ParallelType::BIDy);
+        if (p.sameAs(&base) && p.lparams == base.lparams) continue;
+        report(name, timeVariant(fusion, scheduler, p, inputs, &b.expected), b.bytes, p, false);
+      }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -184,5 +212,15 @@ int main(int argc, char** argv) {
                    *build([](mf::Fusion& f) { mf::testing::buildRmsNorm(f, DataType::BFloat16); }),
                    {Tensor::random({m, n}, DataType::BFloat16, 4).toDevice(),
                     Tensor::random({n}, DataType::BFloat16, 5).toDevice()});
+  if (run("layer_norm_bwd_bf16"))
+    tuneInnerOuter("layer_norm_bwd_bf16",
+                   *build([](mf::Fusion& f) {
+                     mf::testing::buildLayerNormBackward(f, DataType::BFloat16);
+                   }),
+                   {Tensor::random({m, n}, DataType::BFloat16, 6).toDevice(),
+                    Tensor::random({m, n}, DataType::BFloat16, 7).toDevice(),
+                    Tensor::random({m}, DataType::Float, 8).toDevice(),
+                    Tensor::random({m}, DataType::Float, 9).toDevice(),
+                    Tensor::random({n}, DataType::BFloat16, 10).toDevice()});
   return 0;
 }
