@@ -24,7 +24,9 @@ __device__ inline T mf_warpAllReduce(T x, Op op) {
 // templated function would be one per instantiation, and each lambda is a type of its own: a kernel
 // with a few reductions would run past the 48 KiB of static shared memory). Sharing is safe: each
 // call's first barrier orders its writes after the previous call's reads.
+#ifndef MF_BLOCK_REDUCE_Y_BYTES
 #define MF_BLOCK_REDUCE_Y_BYTES 16384
+#endif
 __device__ inline char* mf_blockReduceScratchY() {
   __shared__ alignas(16) char scratch[MF_BLOCK_REDUCE_Y_BYTES];
   return scratch;

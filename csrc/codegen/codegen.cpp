@@ -725,6 +725,16 @@ std::string canonicalNames(std::string_view code) {
   return out;
 }
 
+// The block reductions' shared scratch (runtime/block_reduction.cuh: 16 KiB, one buffer for
+// every block reduction of the kernel) is 8 KiB, enough for 1024 threads' 8-byte cells, when
+// the kernel's own static shared buffers would otherwise pass the 48 KiB a kernel may declare
+// statically (the inner-outer schedule's column sums in shared memory).
+std::string scratchSize(const KernelSummary& summary) {
+  constexpr int64_t kStaticLimit = 48 * 1024, kScratch = 16 * 1024, kFlags = 256;
+  if (summary.static_smem_bytes + kScratch + kFlags <= kStaticLimit) return "";
+  return "#define MF_BLOCK_REDUCE_Y_BYTES 8192\n";
+}
+
 }  // namespace
 
 GeneratedKernel generateCuda(const Kernel& kernel, std::string_view prelude) {
@@ -737,8 +747,9 @@ GeneratedKernel generateCuda(const Kernel& kernel, std::string_view prelude) {
   std::string code = CudaPrinter(kernel).run(std::string(kPlaceholder));
   std::string canonical = canonicalNames(code);
   auto source = [&](std::string_view name, std::string_view kernel_code) {
-    return fmt::format("// minifuser generated kernel {}\ntypedef {} mf_index_t;\n{}\n{}", name,
-                       cudaTypeName(kernel.indexType()), prelude, kernel_code);
+    return fmt::format("// minifuser generated kernel {}\ntypedef {} mf_index_t;\n{}{}\n{}", name,
+                       cudaTypeName(kernel.indexType()), scratchSize(kernel.summary()), prelude,
+                       kernel_code);
   };
   std::string name = fmt::format("kernel_{:016x}", hashBytes(source(kPlaceholder, canonical)));
   code.replace(code.find(kPlaceholder), kPlaceholder.size(), name);

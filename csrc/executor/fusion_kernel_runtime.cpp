@@ -126,7 +126,9 @@ void FusionKernelRuntime::compileGroups() {
     if (g->scheduled) to_compile.push_back(g.get());
   auto compile = [](Group* g) {
     auto executor = std::make_unique<KernelExecutor>();
-    executor->compile(g->scheduled.get(), {}, {.index_type = g->params->index_type});
+    executor->compile(
+        g->scheduled.get(), {},
+        {.index_type = g->params->index_type, .min_blocks_per_sm = g->params->min_blocks_per_sm});
     g->executor = std::move(executor);
   };
   // Lowering, codegen and NVRTC of one group touch nothing another group's do (the active

@@ -197,6 +197,7 @@ void KernelExecutor::compile(Fusion* fusion, const std::vector<Tensor>& inputs,
              "64-bit indices (an extent, element offset or output past 2^31 - 1); use Int64 or "
              "leave index_type unset");
   lower.verify = options.verify_lowering;
+  lower.min_blocks_per_sm = options.min_blocks_per_sm;
   kernel_ = lowerFusion(*fusion, lower);
   double lower_ms = msSince(start);
 

@@ -34,6 +34,9 @@ struct CompileOptions {
   std::optional<DataType> index_type;
   //! Run the kernel-IR verifier after each lowering pass.
   bool verify_lowering = false;
+  //! Blocks per SM the kernel's __launch_bounds__ asks ptxas to leave registers for (its
+  //! second argument; HeuristicParams::min_blocks_per_sm). Unset: ptxas's choice.
+  std::optional<int64_t> min_blocks_per_sm = std::nullopt;
 };
 
 struct RunOptions {

@@ -1,6 +1,7 @@
 #include "lower/pipeline.h"
 
 #include <fmt/ranges.h>
+#include <algorithm>
 
 #include <chrono>
 #include <ostream>
@@ -125,6 +126,9 @@ std::unique_ptr<Kernel> run(const Fusion& fusion, std::string_view last,
     }
     if (pass.name == last) break;
   }
+  if (std::optional<int64_t>& blocks = kernel->summary().min_blocks_per_sm;
+      options.min_blocks_per_sm && kernel->summary().block_threads)
+    blocks = std::max(blocks.value_or(1), *options.min_blocks_per_sm);
   if (last.empty() && isDumpEnabled(DumpOption::KernelIr)) dumpStream() << kernel->toString();
   if (last.empty() && isDumpEnabled(DumpOption::KernelSummary))
     dumpStream() << kernel->summary().toString();

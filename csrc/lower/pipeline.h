@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,9 @@ struct LowerOptions {
   DataType index_type = DataType::Int64;
   //! Run the kernel-IR checks after every pass (tests turn this on).
   bool verify = false;
+  //! Blocks per SM the kernel's launch bounds ask ptxas to leave registers for
+  //! (KernelSummary::min_blocks_per_sm; the larger of this and the kernel's own need).
+  std::optional<int64_t> min_blocks_per_sm = std::nullopt;
 };
 
 //! A lowering pass: transforms the kernel in place.

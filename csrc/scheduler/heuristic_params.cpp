@@ -61,13 +61,18 @@ std::string LaunchParams::toString() const {
 }
 
 std::string HeuristicParams::toString() const {
-  return fmt::format("{} heuristics: index_type = {}, {}", schedulerType(), index_type,
-                     lparams.toString());
+  return fmt::format("{} heuristics: index_type = {}, {}{}", schedulerType(), index_type,
+                     lparams.toString(), minBlocksString());
+}
+
+std::string HeuristicParams::minBlocksString() const {
+  return min_blocks_per_sm ? fmt::format(", min_blocks_per_sm = {}", *min_blocks_per_sm) : "";
 }
 
 size_t HeuristicParams::hash() const {
   uint64_t h = hashCombine(kFnvOffset, static_cast<uint64_t>(scheduler_type));
   h = hashCombine(h, static_cast<uint64_t>(index_type));
+  h = hashCombine(h, static_cast<uint64_t>(min_blocks_per_sm.value_or(0)));
   for (ParallelType p : {ParallelType::TIDx, ParallelType::TIDy, ParallelType::TIDz})
     h = hashCombine(h, static_cast<uint64_t>(lparams.getDim(p)));
   return h;
@@ -75,7 +80,7 @@ size_t HeuristicParams::hash() const {
 
 bool HeuristicParams::sameAs(const HeuristicParams* other) const {
   if (other == nullptr || other->schedulerType() != schedulerType() ||
-      other->index_type != index_type)
+      other->index_type != index_type || other->min_blocks_per_sm != min_blocks_per_sm)
     return false;
   for (ParallelType p : {ParallelType::TIDx, ParallelType::TIDy, ParallelType::TIDz})
     if (other->lparams.getDim(p) != lparams.getDim(p)) return false;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "ir/dtype.h"
@@ -109,6 +110,8 @@ class HeuristicParams {
     return const_cast<HeuristicParams*>(this)->as<T>();
   }
   virtual std::string toString() const;
+  //! ", min_blocks_per_sm = n" when set, for the schedulers' toString.
+  std::string minBlocksString() const;
   virtual size_t hash() const;
   virtual bool sameAs(const HeuristicParams* other) const;
   virtual std::unique_ptr<HeuristicParams> clone() const;
@@ -122,6 +125,9 @@ class HeuristicParams {
   LaunchParams lparams;
   //! Int32 when every extent and offset of every tensor fits (SchedulerRuntimeInfo).
   DataType index_type = DataType::Int64;
+  //! Blocks per SM the kernel's __launch_bounds__ asks ptxas to leave registers for
+  //! (CompileOptions::min_blocks_per_sm); unset: ptxas's choice.
+  std::optional<int64_t> min_blocks_per_sm = std::nullopt;
   //! The scheduler these are for (nvFuser's field; schedulerType() reads it).
   SchedulerType scheduler_type;
 

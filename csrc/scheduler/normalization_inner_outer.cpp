@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "ir/exprs.h"
 #include "ir/fusion.h"
@@ -34,6 +35,16 @@ constexpr int64_t kBlockThreads = 128;
 // other's block reductions: 592 -> 428 us on the H100); not more, since the last block reads
 // every block's partial sums (docs/reductions.md).
 constexpr int64_t kGridThreadsPerSm = 512;
+// The static shared memory the column sums may take (sums_in_shared): 48 KiB less the block
+// reductions' scratch, which codegen then makes 8 KiB, and its flags.
+constexpr int64_t kMaxSharedSumsBytes = 48 * 1024 - 8 * 1024 - 256;
+
+// The shared memory of the column sums in shared memory: per outer reduction one padded row
+// of batch x vector floats per thread.
+int64_t sharedSumsBytes(const InnerOuterPersistentParams& p, int64_t outer_reductions) {
+  return outer_reductions * p.threads_per_row * p.rows_per_block *
+         (p.persistent_batch * p.vectorization_factor + 1) * 4;
+}
 
 std::vector<IterDomain*> dataAxes(const TensorView* tv) {
   return TensorDomain::noReductions(tv->getLogicalDomain());
@@ -199,15 +210,18 @@ std::variant<InnerOuterNormalization, std::string> analyzeInnerOuterNormalizatio
 std::string InnerOuterPersistentParams::toString() const {
   return fmt::format(
       "InnerOuterPersistentParams(row_extent = {}, vectorization_factor = {}, persistent_batch "
-      "= {}, threads_per_row = {}, rows_per_block = {}, grid_blocks = {}, index_type = {}, {})",
+      "= {}, threads_per_row = {}, rows_per_block = {}, grid_blocks = {}, project_to_inputs = "
+      "{}, sums_in_shared = {}, index_type = {}, {}{})",
       row_extent, vectorization_factor, persistent_batch, threads_per_row, rows_per_block,
-      grid_blocks, index_type, lparams.toString());
+      grid_blocks, project_to_inputs, sums_in_shared, index_type, lparams.toString(),
+      minBlocksString());
 }
 
 size_t InnerOuterPersistentParams::hash() const {
   uint64_t h = HeuristicParams::hash();
-  for (int64_t v : {row_extent, vectorization_factor, persistent_batch, threads_per_row,
-                    rows_per_block, grid_blocks})
+  for (int64_t v :
+       {row_extent, vectorization_factor, persistent_batch, threads_per_row, rows_per_block,
+        grid_blocks, int64_t{project_to_inputs}, int64_t{sums_in_shared}})
     h = hashCombine(h, static_cast<uint64_t>(v));
   return h;
 }
@@ -217,7 +231,8 @@ bool InnerOuterPersistentParams::sameAs(const HeuristicParams* other_base) const
   return o != nullptr && HeuristicParams::sameAs(o) && o->row_extent == row_extent &&
          o->vectorization_factor == vectorization_factor &&
          o->persistent_batch == persistent_batch && o->threads_per_row == threads_per_row &&
-         o->rows_per_block == rows_per_block && o->grid_blocks == grid_blocks;
+         o->rows_per_block == rows_per_block && o->grid_blocks == grid_blocks &&
+         o->project_to_inputs == project_to_inputs && o->sums_in_shared == sums_in_shared;
 }
 
 std::unique_ptr<HeuristicParams> InnerOuterPersistentParams::clone() const {
@@ -287,6 +302,39 @@ FusionPassRequest InnerOuterPersistentScheduler::fusionPasses(Fusion* fusion,
   return request;
 }
 
+// nvFuser's projection of persistent buffers to the inputs: a tensor that the row's inner
+// reductions read (directly or through other exprs) and that other exprs read too (the row's
+// outputs after the reductions, the column sums) is recomputed from the fusion inputs for
+// those others, when pointwise ops, casts and broadcasts compute it. Then only the inputs'
+// register copies (dy and x in their own dtype) stay live across the row's reductions, not
+// the float tensors computed from them: half the registers for bf16 rows.
+void projectToInputs(Fusion* fusion) {
+  std::unordered_set<const Expr*> inner;
+  for (Expr* e : fusion->exprs())
+    if (e->isA<ReductionOp>() && !e->output(0)->as<TensorView>()->axis(0)->isReduction())
+      inner.insert(e);
+  std::unordered_set<const Val*> feeds;
+  const std::vector<Expr*> exprs = fusion->exprs();
+  auto feeding = [&](const Expr* e) { return inner.count(e) > 0 || feeds.count(e->output(0)) > 0; };
+  for (auto it = exprs.rbegin(); it != exprs.rend(); ++it)
+    if (feeding(*it))
+      for (Val* in : (*it)->inputs()) feeds.insert(in);
+  std::vector<TensorView*> buffers;
+  for (TensorView* tv : fusion->allTvs())
+    if (!tv->isFusionInput() && feeds.count(tv) && recomputable(tv)) buffers.push_back(tv);
+  for (TensorView* tv : buffers) {
+    std::vector<Expr*> others;
+    for (Expr* use : tv->uses())
+      if (!feeding(use)) others.push_back(use);
+    // The 1-D tensors (the weight as float, a row's mean) are read as they are: the [M, N]
+    // values are what is recomputed.
+    for (Expr* use : others)
+      replaceInputInExpr(use, tv, recomputeFromInputs(tv, [](const TensorView* t) {
+                           return TensorDomain::noReductions(t->getLogicalDomain()).size() < 2;
+                         }));
+  }
+}
+
 // The first inner reduction, then every tensor, as
 //   [BIDy, serial rows, TIDy, TIDx, batch, (Vectorize)]
 // (the vector axis split even when 1 wide, so the axes sit at the same positions).
@@ -295,7 +343,18 @@ void InnerOuterPersistentScheduler::applySchedule(Fusion* fusion,
   auto* params = dynamic_cast<const InnerOuterPersistentParams*>(params_base);
   MF_ASSERT(params != nullptr, "InnerOuterPersistentScheduler::schedule: expected its params");
   FusionGuard fg(fusion);
+  if (params->project_to_inputs) projectToInputs(fusion);
   const InnerOuterNormalization norm = analyzeOrAssert(fusion);
+  if (params->sums_in_shared) {
+    const int64_t bytes = sharedSumsBytes(*params, std::ssize(norm.outer_reductions));
+    MF_CHECK(bytes <= kMaxSharedSumsBytes,
+             "InnerOuterPersistentParams::sums_in_shared: {} column sums of rows of {} elements "
+             "({} threads of {} values) take {} bytes of shared memory; at most {} fit beside the "
+             "block reductions' scratch",
+             norm.outer_reductions.size(), params->row_extent,
+             params->threads_per_row * params->rows_per_block,
+             params->persistent_batch * params->vectorization_factor, bytes, kMaxSharedSumsBytes);
+  }
   const std::vector<TensorView*> full = fullInputsOutputs(fusion);
   // The outer reductions are written by their grid reduction's last block, directly.
   const StagedTensors staged = stageInputsAndOutputs(
@@ -357,7 +416,13 @@ void InnerOuterPersistentScheduler::applySchedule(Fusion* fusion,
     // Each thread's running column sums over its serial rows, [BIDy, r rows, TIDy, TIDx,
     // batch, vect]; the output then reduces them across TIDy and BIDy, its [batch, vect]
     // the group of one grid reduction call: [TIDx, rBIDy, rTIDy, batch, vect].
-    red->rFactor({1});
+    TensorView* running = red->rFactor({1});
+    if (params->sums_in_shared) {
+      // One row of batch x vect sums per thread, padded by a word: a warp's threads then
+      // update 32 different banks.
+      running->setMemoryType(MemoryType::Shared);
+      running->padBufferRows(params->persistent_batch * vect, 1);
+    }
     red->reorder({{2, 0}});
   }
   inlineMost();

@@ -55,6 +55,15 @@ class InnerOuterPersistentParams : public HeuristicParams {
   int64_t rows_per_block = 1;
   //! Blocks along the rows (BIDy): the grid reduction's partial sums per column.
   int64_t grid_blocks = 1;
+  //! nvFuser's projection of persistent buffers to the inputs: the row's values computed
+  //! from the inputs (as float) are recomputed after the row's inner reductions, so only the
+  //! inputs' register copies (in their own dtype) stay live across them. Off by default until
+  //! timed on a GPU (docs/reductions.md).
+  bool project_to_inputs = false;
+  //! Each thread's running column sums in shared memory (a padded row per thread) instead of
+  //! registers: fewer registers per thread, for more blocks per SM (min_blocks_per_sm). A
+  //! UserError when they do not fit the static shared memory. Off by default until timed.
+  bool sums_in_shared = false;
 
   std::string toString() const override;
   size_t hash() const override;

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_f838cc6e9fe34992(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T3) {
+extern "C" __global__ void __launch_bounds__(128) kernel_1e28bd5e9948bedc(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T3) {
   const mf_index_t i16 = (T0.size[0] * T0.size[1]);
   const mf_index_t i50 = ((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x));
   const bool b116 = (i50 < (i16 / 4));

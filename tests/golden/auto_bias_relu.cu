@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_b897a6a9738d1c1f(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
+extern "C" __global__ void __launch_bounds__(128) kernel_fdf4e6d66c6e5649(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
   const mf_index_t i40 = ((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x));
   const bool b100 = (i40 < (T0.size[1] / 4));
   const mf_index_t i41 = (i40 * 4);

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_ea794a8746eed752(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_fp4e2m1x2, 2, 2> T2, Tensor<mf_fp8e4m3, 2, 2> T1) {
+extern "C" __global__ void __launch_bounds__(128) kernel_4879c88fbf171508(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_fp4e2m1x2, 2, 2> T2, Tensor<mf_fp8e4m3, 2, 2> T1) {
   const mf_index_t i3 = (T0.size[1] / 16);
   const mf_index_t i5 = ((i3 + 4 - 1) / 4);
   const mf_index_t i8 = (T0.size[0] * i5);

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_ec9ece9fb87801bd(Tensor<float, 2, 2> T0, Tensor<int, 1, 1> T1, Tensor<int, 1, 1> T2, Tensor<mf_fp8e4m3, 2, 2> T5, int* mf_error) {
+extern "C" __global__ void __launch_bounds__(128) kernel_fbb4cdefb9fb191f(Tensor<float, 2, 2> T0, Tensor<int, 1, 1> T1, Tensor<int, 1, 1> T2, Tensor<mf_fp8e4m3, 2, 2> T5, int* mf_error) {
   const mf_index_t i19 = (T0.size[0] * T0.size[1]);
   const mf_index_t i32 = ((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x));
   const bool b62 = (i32 < i19);

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_d930f381abdf9cf1(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T2) {
+extern "C" __global__ void __launch_bounds__(128) kernel_76ee8c2ca690b1cb(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T2) {
   const mf_index_t i36 = ((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x));
   const bool b91 = (i36 < (T0.size[1] / 4));
   const mf_index_t i37 = (i36 * 4);

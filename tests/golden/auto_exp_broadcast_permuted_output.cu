@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(256) kernel_c4f54b8802d9576e(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
+extern "C" __global__ void __launch_bounds__(256) kernel_0b106768f952b258(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T4) {
   const mf_index_t i53 = ((T0.size[0] + 64 - 1) / 64);
   const mf_index_t i127 = ((((mf_index_t)blockIdx.x) % i53) * 64);
   const mf_index_t i129 = ((((mf_index_t)blockIdx.x) / i53) * 64);

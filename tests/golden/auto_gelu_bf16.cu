@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_6ddd2be73a52b27a(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T1, Tensor<mf_bfloat16, 2, 2> T14) {
+extern "C" __global__ void __launch_bounds__(128) kernel_b2cce874d4796d28(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T1, Tensor<mf_bfloat16, 2, 2> T14) {
   const mf_index_t i49 = (T0.size[0] * T0.size[1]);
   const mf_index_t i108 = ((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x));
   const bool b266 = (i108 < (i49 / 8));

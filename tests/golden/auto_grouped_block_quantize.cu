@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_a6f7c16080b48e74(Tensor<mf_bfloat16, 2, 2> T0, Tensor<int, 1, 1> T1, Tensor<int, 1, 1> T2, Tensor<float, 0, 0> T3, Tensor<mf_fp4e2m1x2, 2, 2> T5, Tensor<mf_fp8e4m3, 2, 2> T4, int* mf_error) {
+extern "C" __global__ void __launch_bounds__(128) kernel_66662f38f20d0cce(Tensor<mf_bfloat16, 2, 2> T0, Tensor<int, 1, 1> T1, Tensor<int, 1, 1> T2, Tensor<float, 0, 0> T3, Tensor<mf_fp4e2m1x2, 2, 2> T5, Tensor<mf_fp8e4m3, 2, 2> T4, int* mf_error) {
   const mf_index_t i5 = (T0.size[1] / 16);
   const mf_index_t i14 = ((i5 + 4 - 1) / 4);
   const mf_index_t i17 = (T0.size[0] * i14);

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_d88fd0b1b1a3f171(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
+extern "C" __global__ void __launch_bounds__(128) kernel_1d6cb246d97f3edf(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
   __builtin_assume(threadIdx.x < 32);
   __builtin_assume(blockDim.x == 32);
   __builtin_assume(threadIdx.y < 4);

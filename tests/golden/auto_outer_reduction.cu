@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(512) kernel_7b1bea6e9998db70(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, void* mf_grid_work, unsigned* mf_grid_semaphores) {
+extern "C" __global__ void __launch_bounds__(512) kernel_a7df43530ebcefce(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, void* mf_grid_work, unsigned* mf_grid_semaphores) {
   const mf_index_t i90 = ((((mf_index_t)blockIdx.x) * 32) + ((mf_index_t)threadIdx.x));
   const mf_index_t i91 = (i90 * 4);
   const mf_index_t i17 = ((((((T0.size[0] + 16 - 1) / 16) + 2 - 1) / 2) + 8 - 1) / 8);

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_884fd045fa2263e0(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T9) {
+extern "C" __global__ void __launch_bounds__(128) kernel_b0db5bdfeb294dbe(Tensor<mf_bfloat16, 2, 2> T0, Tensor<mf_bfloat16, 2, 2> T9) {
   __builtin_assume(threadIdx.x < 128);
   __builtin_assume(blockDim.x == 128);
   alignas(16) float T10[1];

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(256) kernel_401ceadac7c97b47(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T2) {
+extern "C" __global__ void __launch_bounds__(256) kernel_d5d4af6e9da92355(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T2) {
   const mf_index_t i44 = ((T0.size[0] + 64 - 1) / 64);
   const mf_index_t i116 = ((((mf_index_t)blockIdx.x) % i44) * 64);
   const mf_index_t i118 = ((((mf_index_t)blockIdx.x) / i44) * 64);

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_a3384977f4568dab(Tensor<mf_bfloat16, 1, 1> T0, Tensor<mf_bfloat16, 1, 1> T4) {
+extern "C" __global__ void __launch_bounds__(128) kernel_270852f0ac497c65(Tensor<mf_bfloat16, 1, 1> T0, Tensor<mf_bfloat16, 1, 1> T4) {
   const mf_index_t i18 = ((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x));
   const bool b39 = (i18 < T0.size[0]);
   alignas(16) float T3[1];

@@ -1,4 +1,4 @@
-extern "C" __global__ void kernel_319ce3c3591fb2ea(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T3) {
+extern "C" __global__ void kernel_e58d203fbb121df0(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1, Tensor<float, 2, 2> T3) {
   alignas(16) float T2[1];
   for (mf_index_t i5 = 0; i5 < 1; ++i5) {
     T2[0] = T1[(((mf_index_t)threadIdx.x) * T1.stride[0])];

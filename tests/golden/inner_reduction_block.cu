@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_4f06d66ae0feb43f(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
+extern "C" __global__ void __launch_bounds__(128) kernel_2034a8ce2eb697fd(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
   __builtin_assume(threadIdx.x < 128);
   __builtin_assume(blockDim.x == 128);
   T1[((mf_index_t)blockIdx.x)] = 0.0f;

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_57a5cf30a67b03b2(Tensor<mf_half, 2, 2> T0, Tensor<mf_half, 1, 1> T3) {
+extern "C" __global__ void __launch_bounds__(128) kernel_10c2cdefae8f6e28(Tensor<mf_half, 2, 2> T0, Tensor<mf_half, 1, 1> T3) {
   const mf_index_t i25 = ((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x));
   const bool b40 = (i25 < T0.size[0]);
   alignas(16) float T2[1];

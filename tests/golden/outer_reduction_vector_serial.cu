@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_ada86ad7470be50d(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
+extern "C" __global__ void __launch_bounds__(128) kernel_afd0ab0d9056b627(Tensor<float, 2, 2> T0, Tensor<float, 1, 1> T1) {
   const mf_index_t i42 = ((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x));
   const mf_index_t i43 = (i42 * 4);
   const bool b66 = (i42 < (T0.size[1] / 4));

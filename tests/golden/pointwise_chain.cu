@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_701bb773aeb91f0d(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T5) {
+extern "C" __global__ void __launch_bounds__(128) kernel_8c2950436ee1bde3(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1, Tensor<float, 2, 2> T5) {
   const mf_index_t i5 = (T0.size[0] * T0.size[1]);
   const mf_index_t i26 = ((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x));
   const bool b69 = (i26 < i5);

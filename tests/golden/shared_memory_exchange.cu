@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_e08331731143a893(Tensor<float, 1, 1> T0, Tensor<float, 1, 1> T2) {
+extern "C" __global__ void __launch_bounds__(128) kernel_340bb9072952cc41(Tensor<float, 1, 1> T0, Tensor<float, 1, 1> T2) {
   const mf_index_t i21 = (((mf_index_t)blockIdx.x) * 128);
   const mf_index_t i22 = (i21 + ((mf_index_t)threadIdx.x));
   __shared__ alignas(16) float T1[128];

@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_dc4be0e43d934318(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T7) {
+extern "C" __global__ void __launch_bounds__(128) kernel_7a14d266ad094d7a(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T7) {
   __builtin_assume(threadIdx.x < 128);
   __builtin_assume(blockDim.x == 128);
   const mf_index_t i48 = (((mf_index_t)blockIdx.x) * T0.stride[0]);

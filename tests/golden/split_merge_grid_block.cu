@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(64) kernel_e2bae72b1a86dd18(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1) {
+extern "C" __global__ void __launch_bounds__(64) kernel_9114c23af42df1c2(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T1) {
   const mf_index_t i2 = (T0.size[0] * T0.size[1]);
   #pragma unroll
   for (mf_index_t i8 = 0; i8 < 4; ++i8) {

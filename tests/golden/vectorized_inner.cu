@@ -1,4 +1,4 @@
-extern "C" __global__ void __launch_bounds__(128) kernel_8a1d7cb911b605dc(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T3) {
+extern "C" __global__ void __launch_bounds__(128) kernel_d13675c1a49a95ee(Tensor<float, 2, 2> T0, Tensor<float, 2, 2> T3) {
   const mf_index_t i3 = (T0.size[0] * T0.size[1]);
   const mf_index_t i33 = ((((mf_index_t)blockIdx.x) * 128) + ((mf_index_t)threadIdx.x));
   const bool b69 = (i33 < (i3 / 4));

@@ -1,5 +1,5 @@
-// The sweep behind the reduction, inner persistent and inner-outer heuristics' constants: for each of
-// issue 9's benchmark fusions, schedules the fusion with variations of the heuristics'
+// The sweep behind the reduction, inner persistent and inner-outer heuristics' constants: for each
+// of issue 9's benchmark fusions, schedules the fusion with variations of the heuristics'
 // parameters (block shape, unroll, persistent batch, grid split), times each kernel alone
 // (KernelExecutor::benchmark, median of 50 launches) and checks its output against the
 // heuristics' own kernel. Prints one line per variant:
@@ -36,7 +36,8 @@ double timeVariant(const mf::Fusion& fusion, mf::SchedulerEntry& scheduler,
   mf::Fusion copy(fusion);
   scheduler.schedule(&copy, &params);
   mf::KernelExecutor ke;
-  ke.compile(&copy, inputs, {.index_type = params.index_type});
+  ke.compile(&copy, inputs,
+             {.index_type = params.index_type, .min_blocks_per_sm = params.min_blocks_per_sm});
   Tensor out = ke.run(inputs, {.poison_outputs = true}, &params.lparams)[0].toHost();
   if (expected != nullptr)
     for (int64_t i = 0; i < out.numel(); i += std::max<int64_t>(1, out.numel() / 100000))
@@ -177,6 +178,19 @@ void tuneInnerOuter(const std::string& name, const mf::Fusion& fusion,
         if (p.sameAs(&base) && p.lparams == base.lparams) continue;
         report(name, timeVariant(fusion, scheduler, p, inputs, &b.expected), b.bytes, p, false);
       }
+  // The register diet: the row's floats recomputed after its reductions (project_to_inputs),
+  // the column sums in shared memory, and the blocks per SM the launch bounds ask for.
+  for (bool project : {false, true})
+    for (bool shared : {false, true})
+      for (int64_t blocks_per_sm : {2, 3, 4}) {
+        mf::InnerOuterPersistentParams p = base;
+        p.project_to_inputs = project;
+        p.sums_in_shared = shared;
+        p.min_blocks_per_sm = blocks_per_sm;
+        p.grid_blocks = 132 * blocks_per_sm;
+        p.lparams.bind(p.grid_blocks, ParallelType::BIDy);
+        report(name, timeVariant(fusion, scheduler, p, inputs, &b.expected), b.bytes, p, false);
+      }
 }
 
 }  // namespace
@@ -213,8 +227,7 @@ int main(int argc, char** argv) {
                    {Tensor::random({m, n}, DataType::BFloat16, 4).toDevice(),
                     Tensor::random({n}, DataType::BFloat16, 5).toDevice()});
   if (run("layer_norm_bwd_bf16"))
-    tuneInnerOuter("layer_norm_bwd_bf16",
-                   *build([](mf::Fusion& f) {
+    tuneInnerOuter("layer_norm_bwd_bf16", *build([](mf::Fusion& f) {
                      mf::testing::buildLayerNormBackward(f, DataType::BFloat16);
                    }),
                    {Tensor::random({m, n}, DataType::BFloat16, 6).toDevice(),

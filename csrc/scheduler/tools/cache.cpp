@@ -108,6 +108,36 @@ Expr* replaceInputInExpr(Expr* e, Val* old, Val* replacement) {
   return rebuilt;
 }
 
+bool recomputable(const TensorView* tv) {
+  if (tv->isFusionInput()) return true;
+  const Expr* def = tv->definition();
+  if (def == nullptr || def->outputs().size() != 1 ||
+      !(def->isA<UnaryOp>() || def->isA<BinaryOp>() || def->isA<TernaryOp>() ||
+        def->isA<BroadcastOp>() ||
+        (def->isA<LoadStoreOp>() && def->as<LoadStoreOp>()->opType() == LoadStoreOpType::Set &&
+         !def->output(0)->as<TensorView>()->domain()->hasRoot())))
+    return false;
+  return std::all_of(def->inputs().begin(), def->inputs().end(), [](const Val* in) {
+    auto* t = dynamic_cast<const TensorView*>(in);
+    return t == nullptr || recomputable(t);
+  });
+}
+
+TensorView* recomputeFromInputs(TensorView* tv,
+                                const std::function<bool(const TensorView*)>& reused) {
+  MF_ASSERT(recomputable(tv), "recomputeFromInputs: {} is not recomputable", tv->toString());
+  if (tv->isFusionInput()) return tv;
+  Expr* def = tv->definition();
+  std::vector<Val*> inputs;
+  for (Val* in : def->inputs()) {
+    auto* t = dynamic_cast<TensorView*>(in);
+    inputs.push_back(t == nullptr || (reused && reused(t)) ? in : recomputeFromInputs(t, reused));
+  }
+  TensorView* copy = freshLike(tv);
+  def->newObject(tv->fusion(), inputs, {copy});
+  return copy;
+}
+
 void removeDeadExprs(Fusion& fusion) {
   std::vector<Expr*> live = fusion.exprs();
   std::unordered_set<Expr*> keep(live.begin(), live.end());

@@ -5,6 +5,7 @@
 //! read, so that every computed tensor of a pointwise fusion has the reference's full rank.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "ir/tensor_view.h"
@@ -14,6 +15,16 @@ namespace mf {
 //! Rebuilds `e` (through Expr::newObject) with `replacement` wherever `old` is an input;
 //! `e` is removed. Returns the new expr.
 Expr* replaceInputInExpr(Expr* e, Val* old, Val* replacement);
+
+//! A recomputation of `tv`: fresh tensors computed by copies of the exprs between the fusion
+//! inputs and `tv` (nvFuser's projection of a persistent buffer to the inputs); the tensors
+//! `reused` accepts are read as they are, not recomputed. Every expr on the way must be a
+//! pointwise op, a cast or a broadcast (recomputable(tv)).
+TensorView* recomputeFromInputs(TensorView* tv,
+                                const std::function<bool(const TensorView*)>& reused = {});
+//! Whether `tv` is a fusion input or computed from fusion inputs by pointwise ops, casts and
+//! broadcasts only.
+bool recomputable(const TensorView* tv);
 
 //! Removes the tensor exprs of `fusion` that no output needs (rewrites leave them behind,
 //! and they would still count as uses of their inputs).

@@ -121,7 +121,8 @@ TEST(InnerOuterScheduler, HeuristicsFor32KiBy4Ki) {
   EXPECT_EQ(p.toString(),
             "InnerOuterPersistentParams(row_extent = 4096, vectorization_factor = 8, "
             "persistent_batch = 2, threads_per_row = 256, rows_per_block = 1, grid_blocks = "
-            "264, index_type = int32, LaunchParams(grid = [-, 264, -], block = [256, 1, -]))");
+            "264, project_to_inputs = false, sums_in_shared = false, index_type = int32, "
+            "LaunchParams(grid = [-, 264, -], block = [256, 1, -]))");
   auto fp32 = make(testing::buildRmsNormBackward, DataType::Float);
   p = innerOuterParams(
       *fp32, backwardMetadata(testing::buildRmsNormBackward, 32768, 4096, DataType::Float));
@@ -148,6 +149,17 @@ TEST(InnerOuterScheduler, ParamsHashAndCompare) {
   b.grid_blocks = 264;  // a constant of the kernel's split
   EXPECT_FALSE(a.sameAs(&b));
   EXPECT_TRUE(a.sameAs(a.clone().get()));
+  // Each switch of the register diet makes another kernel.
+  for (void (*edit)(InnerOuterPersistentParams&) :
+       {+[](InnerOuterPersistentParams& p) { p.project_to_inputs = true; },
+        +[](InnerOuterPersistentParams& p) { p.sums_in_shared = true; },
+        +[](InnerOuterPersistentParams& p) { p.min_blocks_per_sm = 3; }}) {
+    InnerOuterPersistentParams c = a;
+    edit(c);
+    EXPECT_FALSE(a.sameAs(&c));
+    EXPECT_NE(a.hash(), c.hash());
+    EXPECT_TRUE(c.sameAs(c.clone().get()));
+  }
 }
 
 // Layer norm backward keeps dy, xhat and w * dy (float) in registers across its inner
@@ -302,6 +314,82 @@ TEST(InnerOuterScheduler, LayerNormBackwardKernel) {
   FusionKernelRuntime* rt = fec.getMostRecentKernelRuntime();
   EXPECT_EQ(rt->executor()->kernel().summary().grid_reductions, 2);
   EXPECT_THAT(rt->executor()->ptx(), Not(HasSubstr(".local")));
+}
+
+// The kernel of `build` scheduled with the heuristics' params, edited by `edit`, compiled with
+// NVRTC (with the params' launch bounds).
+std::unique_ptr<KernelExecutor> compileEdited(BuildFn build, DataType t, int64_t m, int64_t n,
+                                              const std::vector<Tensor>& in,
+                                              void (*edit)(InnerOuterPersistentParams&)) {
+  std::unique_ptr<Fusion> fusion = make(build, t);
+  InnerOuterPersistentParams params = innerOuterParams(*fusion, backwardMetadata(build, m, n, t));
+  edit(params);
+  InnerOuterPersistentScheduler().schedule(fusion.get(), &params);
+  auto ke = std::make_unique<KernelExecutor>();
+  ke->compile(fusion.get(), in,
+              {.index_type = params.index_type, .min_blocks_per_sm = params.min_blocks_per_sm});
+  return ke;
+}
+
+// The register diet for more blocks per SM (reduction_tune times it; off by default): the
+// column sums in shared memory, one row per thread padded by a word; the launch bounds asking
+// ptxas for 3 blocks of 256 threads; the block reductions' scratch cut to 8 KiB so the static
+// shared memory stays under 48 KiB. On the host interpreter (which checks shared-memory races)
+// the values equal the reference's.
+TEST(InnerOuterScheduler, SumsInSharedMemory) {
+  const BuildFn build = testing::buildLayerNormBackward;
+  uint64_t seed = 40;
+  for (auto [m, n] : std::vector<std::pair<int64_t, int64_t>>{{3, 4096}, {7, 129}, {1100, 7}}) {
+    const std::vector<Tensor> in = backwardInputs(build, m, n, DataType::BFloat16, seed += 10);
+    std::unique_ptr<KernelExecutor> ke =
+        compileEdited(build, DataType::BFloat16, m, n, in, [](InnerOuterPersistentParams& p) {
+          p.project_to_inputs = true;
+          p.sums_in_shared = true;
+          p.min_blocks_per_sm = 3;
+        });
+    std::unique_ptr<Fusion> fusion = make(build, DataType::BFloat16);
+    expectNear(testing::interpretKernelOrThrow(ke->kernel(), in),
+               ReferenceEvaluator(fusion.get()).run(in), DataType::BFloat16, m,
+               fmt::format("{} x {}", m, n));
+    const std::string& code = ke->kernelCode();
+    EXPECT_THAT(code, HasSubstr(", 3) kernel_"));
+    EXPECT_THAT(code, HasSubstr("__shared__ alignas(16) float"));
+    if (n == 4096) {  // 2 x 256 threads x (16 + 1) floats: 34 KiB
+      EXPECT_THAT(code, HasSubstr("__launch_bounds__(256, 3)"));
+      EXPECT_THAT(ke->fullSource(), HasSubstr("#define MF_BLOCK_REDUCE_Y_BYTES 8192"));
+      EXPECT_EQ(ke->kernel().summary().static_smem_bytes, 2 * 256 * 17 * 4);
+    } else {
+      EXPECT_THAT(ke->fullSource(), Not(HasSubstr("#define MF_BLOCK_REDUCE_Y_BYTES 8192")));
+    }
+  }
+}
+
+// With the projection the row's floats are recomputed after its reductions from the inputs'
+// register copies, which are then the only row buffers; the values are the same.
+TEST(InnerOuterScheduler, ProjectionToInputs) {
+  const BuildFn build = testing::buildLayerNormBackward;
+  const std::vector<Tensor> in = backwardInputs(build, 67, 129, DataType::Float, 77);
+  std::unique_ptr<KernelExecutor> ke =
+      compileEdited(build, DataType::Float, 67, 129, in,
+                    [](InnerOuterPersistentParams& p) { p.project_to_inputs = true; });
+  std::unique_ptr<Fusion> fusion = make(build, DataType::Float);
+  expectNear(testing::interpretKernelOrThrow(ke->kernel(), in),
+             ReferenceEvaluator(fusion.get()).run(in), DataType::Float, 67, "67 x 129");
+}
+
+// Column sums that do not fit the static shared memory are refused with the sizes.
+TEST(InnerOuterScheduler, SumsInSharedMemoryThatDoNotFit) {
+  const BuildFn build = testing::buildLayerNormBackward;
+  const std::vector<Tensor> in = backwardInputs(build, 3, 5000, DataType::Float, 3);
+  EXPECT_THAT(
+      [&] {
+        compileEdited(build, DataType::Float, 3, 5000, in,
+                      [](InnerOuterPersistentParams& p) { p.sums_in_shared = true; });
+      },
+      ::testing::ThrowsMessage<UserError>(HasSubstr(
+          "InnerOuterPersistentParams::sums_in_shared: 2 column sums of rows of 5000 elements (512 "
+          "threads of 12 values) take 53248 bytes of shared memory; at most 40704 fit beside the "
+          "block reductions' scratch")));
 }
 
 // A row whose registers do not fit: the segmenter falls back to other kernels, whose values
