@@ -5,8 +5,9 @@ Times, per call, a cached fd.execute of the one-kernel fusion (a + b) * 2.0 on 1
 tensors (tiny kernel: wall time is host time), C++'s FusionExecutorCache::runFusionWithInputs
 of the same fusion (build/tools/pointwise_bench --overhead-only), and torch.compile's cached
 call of the same function; each the wall time over 2000 back-to-back calls after 100 warm-up
-calls, one synchronization at the end included (as pointwise_bench). Prints a table and the
-Python frontend minus C++ against the +5 us target.
+calls, one synchronization at the end included (as pointwise_bench). Prints a table, the
+Python frontend minus C++ against the +5 us target, and the torch calls an execute makes (or
+could make instead) timed alone.
 
 usage: PYTHONPATH=build/python python3 tools/bench/python_overhead.py [build folder]
 """
@@ -75,6 +76,22 @@ def main():
     extra = py_us - cpp_us
     print(f"{'Python frontend - C++':<50} {extra:>8.2f}  (target +{TARGET_US:.1f} us: "
           f"{'met' if extra <= TARGET_US else 'missed'})")
+
+    # Where the Python frontend's time may go: the torch calls an execute makes or could make
+    # instead (DLPack export and import of one tensor, the current stream), each alone.
+    steps = [("fd._fusion.execute (no Python wrapper)", lambda: fd._fusion.execute([a, b])),
+             ("a.__dlpack__()", lambda: a.__dlpack__()),
+             ("torch.utils.dlpack.from_dlpack(a)", lambda: torch.utils.dlpack.from_dlpack(a)),
+             ("torch._C._cuda_getCurrentRawStream(0)",
+              lambda: torch._C._cuda_getCurrentRawStream(0)),
+             ("torch.empty(1, device='cuda')", lambda: torch.empty(1, device="cuda"))]
+    if hasattr(torch._C, "_to_dlpack") and hasattr(torch._C, "_from_dlpack"):
+        steps += [("torch._C._to_dlpack(a)", lambda: torch._C._to_dlpack(a)),
+                  ("torch._C._from_dlpack(torch._C._to_dlpack(a))",
+                   lambda: torch._C._from_dlpack(torch._C._to_dlpack(a)))]
+    print("steps, each alone:")
+    for name, fn in steps:
+        print(f"  {name:<48} {wall_us(fn):>8.2f}")
 
 
 if __name__ == "__main__":
