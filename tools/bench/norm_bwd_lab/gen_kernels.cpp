@@ -3,7 +3,7 @@
 //   norm_bwd_lab_kernels name project_to_inputs sums_in_shared blocks_per_sm
 // (0/1, 0/1, n: the grid is n blocks per SM of 132 SMs and, n > 2, the launch bounds ask for
 // n). No GPU needed: the kernel is scheduled, lowered and generated on the CPU. run.sh
-// regenerates the lab's k_*.cuh with it.
+// writes the lab's k_*.cuh with it.
 #include <fmt/format.h>
 
 #include <cstdlib>

@@ -1,31 +1,32 @@
 // Layer norm backward lab (bf16 [32Ki, 4096]; run.sh builds and runs it): the kernels the
-// inner-outer scheduler generated (k_*.cuh, run.sh regenerates them: k_gen as the heuristics
+// inner-outer scheduler generated (k_*.cuh, which run.sh writes: k_gen as the heuristics
 // make it, k_projgen with project_to_inputs, k_smem<n> also with sums_in_shared, at n = 2, 3
 // and 4 blocks per SM) against hand-written variants of the main loop, to learn what the
-// scheduler should emit. The hand-written variants: PREFETCH (the next row's loads issued before this row's reduction),
-// SMEM (running column sums in shared memory, one slot per thread and value), WREG (w as
-// float in registers, else re-read each row), MINB (launch bounds' blocks per SM); all keep
-// dy and x as bf16 and recompute the floats after the row's reduction. Prints, per kernel and
-// grid, registers, blocks per SM, median us (lab_utils.cuh's rule) and x copy, and the error
-// against the generated kernel. The generated kernels take the fusion inputs in order (dy, x,
+// scheduler should emit. The hand-written variants: PREFETCH (the next row's loads issued before
+// this row's reduction), SMEM (running column sums in shared memory, one slot per thread and
+// value), WREG (w as float in registers, else re-read each row), MINB (launch bounds' blocks per
+// SM); all keep dy and x as bf16 and recompute the floats after the row's reduction. Prints, per
+// kernel and grid, registers, blocks per SM, median us (lab_utils.cuh's rule) and x copy, and the
+// error against the generated kernel. The generated kernels take the fusion inputs in order (dy, x,
 // mean, rstd, w), then the outputs (dx, dw, db), the grid work buffer and semaphores. Not yet
 // run on a GPU (2026-12-06: no device time left).
 #define MF_LAB_NAME "norm_bwd_lab"
 #include "../lab_utils.cuh"
 typedef int mf_index_t;
 #define MF_BLOCK_REDUCE_Y_BYTES 8192  // the generated smem-sum kernels need the room
-#include "../../../runtime/tensor.cuh"
-#include "../../../runtime/numerics.cuh"
+#include "../../../runtime/block_reduction.cuh"
 #include "../../../runtime/fp4.cuh"
 #include "../../../runtime/helpers.cuh"
+#include "../../../runtime/numerics.cuh"
+#include "../../../runtime/tensor.cuh"
 #include "../../../runtime/vector.cuh"
-#include "../../../runtime/block_reduction.cuh"
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
 
+// Written by run.sh into the lab's output folder (on nvcc's include path).
 #include "k_gen.cuh"
 #include "k_projgen.cuh"
 #include "k_smem2.cuh"
@@ -59,8 +60,10 @@ __global__ void __launch_bounds__(kT, MINB)
     if constexpr (WREG) wreg[i] = mf_toFloatForArithmetic(W[((i / 8) * kT + tid) * 8 + i % 8]);
   }
   auto wAt = [&](int i) {
-    if constexpr (WREG) return wreg[i];
-    else return mf_toFloatForArithmetic(W[((i / 8) * kT + tid) * 8 + i % 8]);
+    if constexpr (WREG)
+      return wreg[i];
+    else
+      return mf_toFloatForArithmetic(W[((i / 8) * kT + tid) * 8 + i % 8]);
   };
   alignas(16) mf_bfloat16 dy[kE], x[kE], ndy[PREFETCH ? kE : 1], nx[PREFETCH ? kE : 1];
   float mean = 0.f, rstd = 0.f, nmean = 0.f, nrstd = 0.f;
@@ -90,8 +93,10 @@ __global__ void __launch_bounds__(kT, MINB)
       s0[0] += g;
       s1[0] += g * xh;
     }
-    mf_blockAllReduceTupleX(mf_reduceMember(s0, [](float a, float b) { return a + b; }, 0.0f),
-                            mf_reduceMember(s1, [](float a, float b) { return a + b; }, 0.0f));
+    mf_blockAllReduceTupleX(mf_reduceMember(
+                                s0, [](float a, float b) { return a + b; }, 0.0f),
+                            mf_reduceMember(
+                                s1, [](float a, float b) { return a + b; }, 0.0f));
     const float mg = s0[0] / float(kN), mgx = s1[0] / float(kN);
 #pragma unroll
     for (int v = 0; v < 2; ++v) {
@@ -128,8 +133,8 @@ __global__ void __launch_bounds__(kT, MINB)
     for (int i = 0; i < kE; ++i)
       bv[i] = SMEM ? ssum[(k * kE + i) * kT + tid] : (k == 0 ? rdw[i] : rdb[i]);
     const bool grid_last = mf_gridReduceInPlaceY<float, kE>(
-        bv, [](float a, float b) { return a + b; }, 0.0f, static_cast<float*>(work), sems,
-        k * kE, k);
+        bv, [](float a, float b) { return a + b; }, 0.0f, static_cast<float*>(work), sems, k * kE,
+        k);
     if (grid_last)
 #pragma unroll
       for (int i = 0; i < kE; ++i) (k == 0 ? DW : DB)[((i / 8) * kT + tid) * 8 + i % 8] = bv[i];
@@ -210,9 +215,10 @@ int main() {
   auto DW = view<float, 1>(dw, {kN});
   auto DB = view<float, 1>(db, {kN});
   const double bytes = 3.0 * big + kN * 10.0 + M * 8.0;
-  const float copy_us =
-      mfLabTimeUs([&] { MF_CK(cudaMemcpyAsync(copy_dst, dy, 3 * big / 2, cudaMemcpyDeviceToDevice)); });
-  std::printf("copy %.1f us (%.0f GB/s counting read + write)\n", copy_us, 3.0 * big / copy_us / 1e3);
+  const float copy_us = mfLabTimeUs(
+      [&] { MF_CK(cudaMemcpyAsync(copy_dst, dy, 3 * big / 2, cudaMemcpyDeviceToDevice)); });
+  std::printf("copy %.1f us (%.0f GB/s counting read + write)\n", copy_us,
+              3.0 * big / copy_us / 1e3);
 
   auto fetch = [&](std::vector<uint16_t>& hdx, std::vector<float>& hdw, std::vector<float>& hdb) {
     MF_CK(cudaDeviceSynchronize());
@@ -260,16 +266,20 @@ int main() {
     std::printf("generated kernel vs host formula: sums rel err %.1e, dx rel err %.1e%s\n", werr,
                 xerr, werr > 1e-3 || xerr > 1e-2 ? "  WRONG" : "");
   }
-  const float gen_us = mfLabTimeUs(
-      [&] { k_gen<<<dim3(1, 264), kT>>>(DY, X, MEAN, RSTD, W, DX, DW, DB, work, (unsigned*)sems); });
+  const float gen_us = mfLabTimeUs([&] {
+    k_gen<<<dim3(1, 264), kT>>>(DY, X, MEAN, RSTD, W, DX, DW, DB, work, (unsigned*)sems);
+  });
   cudaFuncAttributes attr;
   MF_CK(cudaFuncGetAttributes(&attr, k_gen));
   std::printf("%-34s grid %4d regs %3d  %7.1f us  %.2fx copy\n", "generated", 264, attr.numRegs,
               gen_us, copy_us / gen_us);
 
-  auto runGenerated = [&](const char* name, auto kernel, int grid) {
+  // One kernel at one grid: its outputs (dx poisoned first) against the generated kernel's,
+  // then its time.
+  auto measure = [&](const char* name, int grid, const std::function<void()>& launch, int regs,
+                     int per_sm) {
     MF_CK(cudaMemset(dx, 0xff, big));
-    kernel<<<dim3(1, grid), kT>>>(DY, X, MEAN, RSTD, W, DX, DW, DB, work, (unsigned*)sems);
+    launch();
     std::vector<uint16_t> hdx;
     std::vector<float> hdw, hdb;
     fetch(hdx, hdw, hdb);
@@ -280,20 +290,28 @@ int main() {
     for (int i = 0; i < kN; ++i)
       cerr = std::max({cerr, std::fabs(hdw[i] - ref_dw[i]) / (1.0 + std::fabs(ref_dw[i])),
                        std::fabs(hdb[i] - ref_db[i]) / (1.0 + std::fabs(ref_db[i]))});
-    const float us = mfLabTimeUs([&] {
-      kernel<<<dim3(1, grid), kT>>>(DY, X, MEAN, RSTD, W, DX, DW, DB, work, (unsigned*)sems);
-    });
+    const float us = mfLabTimeUs(launch);
+    std::printf("%-34s grid %4d regs %3d (%d/SM) %7.1f us  %.2fx copy  err dx %.1e sums %.1e%s\n",
+                name, grid, regs, per_sm, us, copy_us / us, err, cerr,
+                err > 2e-2 || cerr > 1e-3 ? "  WRONG" : "");
+  };
+  // A generated kernel (fusion inputs, outputs, work buffer, semaphores) at its grid.
+  auto runGenerated = [&](const char* name, auto kernel, int grid) {
     MF_CK(cudaFuncGetAttributes(&attr, kernel));
     int per_sm = 0;
     MF_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kT, 0));
-    std::printf("%-34s grid %4d regs %3d (%d/SM) %7.1f us  %.2fx copy  err dx %.1e sums %.1e%s\n",
-                name, grid, attr.numRegs, per_sm, us, copy_us / us, err, cerr,
-                err > 2e-2 || cerr > 1e-3 ? "  WRONG" : "");
+    measure(
+        name, grid,
+        [&] {
+          kernel<<<dim3(1, grid), kT>>>(DY, X, MEAN, RSTD, W, DX, DW, DB, work, (unsigned*)sems);
+        },
+        attr.numRegs, per_sm);
   };
   runGenerated("generated, smem sums, 3/SM", k_smem3, 396);
   runGenerated("generated, projected", k_projgen, 264);
   runGenerated("generated, smem sums, 4/SM", k_smem4, 528);
   runGenerated("generated, smem sums, 2/SM", k_smem2, 264);
+  // A hand-written variant at every grid whose blocks fit one wave.
   auto run = [&](const char* name, auto kernel) {
     const int smem = sizeof(float) * 2 * kE * kT;
     MF_CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -301,26 +319,16 @@ int main() {
     int per_sm = 0;
     MF_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kT, smem));
     for (int grid : {132, 264, 396, 528, 660}) {
-      if (grid > 132 * per_sm) continue;  // the in-place grid reduction needs no co-residency,
-                                          // but more blocks than fit only add waves
-      MF_CK(cudaMemset(dx, 0xff, big));
-      kernel<<<dim3(1, grid), kT, smem>>>(W, DY, X, MEAN, RSTD, DX, DW, DB, work, (unsigned*)sems);
-      std::vector<uint16_t> hdx;
-      std::vector<float> hdw, hdb;
-      fetch(hdx, hdw, hdb);
-      double err = 0, cerr = 0;
-      for (size_t i = 0; i < hdx.size(); i += 7)
-        err = std::max(err, (double)std::fabs(fromBf16(hdx[i]) - fromBf16(ref_dx[i])) /
-                                (1 + std::fabs(fromBf16(ref_dx[i]))));
-      for (int i = 0; i < kN; ++i)
-        cerr = std::max({cerr, std::fabs(hdw[i] - ref_dw[i]) / (1.0 + std::fabs(ref_dw[i])),
-                         std::fabs(hdb[i] - ref_db[i]) / (1.0 + std::fabs(ref_db[i]))});
-      const float us = mfLabTimeUs([&] {
-        kernel<<<dim3(1, grid), kT, smem>>>(W, DY, X, MEAN, RSTD, DX, DW, DB, work, (unsigned*)sems);
-      });
-      std::printf("%-34s grid %4d regs %3d (%d/SM) %7.1f us  %.2fx copy  err dx %.1e sums %.1e%s\n",
-                  name, grid, attr.numRegs, per_sm, us, copy_us / us, err, cerr,
-                  err > 2e-2 || cerr > 1e-3 ? "  WRONG" : "");
+      if (grid > 132 * per_sm)
+        continue;  // the in-place grid reduction needs no co-residency,
+                   // but more blocks than fit only add waves
+      measure(
+          name, grid,
+          [&] {
+            kernel<<<dim3(1, grid), kT, smem>>>(W, DY, X, MEAN, RSTD, DX, DW, DB, work,
+                                                (unsigned*)sems);
+          },
+          attr.numRegs, per_sm);
     }
   };
   // <MINB, PREFETCH, SMEM, WREG>
