@@ -12,6 +12,7 @@
 #include "ir/scalar_ops.h"
 #include "lower/hoist_common_scalars.h"
 #include "support/hash.h"
+#include "support/shared_memory.h"
 
 namespace mf {
 
@@ -730,9 +731,10 @@ std::string canonicalNames(std::string_view code) {
 // the kernel's own static shared buffers would otherwise pass the 48 KiB a kernel may declare
 // statically (the inner-outer schedule's column sums in shared memory).
 std::string scratchSize(const KernelSummary& summary) {
-  constexpr int64_t kStaticLimit = 48 * 1024, kScratch = 16 * 1024, kFlags = 256;
-  if (summary.static_smem_bytes + kScratch + kFlags <= kStaticLimit) return "";
-  return "#define MF_BLOCK_REDUCE_Y_BYTES 8192\n";
+  if (summary.static_smem_bytes + kBlockReduceScratchBytes + kRuntimeSharedFlagBytes <=
+      kStaticSharedBytes)
+    return "";
+  return fmt::format("#define MF_BLOCK_REDUCE_Y_BYTES {}\n", kSmallBlockReduceScratchBytes);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "scheduler/tools/inlining.h"
 #include "scheduler/tools/transform_propagator.h"
 #include "support/hash.h"
+#include "support/shared_memory.h"
 
 namespace mf {
 namespace {
@@ -37,7 +38,8 @@ constexpr int64_t kBlockThreads = 128;
 constexpr int64_t kGridThreadsPerSm = 512;
 // The static shared memory the column sums may take (sums_in_shared): 48 KiB less the block
 // reductions' scratch, which codegen then makes 8 KiB, and its flags.
-constexpr int64_t kMaxSharedSumsBytes = 48 * 1024 - 8 * 1024 - 256;
+constexpr int64_t kMaxSharedSumsBytes =
+    kStaticSharedBytes - kSmallBlockReduceScratchBytes - kRuntimeSharedFlagBytes;
 
 // The shared memory of the column sums in shared memory: per outer reduction one padded row
 // of batch x vector floats per thread.
@@ -309,16 +311,11 @@ FusionPassRequest InnerOuterPersistentScheduler::fusionPasses(Fusion* fusion,
 // register copies (dy and x in their own dtype) stay live across the row's reductions, not
 // the float tensors computed from them: half the registers for bf16 rows.
 void projectToInputs(Fusion* fusion) {
-  std::unordered_set<const Expr*> inner;
-  for (Expr* e : fusion->exprs())
-    if (e->isA<ReductionOp>() && !e->output(0)->as<TensorView>()->axis(0)->isReduction())
-      inner.insert(e);
-  std::unordered_set<const Val*> feeds;
-  const std::vector<Expr*> exprs = fusion->exprs();
-  auto feeding = [&](const Expr* e) { return inner.count(e) > 0 || feeds.count(e->output(0)) > 0; };
-  for (auto it = exprs.rbegin(); it != exprs.rend(); ++it)
-    if (feeding(*it))
-      for (Val* in : (*it)->inputs()) feeds.insert(in);
+  auto inner = [](const Expr* e) {
+    return e->isA<ReductionOp>() && !e->output(0)->as<TensorView>()->axis(0)->isReduction();
+  };
+  const std::unordered_set<const Val*> feeds = upstreamOf(fusion->exprs(), inner);
+  auto feeding = [&](const Expr* e) { return inner(e) || feeds.count(e->output(0)) > 0; };
   std::vector<TensorView*> buffers;
   for (TensorView* tv : fusion->allTvs())
     if (!tv->isFusionInput() && feeds.count(tv) && recomputable(tv)) buffers.push_back(tv);

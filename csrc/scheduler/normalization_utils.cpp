@@ -18,20 +18,6 @@ std::vector<IterDomain*> dataAxes(const TensorView* tv) {
   return TensorDomain::noReductions(tv->getLogicalDomain());
 }
 
-// Tensors some reduction reads, directly or through other exprs.
-std::unordered_set<const Val*> upstreamOfReductions(const std::vector<Expr*>& exprs) {
-  std::unordered_set<const Val*> up;
-  for (auto it = exprs.rbegin(); it != exprs.rend(); ++it) {
-    Expr* e = *it;
-    bool feeds = e->isA<ReductionOp>();
-    for (Val* out : e->outputs()) feeds = feeds || up.count(out) > 0;
-    if (!feeds) continue;
-    for (Val* in : e->inputs())
-      if (in->kind() == ValKind::TensorView) up.insert(in);
-  }
-  return up;
-}
-
 bool isSupportedExpr(const Expr* e) {
   // Of the shape ops (reshape, squeeze, expand, permute), reshapes only (of a fusion input
   // into the normalized shape, or of it into an output; checked below).
@@ -60,8 +46,23 @@ BroadcastOp* findBroadcastAfterReduction(Fusion* fusion) {
   return nullptr;
 }
 
+std::unordered_set<const Val*> upstreamOf(const std::vector<Expr*>& exprs,
+                                          const std::function<bool(const Expr*)>& sink) {
+  std::unordered_set<const Val*> up;
+  for (auto it = exprs.rbegin(); it != exprs.rend(); ++it) {
+    Expr* e = *it;
+    bool feeds = sink(e);
+    for (Val* out : e->outputs()) feeds = feeds || up.count(out) > 0;
+    if (!feeds) continue;
+    for (Val* in : e->inputs())
+      if (in->kind() == ValKind::TensorView) up.insert(in);
+  }
+  return up;
+}
+
 std::vector<TensorView*> persistentBuffers(Fusion* fusion) {
-  const std::unordered_set<const Val*> upstream = upstreamOfReductions(fusion->exprs());
+  const std::unordered_set<const Val*> upstream =
+      upstreamOf(fusion->exprs(), [](const Expr* e) { return e->isA<ReductionOp>(); });
   std::vector<TensorView*> buffers;
   for (TensorView* tv : fusion->allTvs()) {
     std::unordered_set<const Expr*> readers(tv->uses().begin(), tv->uses().end());

@@ -5,7 +5,9 @@
 //! fact the Reduction scheduler also needs (a reduction's result broadcast back).
 #pragma once
 
+#include <functional>
 #include <string>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -29,6 +31,11 @@ BroadcastOp* findBroadcastAfterReduction(Fusion* fusion);
 //! would not need to persist). Fusion inputs included (a schedule reads them through a
 //! register copy, which then has their readers).
 std::vector<TensorView*> persistentBuffers(Fusion* fusion);
+
+//! The tensors that the exprs `sink` accepts read, directly or through other exprs of `exprs`
+//! (in topological order).
+std::unordered_set<const Val*> upstreamOf(const std::vector<Expr*>& exprs,
+                                          const std::function<bool(const Expr*)>& sink);
 
 //! An inner normalization: every reduction reduces the same innermost `row_rank` axes of
 //! tensors of one shape (the reference's), at least one reduction result is broadcast back

@@ -13,6 +13,7 @@
 #include "scheduler/registry_utils.h"
 #include "scheduler/vectorize_helper.h"
 #include "support/hash.h"
+#include "support/shared_memory.h"
 
 namespace mf {
 namespace {
@@ -139,7 +140,6 @@ bool chooseLayoutTile(Fusion* fusion, const PreprocessGroupedMatmulInputSf* op,
         fusion->exprs().size() - 1);
     return false;
   }
-  constexpr int64_t kStaticSharedBytes = 48 * 1024;
   constexpr int64_t kMaxVectorsPerThread = 2;
   const std::vector<IterDomain*>& alloc = op->out()->as<TensorView>()->getMaybeAllocationDomain();
   const int64_t numel = runtime_info.extent(alloc[0]) * runtime_info.extent(alloc[1]);

@@ -16,12 +16,12 @@
 #include "scheduler/tools/transform_propagator.h"
 #include "scheduler/vectorize_helper.h"
 #include "support/hash.h"
+#include "support/shared_memory.h"
 
 namespace mf {
 namespace {
 
 constexpr int64_t kMaxVectorBytes = 16;
-constexpr int64_t kStaticSharedBytes = 48 * 1024;
 
 // The fusion as the transpose scheduler sees it: the reference (an output covering every
 // axis, as the pointwise scheduler picks it), its axes in allocation order (axis 1, the

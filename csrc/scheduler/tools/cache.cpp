@@ -126,16 +126,19 @@ bool recomputable(const TensorView* tv) {
 TensorView* recomputeFromInputs(TensorView* tv,
                                 const std::function<bool(const TensorView*)>& reused) {
   MF_ASSERT(recomputable(tv), "recomputeFromInputs: {} is not recomputable", tv->toString());
-  if (tv->isFusionInput()) return tv;
-  Expr* def = tv->definition();
-  std::vector<Val*> inputs;
-  for (Val* in : def->inputs()) {
-    auto* t = dynamic_cast<TensorView*>(in);
-    inputs.push_back(t == nullptr || (reused && reused(t)) ? in : recomputeFromInputs(t, reused));
-  }
-  TensorView* copy = freshLike(tv);
-  def->newObject(tv->fusion(), inputs, {copy});
-  return copy;
+  std::function<TensorView*(TensorView*)> copyOf = [&](TensorView* t) {
+    if (t->isFusionInput()) return t;
+    Expr* def = t->definition();
+    std::vector<Val*> inputs;
+    for (Val* in : def->inputs()) {
+      auto* p = dynamic_cast<TensorView*>(in);
+      inputs.push_back(p == nullptr || (reused && reused(p)) ? in : copyOf(p));
+    }
+    TensorView* copy = freshLike(t);
+    def->newObject(t->fusion(), inputs, {copy});
+    return copy;
+  };
+  return copyOf(tv);
 }
 
 void removeDeadExprs(Fusion& fusion) {
