@@ -150,6 +150,16 @@ else
 fi
 
 # ---- 4. configure and build -------------------------------------------------------------
+# A new folder takes about 4.5 GB (release, with debug info) or 6 GB (the sanitizer build);
+# a full disk shows up only as a failed link much later, so say it now.
+if [[ ! -d $build_dir/tests ]]; then
+  probe="$build_dir"
+  until [[ -d $probe ]]; do probe="$(dirname "$probe")"; done
+  free_gb=$(($(df -Pk "$probe" | awk 'NR == 2 { print $4 }') / 1024 / 1024))
+  ((free_gb >= 7)) ||
+    say "notice: only ${free_gb} GB free for $build_dir; a new build needs about 5 GB" \
+        "(6 GB with MINIFUSER_SANITIZE=1)"
+fi
 if [[ -f $build_dir/CMakeCache.txt ]]; then
   cached_source="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build_dir/CMakeCache.txt")"
   [[ $cached_source == "$root" ]] ||
