@@ -366,9 +366,14 @@ class CudaPrinter final : public KirVisitor {
     std::string value = isTrue(read) ? x : fmt::format("{} ? {} : {}", scalar(read), x, init);
     std::string result = "block_result";
     int64_t size = 1;
+    // A grid reduction with no thread axis reduced (one value per thread and block) skips the
+    // block's part.
+    const bool block_part = call->params().across != ParallelType::Serial;
     if (group.empty()) {
-      line(fmt::format("const {0} block_result = mf_blockAllReduce{4}<{0}>({1}, {2}, {3});", type,
-                       value, lambda, init, suffix));
+      line(block_part ? fmt::format("const {0} block_result = mf_blockAllReduce{4}<{0}>({1}, {2}, "
+                                    "{3});",
+                                    type, value, lambda, init, suffix)
+                      : fmt::format("const {} block_result = {};", type, value));
     } else {
       std::string flat;
       for (const ForLoop* loop : group) {
@@ -379,8 +384,9 @@ class CudaPrinter final : public KirVisitor {
       result = fmt::format("block_values[{}]", flat);
       line(fmt::format("{} block_values[{}];", type, size));
       emitGroupLoops(group, [&] { line(fmt::format("{} = {};", result, value)); });
-      line(fmt::format("mf_blockAllReduce{}<{}, {}>(block_values, {}, {});", suffix, type, size,
-                       lambda, init));
+      if (block_part)
+        line(fmt::format("mf_blockAllReduce{}<{}, {}>(block_values, {}, {});", suffix, type, size,
+                         lambda, init));
     }
     const bool in_place = call->form() == RuntimeCallForm::GridAllReduce &&
                           kernel_.summary().grid_reductions_finish_in_place;
@@ -491,9 +497,10 @@ class CudaPrinter final : public KirVisitor {
             isTrue(read) ? x : fmt::format("{} ? {} : {}", scalar(read), x, members[m].init)));
       }
     });
-    line(fmt::format("mf_blockAllReduceTuple{}({});",
-                     call->params().across == ParallelType::TIDy ? "Y" : "X",
-                     fmt::join(args, ", ")));
+    if (call->params().across != ParallelType::Serial)
+      line(fmt::format("mf_blockAllReduceTuple{}({});",
+                       call->params().across == ParallelType::TIDy ? "Y" : "X",
+                       fmt::join(args, ", ")));
     if (call->form() == RuntimeCallForm::GridAllReduce) {
       // The executor sized the work buffer for the summary's values per thread.
       MF_ASSERT(

@@ -127,7 +127,9 @@ RuntimeCall::RuntimeCall(Fusion* fusion, std::vector<Val*> operands, std::vector
             "{} {} groups {} reductions but has {} combine ops and {} outputs", mf::toString(form),
             function_, members(), params_.member_combines.size(), outputs().size());
   MF_ASSERT(!outputs().empty(), "{} {} has no output", mf::toString(form), function_);
-  MF_ASSERT(!isAllReduce() || isThreadDim(params.across),
+  // A grid reduction may reduce no thread dimension (Serial): one value per thread and block.
+  MF_ASSERT(!isAllReduce() || isThreadDim(params.across) ||
+                (form == RuntimeCallForm::GridAllReduce && params.across == ParallelType::Serial),
             "{} {} reduces across {}, not a thread dimension", mf::toString(form), function_,
             mf::toString(params.across));
 }

@@ -163,9 +163,9 @@ std::pair<ParallelType, bool> reducedAcross(const ReductionOp* red) {
   return {across, grid};
 }
 
-// A reduction across threads (validateSchedule: across threadIdx.x or threadIdx.y, and
-// blockIdx.x or .y for a grid reduction) becomes the runtime's all-reduce on the indexed operands;
-// a grid reduction finished in place (KernelSummary) the runtime's two-level tree.
+// A reduction across threads (validateSchedule: across threadIdx.x or threadIdx.y) or blocks
+// (blockIdx.x or .y, with or without threads) becomes the runtime's all-reduce on the indexed
+// operands; a grid reduction finished in place (KernelSummary) the runtime's two-level tree.
 Expr* lowerCrossThreadReduction(Fusion& ir, ReductionOp* red, ParallelType across, bool grid,
                                 bool in_place, Val* in, TensorIndex* out) {
   const RuntimeCallForm form =
@@ -385,7 +385,7 @@ void indexTensors(Kernel& kernel) {
         resize_steps = lowerResizeOp(ir, e, ins, outs[0], walk, c_logical);
         lowered = resize_steps.back();
       } else {
-        lowered = across != ParallelType::Serial
+        lowered = across != ParallelType::Serial || grid
                       ? lowerCrossThreadReduction(ir, red, across, grid,
                                                   kernel.summary().grid_reductions_finish_in_place,
                                                   ins[0], outs[0]->as<TensorIndex>())

@@ -328,12 +328,15 @@ void insertPredicates(Kernel& kernel) {
         return o->as<TensorIndex>()->view()->getMemoryType() != MemoryType::Local;
       });
       if (shared_output) {
+        // (A grid reduction that reduces no thread dimension leaves each thread its own.)
         const ParallelType across = call->params().across;
-        auto tid = std::find_if(loops.begin(), loops.end(),
-                                [&](ForLoop* l) { return l->parallelType() == across; });
-        MF_ASSERT(tid != loops.end(), "{}: no loop over {}", e->toString(), toString(across));
-        write = SimplifyingIrBuilder::logicalAnd(
-            write, SimplifyingIrBuilder::eq((*tid)->index(), constInt(0)));
+        if (across != ParallelType::Serial) {
+          auto tid = std::find_if(loops.begin(), loops.end(),
+                                  [&](ForLoop* l) { return l->parallelType() == across; });
+          MF_ASSERT(tid != loops.end(), "{}: no loop over {}", e->toString(), toString(across));
+          write = SimplifyingIrBuilder::logicalAnd(
+              write, SimplifyingIrBuilder::eq((*tid)->index(), constInt(0)));
+        }
         // The threads of a launched thread dimension that no loop here binds all hold the
         // result: one of them updates it (nvFuser's FusionReduction6 rfactored: [BIDx, rTIDx]
         // in a block of 8 threadIdx.y rows).

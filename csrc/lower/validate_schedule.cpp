@@ -244,8 +244,9 @@ void checkReduction(const ReductionOp* red) {
                in->toString(), out->axis(*first_group)->toString(), out->toString(), *first_group);
 }
 
-// A grid reduction (a reduction axis bound to blockIdx.x or .y) reduces across a thread dimension
-// too (the runtime combines one all-reduced value per block), and no loop encloses it. The
+// A grid reduction (a reduction axis bound to blockIdx.x or .y; the runtime combines each
+// thread's value, all-reduced across the block first when a thread dimension is reduced too)
+// has no loop around it. The
 // blocks that do not finish it return from the kernel there, so it is the kernel's only one
 // and everything else feeds it or follows it; unless it writes a fusion output nothing reads
 // (gridReductionsFinishInPlace): then every block goes on and only the last writes, so a
@@ -261,11 +262,6 @@ void checkGridReduction(const Fusion& ir) {
     if (!bound([](IterDomain* id) { return id->isReduction() && isBlockDim(id->parallelType()); }))
       continue;
     grids.push_back(out);
-    MF_CHECK(
-        bound([](IterDomain* id) { return id->isReduction() && isThreadDim(id->parallelType()); }),
-        "{}: a grid reduction must also reduce across threadIdx.x or threadIdx.y (rFactor the "
-        "per-thread part, bind the block's part to threads)",
-        out->toString());
     // Iteration axes after the reduction axes are its group (checkReduction), reduced in the
     // same runtime call: not a loop around it.
     const auto first =
