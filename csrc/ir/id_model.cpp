@@ -52,6 +52,14 @@ IdModel::IdModel(const Fusion& fusion) : tvs_(fusion.allTvs()) {
   for (TensorView* tv : tvs_)
     for (IterDomain* id : tv->domain()->allIds())
       if (seen.insert(id).second) ids_.push_back(id);
+  std::unordered_set<Expr*> defs;
+  for (IterDomain* id : ids_) {
+    Expr* def = id->definition();
+    if (def == nullptr || !defs.insert(def).second) continue;
+    visitIdExpr(
+        def, [&](Split* s) { splits_.push_back(s); }, [&](Merge* m) { merges_.push_back(m); },
+        [&](Resize* r) { resizes_.push_back(r); });
+  }
   build(exact_, /*map_broadcast=*/false, /*forward_broadcast_merges=*/false);
   build(permissive_, /*map_broadcast=*/true, /*forward_broadcast_merges=*/false);
   iterated_permissive_ = iteratedGroups(permissive_);
@@ -76,28 +84,15 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
       for (auto [pid, cid] : PairwiseLogicalDomainMap(p, c).mapBroadcast(map_broadcast).pairs())
         sets.unite(pid, cid);
 
-  // Splits by equal factors of one axis give the same axes, and merges of the same axes the
-  // same axis; each union can enable another, so repeat until nothing changes.
   std::unordered_set<const IterDomain*> logical;  // every tensor's logical axes
   for (TensorView* tv : tvs_)
     logical.insert(tv->getLogicalDomain().begin(), tv->getLogicalDomain().end());
-  std::vector<Split*> splits;
-  std::vector<Merge*> merges;
-  std::vector<Resize*> resizes;
-  std::unordered_set<Expr*> seen;
-  for (IterDomain* id : ids_) {
-    Expr* def = id->definition();
-    if (def == nullptr || !seen.insert(def).second) continue;
-    visitIdExpr(
-        def, [&](Split* s) { splits.push_back(s); }, [&](Merge* m) { merges.push_back(m); },
-        [&](Resize* r) { resizes.push_back(r); });
-  }
   // A reshape's merged logical axis split in its loop by the merge's inner extent (an inner
   // split) or outer extent (an outer split) gives back the merge's inputs: index
   // (a * nb + b) / nb = a and % nb = b. Only there, of two iterated axes: on a loop merge, or
   // through mapped axes (a permissive set holds a broadcast merge's output with its other
   // input), it bound two loop axes of one tensor alike. Depends on no union: once.
-  for (Split* s : splits) {
+  for (Split* s : splits_) {
     auto* m = dynamic_cast<Merge*>(s->in()->definition());
     if (m == nullptr || !logical.count(m->out()) || m->outer()->isBroadcast() ||
         m->inner()->isBroadcast())
@@ -107,8 +102,13 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
     sets.unite(s->outer(), m->outer());
     sets.unite(s->inner(), m->inner());
   }
+  propagate(sets, map_broadcast, forward_broadcast_merges);
+}
+
+void IdModel::propagate(DisjointSets& sets, bool map_broadcast,
+                        bool forward_broadcast_merges) const {
   if (forward_broadcast_merges)
-    for (Merge* m : merges) {
+    for (Merge* m : merges_) {
       if (m->inner()->isBroadcast()) sets.unite(m->out(), m->outer());
       if (m->outer()->isBroadcast()) sets.unite(m->out(), m->inner());
     }
@@ -124,18 +124,20 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
     auto trivial = [&](IterDomain* id) {
       return id->isBroadcast() && !iterated.count(sets.find(id));
     };
-    for (Merge* m : merges) {
+    for (Merge* m : merges_) {
       if (trivial(m->inner())) changed |= sets.unite(m->out(), m->outer());
       if (trivial(m->outer())) changed |= sets.unite(m->out(), m->inner());
     }
     return changed;
   };
-  // Each pass unites an expr's outputs with those of the first expr of its bucket (inputs'
-  // groups, factors or widths): linear per pass, where comparing every pair was quadratic.
+  // Splits by equal factors of one axis give the same axes, and merges of the same axes the
+  // same axis; each union can enable another, so repeat until nothing changes. Each pass
+  // unites an expr's outputs with those of the first expr of its bucket (inputs' groups,
+  // factors or widths): linear per pass, where comparing every pair was quadratic.
   for (bool changed = true; changed;) {
     changed = false;
     std::map<std::tuple<const IterDomain*, bool, FactorKey>, Split*> split_of;
-    for (Split* s : splits) {
+    for (Split* s : splits_) {
       auto [it, first] =
           split_of.try_emplace({sets.find(s->in()), s->innerSplit(), factorKey(s->factor())}, s);
       if (first) continue;
@@ -143,19 +145,43 @@ void IdModel::build(DisjointSets& sets, bool map_broadcast, bool forward_broadca
       changed |= sets.unite(it->second->inner(), s->inner());
     }
     std::map<std::pair<const IterDomain*, const IterDomain*>, Merge*> merge_of;
-    for (Merge* m : merges) {
+    for (Merge* m : merges_) {
       auto [it, first] = merge_of.try_emplace({sets.find(m->outer()), sets.find(m->inner())}, m);
       if (!first) changed |= sets.unite(it->second->out(), m->out());
     }
     // Equal widths on one axis give the same axis (a pad replayed onto its producer).
     std::map<std::tuple<const IterDomain*, FactorKey, FactorKey>, Resize*> resize_of;
-    for (Resize* r : resizes) {
+    for (Resize* r : resizes_) {
       auto [it, first] = resize_of.try_emplace(
           {sets.find(r->in()), factorKey(r->left()), factorKey(r->right())}, r);
       if (!first) changed |= sets.unite(it->second->out(), r->out());
     }
     if (!changed) changed = forwardTrivialMerges();
   }
+}
+
+ValGraph& IdModel::idGraph(IdMappingMode mode) {
+  for (auto& graph : graphs_)
+    if (graph->mode_ == mode) return *graph;
+  graphs_.push_back(std::unique_ptr<ValGraph>(new ValGraph(*this, mode)));
+  return *graphs_.back();
+}
+
+bool ValGraph::strictAreMapped(const IterDomain* a, const IterDomain* b) const {
+  return model_.areMapped(a, b, mode_);
+}
+
+void ValGraph::mapVals(const IterDomain* a, const IterDomain* b) {
+  IdModel::DisjointSets& sets = model_.sets(mode_);
+  MF_CHECK(sets.find(a) != nullptr && sets.find(b) != nullptr,
+           "ValGraph::mapVals: {} or {} is not an axis of the IdModel's fusion", a->toString(),
+           b->toString());
+  if (!sets.unite(a, b)) return;
+  const bool map_broadcast = mode_ != IdMappingMode::Exact;
+  model_.propagate(sets, map_broadcast, mode_ == IdMappingMode::PermissiveForwarded);
+  model_.members_[static_cast<size_t>(mode_)].clear();
+  if (mode_ == IdMappingMode::Permissive)
+    model_.iterated_permissive_ = model_.iteratedGroups(model_.permissive_);
 }
 
 std::unordered_set<const IterDomain*> IdModel::iteratedGroups(const DisjointSets& sets) const {

@@ -4,9 +4,11 @@
 //! lowering ask when they need to know whether two loops are one.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "ir/tensor_view.h"
@@ -30,12 +32,39 @@ enum class IdMappingMode {
   //! split by 128 (itself mapped to `[i0, i1]` merged then split) may take the same thread
   //! bindings. Not one loop: they differ in extent; parallelizeAllLike alone asks this.
   PermissiveForwarded,
+  //! nvFuser's names of the first two.
+  EXACT = Exact,
+  PERMISSIVE = Permissive,
+};
+
+class IdModel;
+
+//! nvFuser's ValGraph: one mode's graph of an IdModel (IdModel::idGraph). For ported code:
+//! `graph.disjointValSets().strictAreMapped(a, b)` asks it, and `graph.mapVals(a, b)` maps two
+//! axes and what follows from that, as building the model does (splits by equal factors of
+//! mapped axes, merges of mapped axes, ...).
+class ValGraph {
+ public:
+  const ValGraph& disjointValSets() const { return *this; }
+  bool strictAreMapped(const IterDomain* a, const IterDomain* b) const;
+  void mapVals(const IterDomain* a, const IterDomain* b);
+
+ private:
+  friend class IdModel;
+  ValGraph(IdModel& model, IdMappingMode mode) : model_(model), mode_(mode) {}
+  IdModel& model_;
+  IdMappingMode mode_;
 };
 
 class IdModel {
  public:
   //! The graphs over every IterDomain of every TensorView of `fusion` (Fusion::allTvs).
   explicit IdModel(const Fusion& fusion);
+  //! nvFuser's spellings: the constructor builds every graph, so buildExactGraph() has
+  //! nothing left to do; idGraph(mode) is the mode's graph.
+  explicit IdModel(const Fusion* fusion) : IdModel(*fusion) {}
+  void buildExactGraph() {}
+  ValGraph& idGraph(IdMappingMode mode);
 
   bool areMapped(const IterDomain* a, const IterDomain* b, IdMappingMode mode) const;
   //! True for a broadcast axis that some tensor iterates: its Permissive group holds an axis
@@ -61,9 +90,16 @@ class IdModel {
     mutable std::unordered_map<const IterDomain*, const IterDomain*> parent_;
   };
 
+  friend class ValGraph;
   void build(DisjointSets& sets, bool map_broadcast, bool forward_broadcast_merges) const;
+  //! Unites what the unions in `sets` imply (splits, merges and resizes of mapped axes), until
+  //! nothing changes.
+  void propagate(DisjointSets& sets, bool map_broadcast, bool forward_broadcast_merges) const;
   //! The roots of the groups of `sets` that iterate (isIteratedBroadcast's rule).
   std::unordered_set<const IterDomain*> iteratedGroups(const DisjointSets& sets) const;
+  DisjointSets& sets(IdMappingMode mode) {
+    return const_cast<DisjointSets&>(std::as_const(*this).sets(mode));
+  }
   const DisjointSets& sets(IdMappingMode mode) const {
     switch (mode) {
       case IdMappingMode::Exact:
@@ -78,11 +114,15 @@ class IdModel {
 
   std::vector<TensorView*> tvs_;
   std::vector<IterDomain*> ids_;
+  std::vector<Split*> splits_;  // the definitions of ids_, by kind
+  std::vector<Merge*> merges_;
+  std::vector<Resize*> resizes_;
   DisjointSets exact_;
   DisjointSets permissive_;
   DisjointSets forwarded_;
   std::unordered_set<const IterDomain*> iterated_permissive_;  // iteratedGroups(permissive_)
   mutable std::unordered_map<const IterDomain*, std::vector<IterDomain*>> members_[3];  // group()'s
+  std::vector<std::unique_ptr<ValGraph>> graphs_;  // idGraph()'s, made when asked
 };
 
 //! Why loop axis `axis` of `producer` cannot be the same loop as axis `axis` of `consumer`

@@ -26,6 +26,9 @@ class ViewOp : public Expr {
   std::string toString() const override;
 };
 
+//! nvFuser's later name of the reshape expr.
+using ReshapeOp = ViewOp;
+
 //! out = squeeze(in, flags): out has in's logical axes without those flagged (one flag per
 //! non-reduction logical axis of in). A flagged axis is Broadcast, or Symbolic until
 //! concretized (which must make it Broadcast); the reference checks its size is 1.

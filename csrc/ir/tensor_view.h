@@ -29,6 +29,9 @@ class TensorView : public Val {
   void setDomain(TensorDomain* domain);
   const std::vector<IterDomain*>& getLogicalDomain() const { return domain_->logical(); }
   const std::vector<IterDomain*>& getMaybeRootDomain() const { return domain_->maybeRoot(); }
+  //! nvFuser's: the root domain, empty unless a shape-changing op or rFactor made one.
+  const std::vector<IterDomain*>& getRootDomain() const { return domain_->root(); }
+  bool hasRoot() const { return domain_->hasRoot(); }
   const std::vector<IterDomain*>& getMaybeAllocationDomain() const {
     return domain_->maybeAllocation();
   }
