@@ -1,0 +1,175 @@
+// nvFuser's reduction scheduler tests (tests/cpp/test_gpu1.cpp), ported for the parity issue
+// (#21): FusionReductionKeepDimBasic, FusionReductionKeepDimScheduler, FusionReductionScheduler,
+// FusionReductionWithTrivialReduction, FusionReductionSchedulerMultiDimNonFastest / Fastest and
+// the ReductionNoODim / ReductionWithIterDim shmoos (a subset of their sizes). Kernels run on
+// the device with a GPU and on the host kernel interpreter without one; values against the
+// CPU reference (nvFuser: ATen in double).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <deque>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cuda/driver.h"
+#include "minifuser/minifuser.h"
+#include "random/kernel_interpreter.h"
+
+namespace mf {
+namespace {
+
+//! Every element of `got` is within the rounding of a sum of `terms` values of `want`'s dtype.
+void expectSums(const std::vector<Tensor>& got, const std::vector<Tensor>& want, int64_t terms) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < want.size(); ++o) {
+    const Tensor g = got[o].toHost();
+    ASSERT_EQ(g.sizes(), want[o].sizes()) << "output " << o;
+    ASSERT_EQ(g.dtype(), want[o].dtype()) << "output " << o;
+    const bool narrow = want[o].dtype() == DataType::Half || want[o].dtype() == DataType::BFloat16;
+    const double tol = narrow ? 1e-2 : 1e-5 * std::sqrt(static_cast<double>(terms)) + 1e-6;
+    for (int64_t i = 0; i < want[o].numel(); ++i)
+      ASSERT_NEAR(g.item(i), want[o].item(i), tol * (1 + std::abs(want[o].item(i))))
+          << "output " << o << ", element " << i;
+  }
+}
+
+//! Runs the compiled kernel: on the device, or on the host interpreter (launch checks first).
+std::vector<Tensor> runKernel(KernelExecutor& ke, const std::vector<Tensor>& in) {
+  if (cuda::cudaAvailable()) return ke.run(in);
+  ke.prepareLaunch(in);
+  return testing::interpretKernelOrThrow(ke.kernel(), in);
+}
+
+//! nvFuser's scheduleAndRun(fusion, Reduction, inputs), checked against the reference.
+void scheduleAndRunReduction(Fusion& fusion, const std::vector<Tensor>& in, int64_t terms) {
+  const std::vector<Tensor> want = ReferenceEvaluator(&fusion).run(in);
+  std::unique_ptr<HeuristicParams> params =
+      SchedulerEntry::scheduleWith(&fusion, SchedulerType::Reduction, in);
+  KernelExecutor ke;
+  ke.compile(&fusion, in, params->lparams);
+  expectSums(runKernel(ke, in), want, terms);
+}
+
+TEST(NvfuserReductionPorts, ReductionKeepDimBasic) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* tv0 = makeConcreteTensor({2, 3, 4, 5, 6});
+  fusion.addInput(tv0);
+  TensorView* tv1 = sum(tv0, {0, 2, -1}, /*keep_dim=*/true);
+  fusion.addOutput(tv1);
+  // keep_dim broadcasts the reduction's result back to the input's rank, as nvFuser's.
+  EXPECT_EQ(tv1->toString(), "T2_g_float[bS10{1}, iS11{3}, bS12{1}, iS13{5}, bS14{1}]");
+  const std::vector<Tensor> in = {Tensor::random({2, 3, 4, 5, 6}, DataType::Float, 1)};
+  KernelExecutor ke;
+  ke.compile(&fusion, in);
+  expectSums(runKernel(ke, in), ReferenceEvaluator(&fusion).run(in), 48);
+}
+
+// FusionReductionScheduler and ...KeepDimScheduler: the generic reductionOp over the rows of
+// [80, 4096] (symbolic, and concrete with keep_dim).
+TEST(NvfuserReductionPorts, ReductionScheduler) {
+  for (bool keep_dim : {false, true}) {
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* tv0 = keep_dim ? makeConcreteTensor({80, 4096}) : makeSymbolicTensor(2);
+    fusion.addInput(tv0);
+    fusion.addOutput(
+        reductionOp(BinaryOpType::Add, {1}, IrBuilder::create<Val>(0.0), tv0, keep_dim));
+    scheduleAndRunReduction(fusion, {Tensor::random({80, 4096}, DataType::Float, 2)}, 4096);
+  }
+}
+
+// FusionReductionWithTrivialReduction: every set of axes of [80, 4096] with a size-1 axis
+// (Broadcast) in each place, all as outputs of one fusion, through FusionExecutorCache
+// (nvFuser's [80, 4096] as [37, 131]: the interpreter runs every kernel).
+TEST(NvfuserReductionPorts, ReductionWithTrivialReduction) {
+  for (std::vector<int64_t> shape :
+       std::vector<std::vector<int64_t>>{{-1, -1, 1}, {-1, 1, -1}, {1, -1, -1}}) {
+    auto fusion = std::make_unique<Fusion>();
+    FusionGuard fg(fusion.get());
+    TensorView* tv0 = makeConcreteTensor(shape);
+    fusion->addInput(tv0);
+    for (const std::vector<int64_t>& axes :
+         std::vector<std::vector<int64_t>>{{0}, {1}, {2}, {0, 1}, {0, 2}, {1, 2}, {0, 1, 2}})
+      fusion->addOutput(sum(tv0, axes));
+    std::deque<int64_t> values = {37, 131};
+    for (int64_t& s : shape)
+      if (s == -1) {
+        s = values.front();
+        values.pop_front();
+      }
+    const std::vector<Tensor> in = {Tensor::random(shape, DataType::Float, 3)};
+    const std::vector<Tensor> want = ReferenceEvaluator(fusion.get()).run(in);
+    FusionExecutorCache fec(std::move(fusion));
+    std::vector<Tensor> got = fec.runFusionWithInputs(in);
+    if (!cuda::cudaAvailable())
+      got = fec.getMostRecentKernelRuntime()->runOnHost(in, testing::interpretKernelOrThrow);
+    SCOPED_TRACE(fmt::format("[{}]", fmt::join(shape, ", ")));
+    expectSums(got, want, 37 * 131);
+  }
+}
+
+// FusionReductionSchedulerMultiDimNonFastest ([5, 10, 15, 20] over axes 0 and 2, into a
+// preallocated output with the heuristics' launch parameters) and ...Fastest (axes 1 and 3).
+TEST(NvfuserReductionPorts, ReductionSchedulerMultiDim) {
+  for (std::vector<int64_t> axes : std::vector<std::vector<int64_t>>{{0, 2}, {1, 3}}) {
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* tv0 = makeSymbolicTensor(4);
+    fusion.addInput(tv0);
+    fusion.addOutput(reductionOp(BinaryOpType::Add, axes, IrBuilder::create<Val>(0.0), tv0));
+    const std::vector<Tensor> in = {Tensor::random({5, 10, 15, 20}, DataType::Float, 4)};
+    const std::vector<Tensor> want = ReferenceEvaluator(&fusion).run(in);
+    std::unique_ptr<HeuristicParams> params =
+        SchedulerEntry::scheduleWith(&fusion, SchedulerType::Reduction, in);
+    KernelExecutor ke;
+    ke.compile(&fusion, in, params->lparams);
+    std::vector<Tensor> got;
+    if (cuda::cudaAvailable()) {
+      Tensor out = Tensor::empty(want[0].sizes(), DataType::Float);
+      got = ke.run({in[0]}, {out}, params->lparams);
+      EXPECT_EQ(got.at(0).dataPtr(), out.dataPtr());  // written in place
+    } else {
+      got = runKernel(ke, in);
+    }
+    expectSums(got, want, 100);
+  }
+}
+
+// ReductionNoODim (a 1-D sum, cast back for half and bf16) and ReductionWithIterDim (a 2-D sum
+// over either axis) for each floating dtype, at some of nvFuser's power-of-two sizes.
+TEST(NvfuserReductionPorts, ReductionShmoo) {
+  for (DataType dtype : {DataType::Double, DataType::Float, DataType::Half, DataType::BFloat16}) {
+    const bool narrow = dtype == DataType::Half || dtype == DataType::BFloat16;
+    auto build = [&](Fusion& fusion, int64_t rank, int64_t axis) {
+      TensorView* tv0 = makeSymbolicTensor(rank, dtype);
+      fusion.addInput(tv0);
+      TensorView* x = narrow ? castOp(DataType::Float, tv0) : tv0;
+      TensorView* s = sum(x, {axis});
+      fusion.addOutput(narrow ? castOp(dtype, s) : s);
+    };
+    for (int64_t rdim : {1, 2, 64, 1031, 8192}) {
+      Fusion fusion;
+      FusionGuard fg(&fusion);
+      build(fusion, 1, 0);
+      SCOPED_TRACE(fmt::format("{} [{}]", toString(dtype), rdim));
+      scheduleAndRunReduction(fusion, {Tensor::random({rdim}, dtype, 5)}, rdim);
+    }
+    for (auto [rdim, odim] :
+         std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {2, 257}, {257, 2}, {64, 33}}) {
+      for (int64_t axis : {0, 1}) {
+        Fusion fusion;
+        FusionGuard fg(&fusion);
+        build(fusion, 2, axis);
+        const std::vector<int64_t> sizes =
+            axis == 1 ? std::vector<int64_t>{odim, rdim} : std::vector<int64_t>{rdim, odim};
+        SCOPED_TRACE(fmt::format("{} rdim {} odim {} axis {}", toString(dtype), rdim, odim, axis));
+        scheduleAndRunReduction(fusion, {Tensor::random(sizes, dtype, 6)}, rdim);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mf
