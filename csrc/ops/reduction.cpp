@@ -8,6 +8,7 @@
 #include "ir/fusion.h"
 #include "ir/traversal.h"
 #include "ops/arith.h"
+#include "ops/shape.h"
 
 namespace mf {
 namespace {
@@ -70,6 +71,24 @@ TensorView* reduceAxes(BinaryOpType op, std::string_view name, TensorView* tv,
   if (x->dtype() != acc_dtype) x = castOp(acc_dtype, x);
 
   if (rank == 0) return x == tv ? set(tv) : (acc_dtype == out_dtype ? x : castOp(out_dtype, x));
+
+  // Only size-1 broadcast axes reduced (with the op's identity as the initial value): no
+  // reduction, a squeeze of those axes (nvFuser's trivial reduction).
+  bool trivial = std::find(reduced.begin(), reduced.end(), true) != reduced.end();
+  std::vector<int64_t> squeezed;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!reduced[i]) continue;
+    trivial = trivial && in_ids[i]->isBroadcast();
+    squeezed.push_back(i);
+  }
+  if (trivial && init != nullptr)
+    trivial = constValue(*init->constValue(), acc_dtype)->constValue() ==
+              reductionIdentity(op, acc_dtype)->constValue();
+  if (trivial) {
+    TensorView* result = squeeze(x, squeezed);
+    if (acc_dtype != out_dtype) result = castOp(out_dtype, result);
+    return keep_dim ? broadcast(result, reduced) : result;
+  }
 
   std::vector<IterDomain*> out_ids;
   for (int64_t i = 0; i < rank; ++i) {

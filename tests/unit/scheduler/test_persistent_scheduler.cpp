@@ -331,12 +331,13 @@ TEST(PersistentScheduler, RefusalsOfOpsAndShapes) {
                 HasSubstr("is not a pointwise, broadcast or reduction op"));
   }
   {
-    // The first reduction reads a tensor with a broadcast axis ([M, 1] reduced over 1).
+    // The first reduction reads a tensor with a broadcast axis ([M, 1, N] reduced over N; a
+    // sum over the size-1 axis alone would be a squeeze).
     Fusion f;
     FusionGuard fg(&f);
-    TensorView* c = makeConcreteTensor({-1, 1});
+    TensorView* c = makeConcreteTensor({-1, 1, -1});
     f.addInput(c);
-    f.addOutput(div(c, broadcast(sum(c, {1}), {false, true})));
+    f.addOutput(div(c, broadcast(sum(c, {2}), {false, false, true})));
     EXPECT_THAT(compileTimeRejection(f), HasSubstr("which has broadcast axes"));
   }
   {

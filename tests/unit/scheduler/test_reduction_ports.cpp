@@ -1,7 +1,9 @@
 // nvFuser's reduction scheduler tests (tests/cpp/test_gpu1.cpp), ported for the parity issue
 // (#21): FusionReductionKeepDimBasic, FusionReductionKeepDimScheduler, FusionReductionScheduler,
 // FusionReductionWithTrivialReduction, FusionReductionSchedulerMultiDimNonFastest / Fastest and
-// the ReductionNoODim / ReductionWithIterDim shmoos (a subset of their sizes). Kernels run on
+// the ReductionNoODim / ReductionWithIterDim shmoos (a subset of their sizes), and from
+// test_gpu2/3.cpp and test_reduction.cpp FusionReductionHalf, FusionTrivialReduction 1-3,
+// Reduction3DWithBroadcast, Reduction3DConstantIterationDomain and GeluBwdReduction. Kernels run on
 // the device with a GPU and on the host kernel interpreter without one; values against the
 // CPU reference (nvFuser: ATen in double).
 #include <gtest/gtest.h>
@@ -169,6 +171,130 @@ TEST(NvfuserReductionPorts, ReductionShmoo) {
       }
     }
   }
+}
+
+// FusionReductionHalf (test_gpu2.cpp): half in, float sum of x + 1, half out.
+TEST(NvfuserReductionPorts, ReductionHalf) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* tv0 = makeSymbolicTensor(3, DataType::Half);
+  fusion.addInput(tv0);
+  TensorView* tv2 = add(castOp(DataType::Float, tv0), IrBuilder::create<Val>(1.0));
+  fusion.addOutput(castOp(DataType::Half, sum(tv2, {2})));
+  scheduleAndRunReduction(fusion, {Tensor::random({8, 8, 16}, DataType::Half, 7)}, 16);
+}
+
+// FusionTrivialReduction 1 to 3 (test_gpu2.cpp): sums over size-1 broadcast axes only are
+// squeezes, no ReductionOp (as nvFuser's), unscheduled and through the pointwise scheduler.
+TEST(NvfuserReductionPorts, TrivialReduction) {
+  {
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* tv0 = makeConcreteTensor({10, 20, 1});
+    fusion.addInput(tv0);
+    fusion.addOutput(reductionOp(BinaryOpType::Add, {2}, IrBuilder::create<Val>(0.0), tv0));
+    for (Expr* e : fusion.exprs()) EXPECT_FALSE(e->isA<ReductionOp>()) << e->toString();
+    // A reduction with another initial value than the identity is kept (x + 5, not x).
+    EXPECT_TRUE(reductionOp(BinaryOpType::Add, {2}, IrBuilder::create<Val>(5.0), tv0)
+                    ->definition()
+                    ->isA<ReductionOp>());
+    const std::vector<Tensor> in = {Tensor::random({10, 20, 1}, DataType::Float, 8)};
+    KernelExecutor ke;
+    ke.compile(&fusion, in);
+    expectSums(runKernel(ke, in), ReferenceEvaluator(&fusion).run(in), 1);
+  }
+  for (bool three_axes_at_once : {false, true}) {
+    Fusion fusion;
+    FusionGuard fg(&fusion);
+    TensorView* tv0 = makeSymbolicTensor(2);
+    TensorView* tv1 =
+        three_axes_at_once ? makeConcreteTensor({1, 1, 1, 7, 8}) : makeConcreteTensor({1, 1, 7, 8});
+    fusion.addInput(tv0);
+    fusion.addInput(tv1);
+    TensorView* reduced = three_axes_at_once ? sum(tv1, {0, 1, 2}) : sum(sum(tv1, {0}), {0});
+    fusion.addOutput(add(reduced, tv0));
+    const std::vector<Tensor> in = {
+        Tensor::random({7, 8}, DataType::Float, 9),
+        Tensor::random(three_axes_at_once ? std::vector<int64_t>{1, 1, 1, 7, 8}
+                                          : std::vector<int64_t>{1, 1, 7, 8},
+                       DataType::Float, 10)};
+    const std::vector<Tensor> want = ReferenceEvaluator(&fusion).run(in);
+    SchedulerEntry::scheduleWith(&fusion, SchedulerType::PointWise, in);
+    KernelExecutor ke;
+    ke.compile(&fusion, in);
+    expectSums(runKernel(ke, in), want, 1);
+  }
+}
+
+// Reduction3DWithBroadcast (test_gpu3.cpp): double [8, 7, 5, 1] summed over axes 2 and 0.
+TEST(NvfuserReductionPorts, Reduction3DWithBroadcast) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* tv0 = TensorViewBuilder()
+                        .dtype(DataType::Double)
+                        .contiguity({true, true, true, std::nullopt})
+                        .shape({-1, -1, -1, 1})
+                        .build();
+  fusion.addInput(tv0);
+  fusion.addOutput(sum(tv0, {2, 0}));
+  scheduleAndRunReduction(fusion, {Tensor::random({8, 7, 5, 1}, DataType::Double, 11)}, 40);
+}
+
+// Reduction3DConstantIterationDomain (test_gpu3.cpp): a permuted 5-D input times full(1) of
+// constant extents, summed over axes 2 and 4, through FusionExecutorCache.
+TEST(NvfuserReductionPorts, Reduction3DConstantIterationDomain) {
+  const int64_t x = 2, y = 8, z = 8, w = 16, h = 64;  // nvFuser: h = 512
+  auto fusion = std::make_unique<Fusion>();
+  FusionGuard fg(fusion.get());
+  TensorView* tv0 = TensorViewBuilder()
+                        .ndims(5)
+                        .shape({-1, -1, -1, -1, -1})
+                        .contiguity({true, true, true, true, true})
+                        .strideOrder({4, 3, 2, 0, 1})
+                        .build();
+  fusion->addInput(tv0);
+  TensorView* tv1 =
+      full({IrBuilder::create<Val>(x), IrBuilder::create<Val>(y), IrBuilder::create<Val>(z),
+            IrBuilder::create<Val>(w), IrBuilder::create<Val>(h)},
+           fusion->oneVal(), DataType::Float);
+  fusion->addOutput(sum(mul(tv0, tv1), {2, 4}));
+  const std::vector<Tensor> in = {
+      Tensor::random({x * y * z * w * h}, DataType::Float, 12)
+          .asStrided({x, y, z, w, h}, {w * h * z * y, w * h * z, w * h, 1, w}, 0)};
+  const std::vector<Tensor> want = ReferenceEvaluator(fusion.get()).run(in);
+  FusionExecutorCache fec(std::move(fusion));
+  std::vector<Tensor> got = fec.runFusionWithInputs(in);
+  if (!cuda::cudaAvailable())
+    got = fec.getMostRecentKernelRuntime()->runOnHost(in, testing::interpretKernelOrThrow);
+  expectSums(got, want, z * h);
+}
+
+// GeluBwdReduction (test_reduction.cpp): tanh-GELU's backward and its column sum, both
+// outputs, one Reduction kernel.
+TEST(NvfuserReductionPorts, GeluBwdReduction) {
+  Fusion fusion;
+  FusionGuard fg(&fusion);
+  TensorView* grad = makeSymbolicTensor(2);
+  TensorView* xvar = makeSymbolicTensor(2);
+  fusion.addInput(grad);
+  fusion.addInput(xvar);
+  const float k_079 = 0.79788456f, k_004 = 0.044715f, k_010 = 0.1070322243f;
+  auto c = [](double v) { return IrBuilder::create<Val>(v); };
+  TensorView* t8 = mul(xvar, c(k_079));
+  TensorView* t11 = add(mul(mul(xvar, c(k_004)), xvar), IrBuilder::create<Val>(1L));
+  TensorView* t13 = unaryOp(UnaryOpType::Tanh, mul(t8, t11));
+  TensorView* t14 = mul(xvar, c(0.5));
+  TensorView* t17 = add(unaryOp(UnaryOpType::Neg, mul(t13, t13)), IrBuilder::create<Val>(1L));
+  TensorView* t20 = add(mul(mul(xvar, c(k_010)), xvar), c(k_079));
+  TensorView* t22 = mul(t14, mul(t17, t20));
+  TensorView* t24 = mul(add(t13, IrBuilder::create<Val>(1L)), c(0.5));
+  TensorView* t26 = mul(add(t22, t24), grad);
+  fusion.addOutput(t26);
+  fusion.addOutput(sum(t26, {0}));
+  scheduleAndRunReduction(fusion,
+                          {Tensor::random({4, 128}, DataType::Float, 13),
+                           Tensor::random({4, 128}, DataType::Float, 14)},
+                          4);
 }
 
 }  // namespace
