@@ -197,7 +197,8 @@ TensorView* TensorView::cacheAfter(std::vector<Expr*> cached_uses) {
            "element by element",
            toString());
   if (cached_uses.empty()) cached_uses = uses();
-  TensorView* cache = freshLike(this);
+  // A reduction's result is read by its data axes: the copy has those alone.
+  TensorView* cache = freshLike(this, /*data_only=*/true);
   for (Expr* use : cached_uses) replaceInputInExpr(use, this, cache);
   addCopy(this, cache);
   return cache;
@@ -205,23 +206,30 @@ TensorView* TensorView::cacheAfter(std::vector<Expr*> cached_uses) {
 
 namespace {
 
-void checkStagingCopy(std::string_view verb, const TensorView* tv, LoadStoreOpType op_type) {
-  MF_CHECK(op_type == LoadStoreOpType::Set,
-           "{}: {} stages through a set() copy; LoadStoreOpType::SegmentSet is a segment boundary, "
-           "not a cache (use segment_set)",
-           verb, tv->toString());
+// The copy `copy` (a Set made by cacheBefore / cacheAfter) as a LoadStoreOp of `op_type`:
+// SegmentSet makes it a segment boundary (nvFuser's cacheBefore(SegmenterSet), as
+// segment_set).
+void retypeCopy(TensorView* copy, LoadStoreOpType op_type) {
+  if (op_type == LoadStoreOpType::Set) return;
+  auto* set = copy->definition()->as<LoadStoreOp>();
+  Val* in = set->in();
+  copy->fusion()->removeExpr(set);
+  IrBuilder::createIn<LoadStoreOp>(copy->fusion(), std::vector<Val*>{in}, std::vector<Val*>{copy},
+                                   op_type);
 }
 
 }  // namespace
 
 TensorView* TensorView::cacheBefore(LoadStoreOpType op_type) {
-  checkStagingCopy("cacheBefore", this, op_type);
-  return cacheBefore();
+  TensorView* cache = cacheBefore();
+  retypeCopy(this, op_type);
+  return cache;
 }
 
 TensorView* TensorView::cacheAfter(LoadStoreOpType op_type, std::vector<Expr*> cached_uses) {
-  checkStagingCopy("cacheAfter", this, op_type);
-  return cacheAfter(std::move(cached_uses));
+  TensorView* cache = cacheAfter(std::move(cached_uses));
+  retypeCopy(cache, op_type);
+  return cache;
 }
 
 TensorView* TensorView::cacheBefore() {

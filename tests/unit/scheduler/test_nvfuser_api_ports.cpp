@@ -277,11 +277,6 @@ TEST(NvfuserApi, HandScheduleSpellings) {
   ke.compile(&fusion, in);
   expectClose(runKernel(ke, in).at(0), want);
 
-  EXPECT_THAT([&] { tv1->cacheAfter(LoadStoreOpType::SegmentSet); },
-              ThrowsMessage<UserError>(HasSubstr("cacheAfter: T1_g_float")));
-  EXPECT_THAT([&] { tv2->cacheBefore(LoadStoreOpType::SegmentSet); },
-              ThrowsMessage<UserError>(HasSubstr("LoadStoreOpType::SegmentSet is a segment "
-                                                 "boundary, not a cache (use segment_set)")));
   TransformPropagator other(tv2);
   EXPECT_THAT([&] { MaxLogicalDomainInfoSpanningTree(tv3).traverse(&other); },
               ThrowsMessage<UserError>(HasSubstr("the tree is rooted at T3")));
