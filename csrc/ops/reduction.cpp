@@ -65,30 +65,29 @@ TensorView* reduceAxes(BinaryOpType op, std::string_view name, TensorView* tv,
   // The accumulator: narrow floats accumulate in Float (as PyTorch does internally).
   const DataType acc_dtype = isNarrowFloat(out_dtype) ? DataType::Float : out_dtype;
 
+  // Only size-1 broadcast axes reduced, from the op's identity: nothing to reduce, a squeeze
+  // of those axes (nvFuser's trivial reduction).
+  std::vector<int64_t> squeezed;
+  bool broadcast_only = true;
+  for (int64_t i = 0; i < rank; ++i)
+    if (reduced[i]) {
+      broadcast_only = broadcast_only && in_ids[i]->isBroadcast();
+      squeezed.push_back(i);
+    }
+  if (broadcast_only && !squeezed.empty() &&
+      (init == nullptr || constValue(*init->constValue(), acc_dtype)->constValue() ==
+                              reductionIdentity(op, acc_dtype)->constValue())) {
+    TensorView* result = squeeze(tv, squeezed);
+    if (result->dtype() != out_dtype) result = castOp(out_dtype, result);
+    return keep_dim ? broadcast(result, reduced) : result;
+  }
+
   // A given dtype converts the input first (torch.sum(x, dtype=...)); then to the accumulator.
   TensorView* x = tv;
   if (dtype.has_value() && x->dtype() != *dtype) x = castOp(*dtype, x);
   if (x->dtype() != acc_dtype) x = castOp(acc_dtype, x);
 
   if (rank == 0) return x == tv ? set(tv) : (acc_dtype == out_dtype ? x : castOp(out_dtype, x));
-
-  // Only size-1 broadcast axes reduced (with the op's identity as the initial value): no
-  // reduction, a squeeze of those axes (nvFuser's trivial reduction).
-  bool trivial = std::find(reduced.begin(), reduced.end(), true) != reduced.end();
-  std::vector<int64_t> squeezed;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (!reduced[i]) continue;
-    trivial = trivial && in_ids[i]->isBroadcast();
-    squeezed.push_back(i);
-  }
-  if (trivial && init != nullptr)
-    trivial = constValue(*init->constValue(), acc_dtype)->constValue() ==
-              reductionIdentity(op, acc_dtype)->constValue();
-  if (trivial) {
-    TensorView* result = squeeze(x, squeezed);
-    if (acc_dtype != out_dtype) result = castOp(out_dtype, result);
-    return keep_dim ? broadcast(result, reduced) : result;
-  }
 
   std::vector<IterDomain*> out_ids;
   for (int64_t i = 0; i < rank; ++i) {

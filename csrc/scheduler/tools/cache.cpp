@@ -49,8 +49,10 @@ bool hasReductionAxis(const TensorView* tv) {
 }
 
 // A copy `to = set(from)`.
-void addCopy(TensorView* from, TensorView* to) {
-  IrBuilder::createIn<LoadStoreOp>(from->fusion(), std::vector<Val*>{from}, std::vector<Val*>{to});
+// SegmentSet makes the copy a segment boundary (nvFuser's cacheBefore(SegmenterSet)).
+void addCopy(TensorView* from, TensorView* to, LoadStoreOpType op = LoadStoreOpType::Set) {
+  IrBuilder::createIn<LoadStoreOp>(from->fusion(), std::vector<Val*>{from}, std::vector<Val*>{to},
+                                   op);
 }
 
 // A permute is a LoadStoreOp too, but its output's axes are not its input's in order.
@@ -191,7 +193,7 @@ void moveBroadcastsToInputs(Fusion& fusion) {
   }
 }
 
-TensorView* TensorView::cacheAfter(std::vector<Expr*> cached_uses) {
+TensorView* TensorView::cacheAfter(LoadStoreOpType op_type, std::vector<Expr*> cached_uses) {
   MF_CHECK(!domain()->allocationDeclared(),
            "cacheAfter: {} has a declared (padded) allocation domain; nothing can read it "
            "element by element",
@@ -200,39 +202,19 @@ TensorView* TensorView::cacheAfter(std::vector<Expr*> cached_uses) {
   // A reduction's result is read by its data axes: the copy has those alone.
   TensorView* cache = freshLike(this, /*data_only=*/true);
   for (Expr* use : cached_uses) replaceInputInExpr(use, this, cache);
-  addCopy(this, cache);
-  return cache;
-}
-
-namespace {
-
-// The copy `copy` (a Set made by cacheBefore / cacheAfter) as a LoadStoreOp of `op_type`:
-// SegmentSet makes it a segment boundary (nvFuser's cacheBefore(SegmenterSet), as
-// segment_set).
-void retypeCopy(TensorView* copy, LoadStoreOpType op_type) {
-  if (op_type == LoadStoreOpType::Set) return;
-  auto* set = copy->definition()->as<LoadStoreOp>();
-  Val* in = set->in();
-  copy->fusion()->removeExpr(set);
-  IrBuilder::createIn<LoadStoreOp>(copy->fusion(), std::vector<Val*>{in}, std::vector<Val*>{copy},
-                                   op_type);
-}
-
-}  // namespace
-
-TensorView* TensorView::cacheBefore(LoadStoreOpType op_type) {
-  TensorView* cache = cacheBefore();
-  retypeCopy(this, op_type);
-  return cache;
-}
-
-TensorView* TensorView::cacheAfter(LoadStoreOpType op_type, std::vector<Expr*> cached_uses) {
-  TensorView* cache = cacheAfter(std::move(cached_uses));
-  retypeCopy(cache, op_type);
+  addCopy(this, cache, op_type);
   return cache;
 }
 
 TensorView* TensorView::cacheBefore() {
+  return cacheBefore(LoadStoreOpType::Set);
+}
+
+TensorView* TensorView::cacheAfter(std::vector<Expr*> cached_uses) {
+  return cacheAfter(LoadStoreOpType::Set, std::move(cached_uses));
+}
+
+TensorView* TensorView::cacheBefore(LoadStoreOpType op_type) {
   Expr* def = definition();
   MF_CHECK(def != nullptr, "cacheBefore: {} has no definition (a fusion input?)", toString());
   if (domain()->hasRoot() && !hasReductionAxis(this)) {
@@ -249,7 +231,7 @@ TensorView* TensorView::cacheBefore() {
     TensorView* cache = IrBuilder::createIn<TensorView>(fusion(), td, dtype());
     def->newObject(fusion(), def->inputs(), {cache});
     fusion()->removeExpr(def);
-    addCopy(cache, this);
+    addCopy(cache, this, op_type);
     return cache;
   }
   TensorView* cache = freshLike(this);
@@ -265,7 +247,7 @@ TensorView* TensorView::cacheBefore() {
                                                 TensorDomain::noReductions(getLogicalDomain())));
     if (reduced->hasAllocation()) copyDataAllocation(reduced, this);
   }
-  addCopy(cache, this);
+  addCopy(cache, this, op_type);
   return cache;
 }
 

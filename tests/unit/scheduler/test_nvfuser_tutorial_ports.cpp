@@ -12,7 +12,7 @@
 
 #include "cuda/driver.h"
 #include "minifuser/minifuser.h"
-#include "random/kernel_interpreter.h"
+#include "unit/scheduler/port_test_utils.h"
 
 namespace mf {
 namespace {
@@ -20,14 +20,11 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
-//! Compiles `fusion` (as scheduled) and runs it on `inputs`: on the device with a GPU, else
-//! on the host interpreter (after the launch checks, KernelExecutor::prepareLaunch).
+//! Compiles `fusion` (as scheduled) and runs it on `inputs` (testing::runCompiled).
 std::vector<Tensor> compileAndRun(Fusion& fusion, const std::vector<Tensor>& inputs) {
   KernelExecutor ke;
   ke.compile(&fusion, inputs);
-  if (cuda::cudaAvailable()) return ke.run(inputs);
-  ke.prepareLaunch(inputs);
-  return testing::interpretKernelOrThrow(ke.kernel(), inputs);
+  return testing::runCompiled(ke, inputs);
 }
 
 //! Every element of `got` is within a sum of `terms` floats' rounding of `want`.

@@ -12,6 +12,7 @@
 #include "cuda/driver.h"
 #include "minifuser/minifuser.h"
 #include "random/kernel_interpreter.h"
+#include "unit/scheduler/port_test_utils.h"
 
 namespace mf {
 namespace {
@@ -69,13 +70,20 @@ Tensor strided(const std::vector<int64_t>& sizes, const std::vector<int64_t>& st
   return Tensor::random({numel}, DataType::Float, seed).asStrided(sizes, strides, offset);
 }
 
-TEST(NvfuserPointwisePorts, VectorizeStrideContiguity3D) {
+//! nvFuser's VectorizeStride* fusion: tv0 + tv0 for an input of `contiguity`, in a cache.
+std::unique_ptr<FusionExecutorCache> selfAddCache(Contiguity contiguity) {
   auto fusion = std::make_unique<Fusion>();
   FusionGuard fg(fusion.get());
-  TensorView* tv0 = TensorViewBuilder().ndims(3).contiguity({false, true, true}).build();
+  const auto rank = static_cast<int64_t>(contiguity.size());
+  TensorView* tv0 = TensorViewBuilder().ndims(rank).contiguity(std::move(contiguity)).build();
   fusion->addInput(tv0);
   fusion->addOutput(add(tv0, tv0));
-  FusionExecutorCache fec(std::move(fusion));
+  return std::make_unique<FusionExecutorCache>(std::move(fusion));
+}
+
+TEST(NvfuserPointwisePorts, VectorizeStrideContiguity3D) {
+  const std::unique_ptr<FusionExecutorCache> cache = selfAddCache({false, true, true});
+  FusionExecutorCache& fec = *cache;
   const int64_t rows = 709;  // 709 x 8 x 3: just past a wave of 128-element blocks
   for (auto [size, vec] : std::vector<std::pair<int64_t, int64_t>>{{17, 1}, {10, 2}, {16, 4}}) {
     const Tensor t0 = strided({rows, 8, 3}, {size * 3, 3, 1}, 0, 200 + size);
@@ -84,13 +92,8 @@ TEST(NvfuserPointwisePorts, VectorizeStrideContiguity3D) {
 }
 
 TEST(NvfuserPointwisePorts, VectorizeStrideContiguity5D) {
-  auto fusion = std::make_unique<Fusion>();
-  FusionGuard fg(fusion.get());
-  TensorView* tv0 =
-      TensorViewBuilder().ndims(5).contiguity({false, true, false, true, true}).build();
-  fusion->addInput(tv0);
-  fusion->addOutput(add(tv0, tv0));
-  FusionExecutorCache fec(std::move(fusion));
+  const std::unique_ptr<FusionExecutorCache> cache = selfAddCache({false, true, false, true, true});
+  FusionExecutorCache& fec = *cache;
   const int64_t n = 1235;  // nvFuser: 12345 (odd, as here)
   for (auto [size1, size2, vec] :
        std::vector<std::tuple<int64_t, int64_t, int64_t>>{{9, 17, 1}, {9, 10, 2}, {9, 16, 4}}) {
@@ -103,13 +106,8 @@ TEST(NvfuserPointwisePorts, VectorizeStrideContiguity5D) {
 
 // The storage offset (the base's alignment) limits the factor as the strides do.
 TEST(NvfuserPointwisePorts, VectorizeStrideMisalignedBase) {
-  auto fusion = std::make_unique<Fusion>();
-  FusionGuard fg(fusion.get());
-  TensorView* tv0 =
-      TensorViewBuilder().ndims(5).contiguity({false, true, false, true, true}).build();
-  fusion->addInput(tv0);
-  fusion->addOutput(add(tv0, tv0));
-  FusionExecutorCache fec(std::move(fusion));
+  const std::unique_ptr<FusionExecutorCache> cache = selfAddCache({false, true, false, true, true});
+  FusionExecutorCache& fec = *cache;
   const int64_t n = 1235;
   // {size, stride1, stride2, align, vec}
   for (auto [size, stride1, stride2, align, vec] :
@@ -157,14 +155,7 @@ int64_t scheduleAndRunPointwise(Fusion* fusion, const std::vector<Tensor>& in) {
       SchedulerEntry::scheduleWith(fusion, SchedulerType::PointWise, in);
   KernelExecutor ke;
   ke.compile(fusion, in);
-  std::vector<Tensor> got;
-  if (cuda::cudaAvailable()) {
-    got = ke.run(in);
-  } else {
-    ke.prepareLaunch(in);
-    got = testing::interpretKernelOrThrow(ke.kernel(), in);
-  }
-  expectEqualValues(got, want);
+  expectEqualValues(testing::runCompiled(ke, in), want);
   return params->as<PointwiseParams>()->vectorization_factor;
 }
 

@@ -17,6 +17,7 @@
 #include "cuda/driver.h"
 #include "minifuser/minifuser.h"
 #include "random/kernel_interpreter.h"
+#include "unit/scheduler/port_test_utils.h"
 
 namespace mf {
 namespace {
@@ -36,13 +37,6 @@ void expectSums(const std::vector<Tensor>& got, const std::vector<Tensor>& want,
   }
 }
 
-//! Runs the compiled kernel: on the device, or on the host interpreter (launch checks first).
-std::vector<Tensor> runKernel(KernelExecutor& ke, const std::vector<Tensor>& in) {
-  if (cuda::cudaAvailable()) return ke.run(in);
-  ke.prepareLaunch(in);
-  return testing::interpretKernelOrThrow(ke.kernel(), in);
-}
-
 //! nvFuser's scheduleAndRun(fusion, Reduction, inputs), checked against the reference.
 void scheduleAndRunReduction(Fusion& fusion, const std::vector<Tensor>& in, int64_t terms) {
   const std::vector<Tensor> want = ReferenceEvaluator(&fusion).run(in);
@@ -50,7 +44,7 @@ void scheduleAndRunReduction(Fusion& fusion, const std::vector<Tensor>& in, int6
       SchedulerEntry::scheduleWith(&fusion, SchedulerType::Reduction, in);
   KernelExecutor ke;
   ke.compile(&fusion, in, params->lparams);
-  expectSums(runKernel(ke, in), want, terms);
+  expectSums(testing::runCompiled(ke, in), want, terms);
 }
 
 TEST(NvfuserReductionPorts, ReductionKeepDimBasic) {
@@ -65,7 +59,7 @@ TEST(NvfuserReductionPorts, ReductionKeepDimBasic) {
   const std::vector<Tensor> in = {Tensor::random({2, 3, 4, 5, 6}, DataType::Float, 1)};
   KernelExecutor ke;
   ke.compile(&fusion, in);
-  expectSums(runKernel(ke, in), ReferenceEvaluator(&fusion).run(in), 48);
+  expectSums(testing::runCompiled(ke, in), ReferenceEvaluator(&fusion).run(in), 48);
 }
 
 // FusionReductionScheduler and ...KeepDimScheduler: the generic reductionOp over the rows of
@@ -133,7 +127,7 @@ TEST(NvfuserReductionPorts, ReductionSchedulerMultiDim) {
       got = ke.run({in[0]}, {out}, params->lparams);
       EXPECT_EQ(got.at(0).dataPtr(), out.dataPtr());  // written in place
     } else {
-      got = runKernel(ke, in);
+      got = testing::runCompiled(ke, in);
     }
     expectSums(got, want, 100);
   }
@@ -201,7 +195,7 @@ TEST(NvfuserReductionPorts, TrivialReduction) {
     const std::vector<Tensor> in = {Tensor::random({10, 20, 1}, DataType::Float, 8)};
     KernelExecutor ke;
     ke.compile(&fusion, in);
-    expectSums(runKernel(ke, in), ReferenceEvaluator(&fusion).run(in), 1);
+    expectSums(testing::runCompiled(ke, in), ReferenceEvaluator(&fusion).run(in), 1);
   }
   for (bool three_axes_at_once : {false, true}) {
     Fusion fusion;
@@ -222,7 +216,7 @@ TEST(NvfuserReductionPorts, TrivialReduction) {
     SchedulerEntry::scheduleWith(&fusion, SchedulerType::PointWise, in);
     KernelExecutor ke;
     ke.compile(&fusion, in);
-    expectSums(runKernel(ke, in), want, 1);
+    expectSums(testing::runCompiled(ke, in), want, 1);
   }
 }
 
